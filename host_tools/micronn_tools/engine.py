@@ -1,0 +1,438 @@
+"""ctypes wrapper around the host build of the micronn engine (build/host/libmicronn.so).
+
+Used by the engine tests and by `micronn inspect` (exact arena size, op support). Build the
+library with `make -C tests/engine lib`. The library is found through $MICRONN_LIB, else
+<repo>/build/host/libmicronn.so.
+
+    from micronn_tools import engine
+    m = engine.Model(open("person_detect.tflite", "rb").read())
+    it = engine.Interpreter(m)                 # arena sized by a dry run
+    it.set_input(0, frame)                     # numpy array (or bytes) of the input's size
+    it.invoke()
+    print(it.output(0), it.stats())
+"""
+import ctypes
+import os
+
+import numpy as np
+
+MAX_DIMS = 6
+
+OK, ERR_ARG, ERR_MODEL, ERR_UNSUPPORTED, ERR_ARENA, ERR_STATE, ERR_KERNEL = range(7)
+
+PLANNERS = {"greedy": 0, "no_reuse": 1, "offline": 2}
+CFG_REUSE_INPUTS = 0x01
+
+# TFLite TensorType -> numpy dtype
+DTYPES = {
+    0: np.float32, 1: np.float16, 2: np.int32, 3: np.uint8, 4: np.int64, 6: np.bool_, 7: np.int16,
+    8: np.complex64, 9: np.int8, 10: np.float64, 11: np.complex128, 12: np.uint64, 15: np.uint32,
+    16: np.uint16,
+}
+
+
+class MicronnError(Exception):
+    """Engine error: .status (int code) and the engine's message."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+
+
+class _Tensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("bytes", ctypes.c_size_t),
+        ("name", ctypes.c_char_p),
+        ("q_scale_raw", ctypes.c_void_p),
+        ("q_zp_raw", ctypes.c_void_p),
+        ("scale", ctypes.c_float),
+        ("zero_point", ctypes.c_int32),
+        ("q_count", ctypes.c_int32),
+        ("q_dim", ctypes.c_int32),
+        ("dims", ctypes.c_int32 * MAX_DIMS),
+        ("ndim", ctypes.c_uint8),
+        ("dtype", ctypes.c_uint8),
+        ("flags", ctypes.c_uint8),
+        ("reserved", ctypes.c_uint8),
+    ]
+
+
+class _Stats(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_size_t) for n in (
+        "arena_size", "persistent", "nonpersistent", "temp_peak", "needed", "copied_bytes", "n_scratch")]
+
+
+class _OpInfo(ctypes.Structure):
+    _fields_ = [
+        ("builtin", ctypes.c_int32),
+        ("version", ctypes.c_int32),
+        ("name", ctypes.c_char_p),
+        ("n_inputs", ctypes.c_int32),
+        ("n_outputs", ctypes.c_int32),
+        ("supported", ctypes.c_int),
+    ]
+
+
+class _Profile(ctypes.Structure):
+    _fields_ = [
+        ("name", ctypes.c_char_p),
+        ("builtin", ctypes.c_int32),
+        ("calls", ctypes.c_uint32),
+        ("ticks", ctypes.c_uint64),
+    ]
+
+
+_TICKS_FN = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_void_p)
+
+
+class _Config(ctypes.Structure):
+    _fields_ = [
+        ("planner", ctypes.c_uint8),
+        ("flags", ctypes.c_uint8),
+        ("ticks", _TICKS_FN),
+        ("ticks_user", ctypes.c_void_p),
+        ("ticks_mask", ctypes.c_uint64),
+        ("ops", ctypes.c_void_p),
+        ("n_ops", ctypes.c_size_t),
+    ]
+
+
+class _Error(ctypes.Structure):
+    _fields_ = [("status", ctypes.c_int), ("msg", ctypes.c_char * 160)]
+
+
+_lib = None
+
+
+def default_lib_path():
+    env = os.environ.get("MICRONN_LIB")
+    if env:
+        return env
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return os.path.join(root, "build", "host", "libmicronn.so")
+
+
+def lib(path=None):
+    """Load (once) and return the engine library with its prototypes declared."""
+    global _lib
+    if _lib is not None and path is None:
+        return _lib
+    L = ctypes.CDLL(path or default_lib_path())
+    P, S, I32, SZ = ctypes.c_void_p, ctypes.c_int, ctypes.c_int32, ctypes.c_size_t
+    protos = {
+        "mn_model_struct_size": (SZ, []),
+        "mn_interp_struct_size": (SZ, []),
+        "mn_model_errmsg": (ctypes.c_char_p, [P]),
+        "mn_interp_errmsg": (ctypes.c_char_p, [P]),
+        "mn_model_init": (S, [P, P, SZ]),
+        "mn_model_num_inputs": (SZ, [P]),
+        "mn_model_num_outputs": (SZ, [P]),
+        "mn_model_num_ops": (SZ, [P]),
+        "mn_model_num_tensors": (SZ, [P]),
+        "mn_model_num_subgraphs": (SZ, [P]),
+        "mn_model_op_info": (S, [P, SZ, ctypes.POINTER(_OpInfo)]),
+        "mn_model_tensor": (S, [P, SZ, ctypes.POINTER(_Tensor)]),
+        "mn_model_input_index": (I32, [P, SZ]),
+        "mn_model_output_index": (I32, [P, SZ]),
+        "mn_interp_init": (S, [P, P, P, SZ, ctypes.POINTER(_Config)]),
+        "mn_interp_prepare": (S, [P]),
+        "mn_arena_needed": (S, [P, ctypes.POINTER(_Config), P, SZ, ctypes.POINTER(SZ), ctypes.POINTER(_Error)]),
+        "mn_dry_run_work_hint": (SZ, [P]),
+        "mn_interp_invoke": (S, [P]),
+        "mn_interp_reset": (S, [P]),
+        "mn_interp_deinit": (None, [P]),
+        "mn_interp_input": (ctypes.POINTER(_Tensor), [P, SZ]),
+        "mn_interp_output": (ctypes.POINTER(_Tensor), [P, SZ]),
+        "mn_interp_tensor": (ctypes.POINTER(_Tensor), [P, SZ]),
+        "mn_interp_num_tensors": (SZ, [P]),
+        "mn_interp_num_ops": (SZ, [P]),
+        "mn_interp_stats": (S, [P, ctypes.POINTER(_Stats)]),
+        "mn_interp_profile": (S, [P, SZ, ctypes.POINTER(_Profile)]),
+        "mn_interp_profile_clear": (None, [P]),
+        "mn_op_name": (ctypes.c_char_p, [I32]),
+        "mn_dtype_name": (ctypes.c_char_p, [I32]),
+        "mn_op_supported": (S, [P, I32, ctypes.c_char_p]),
+    }
+    for name, (res, args) in protos.items():
+        f = getattr(L, name)
+        f.restype = res
+        f.argtypes = args
+    if path is None:
+        _lib = L
+    return L
+
+
+def _tensor_info(t, index=None):
+    """Descriptor dict from an mn_tensor_t (no data)."""
+    shape = tuple(t.dims[i] for i in range(t.ndim))
+    scales, zps = [], []
+    if t.q_count > 0 and t.q_scale_raw:
+        scales = list(np.frombuffer(ctypes.string_at(t.q_scale_raw, 4 * t.q_count), dtype="<f4").astype(float))
+        zps = (list(np.frombuffer(ctypes.string_at(t.q_zp_raw, 8 * t.q_count), dtype="<i8").astype(int))
+               if t.q_zp_raw else [0] * t.q_count)
+    return {
+        "index": index,
+        "name": (t.name or b"").decode("utf-8", "replace"),
+        "dtype": lib().mn_dtype_name(t.dtype).decode(),
+        "dtype_code": t.dtype,
+        "shape": shape,
+        "bytes": t.bytes,
+        "scale": float(t.scale),
+        "zero_point": int(t.zero_point),
+        "scales": scales,
+        "zero_points": zps,
+        "quantized_dimension": int(t.q_dim),
+        "const": bool(t.flags & 0x01),
+        "variable": bool(t.flags & 0x02),
+    }
+
+
+def _array(t):
+    """Copy of a tensor's data as a numpy array of its shape."""
+    if not t.data:
+        return None
+    dt = DTYPES.get(t.dtype)
+    raw = ctypes.string_at(t.data, t.bytes)
+    if dt is None:
+        return np.frombuffer(raw, dtype=np.uint8).copy()
+    shape = tuple(t.dims[i] for i in range(t.ndim))
+    return np.frombuffer(raw, dtype=dt).reshape(shape).copy()
+
+
+class Model:
+    """Verified zero-copy model view. Raises MicronnError if the buffer is invalid."""
+
+    def __init__(self, data, lib_path=None, offset=0):
+        """offset > 0 places the model at that byte offset of a fresh buffer (alignment tests)."""
+        self._L = lib(lib_path) if lib_path else lib()
+        data = bytes(data)
+        # Exact-size buffer (so out-of-bounds reads are caught under ASan), kept alive here.
+        self._buf = ctypes.create_string_buffer(b"\0" * offset + data, offset + len(data)) \
+            if (data or offset) else ctypes.create_string_buffer(1)
+        self._m = ctypes.create_string_buffer(self._L.mn_model_struct_size())
+        self.len = len(data)
+        s = self._L.mn_model_init(self._m, ctypes.c_void_p(ctypes.addressof(self._buf) + offset), len(data))
+        if s != OK:
+            raise MicronnError(s, self._L.mn_model_errmsg(self._m).decode())
+
+    @property
+    def num_inputs(self):
+        return self._L.mn_model_num_inputs(self._m)
+
+    @property
+    def num_outputs(self):
+        return self._L.mn_model_num_outputs(self._m)
+
+    @property
+    def num_tensors(self):
+        return self._L.mn_model_num_tensors(self._m)
+
+    @property
+    def num_subgraphs(self):
+        return self._L.mn_model_num_subgraphs(self._m)
+
+    def ops(self):
+        """List of dicts: index, name, builtin, version, inputs, outputs, supported."""
+        out = []
+        for i in range(self._L.mn_model_num_ops(self._m)):
+            info = _OpInfo()
+            self._L.mn_model_op_info(self._m, i, ctypes.byref(info))
+            out.append({"index": i, "name": info.name.decode(), "builtin": info.builtin,
+                        "version": info.version, "n_inputs": info.n_inputs, "n_outputs": info.n_outputs,
+                        "supported": bool(info.supported)})
+        return out
+
+    def tensor(self, index):
+        t = _Tensor()
+        if self._L.mn_model_tensor(self._m, index, ctypes.byref(t)) != OK:
+            raise IndexError(index)
+        return _tensor_info(t, index)
+
+    def tensors(self):
+        return [self.tensor(i) for i in range(self.num_tensors)]
+
+    def input_indices(self):
+        return [self._L.mn_model_input_index(self._m, i) for i in range(self.num_inputs)]
+
+    def output_indices(self):
+        return [self._L.mn_model_output_index(self._m, i) for i in range(self.num_outputs)]
+
+    def arena_needed(self, planner="greedy", reuse_inputs=False, profile=False):
+        """Exact arena bytes by dry run (raises MicronnError for unsupported ops etc.).
+        profile=True includes the per-op profile counters."""
+        cfg = _make_config(planner, reuse_inputs, _dummy_ticks if profile else None)
+        size = self._L.mn_dry_run_work_hint(self._m)
+        for _ in range(8):
+            work = ctypes.create_string_buffer(size)
+            need = ctypes.c_size_t(0)
+            err = _Error()
+            s = self._L.mn_arena_needed(self._m, ctypes.byref(cfg), work, size, ctypes.byref(need), ctypes.byref(err))
+            if s == OK:
+                return need.value
+            if s != ERR_ARENA:
+                raise MicronnError(s, err.msg.decode())
+            size = max(2 * size, need.value + 1024)
+        raise MicronnError(ERR_ARENA, err.msg.decode())
+
+
+_dummy_ticks = _TICKS_FN(lambda user: 0)
+
+
+def _make_config(planner, reuse_inputs, ticks):
+    cfg = _Config()
+    cfg.planner = PLANNERS[planner] if isinstance(planner, str) else int(planner)
+    cfg.flags = CFG_REUSE_INPUTS if reuse_inputs else 0
+    if ticks is not None:
+        cfg.ticks = ticks
+    return cfg
+
+
+class Interpreter:
+    """Interpreter over a Model. arena_size=None: size from a dry run.
+
+    planner: "greedy" (default), "no_reuse" (every tensor readable after invoke), "offline".
+    profile=True: per-op nanoseconds (host clock) via profile().
+    """
+
+    def __init__(self, model, arena_size=None, planner="greedy", reuse_inputs=False, profile=False,
+                 arena_offset=0):
+        self.model = model
+        self._L = model._L
+        if arena_size is None:
+            arena_size = model.arena_needed(planner, reuse_inputs, profile)
+        self._ticks = _TICKS_FN(lambda user: __import__("time").perf_counter_ns()) if profile else None
+        self._cfg = _make_config(planner, reuse_inputs, self._ticks)
+        # arena_offset lets tests place the arena at any alignment.
+        self._arena = ctypes.create_string_buffer(arena_size + arena_offset + 1)
+        self._it = ctypes.create_string_buffer(self._L.mn_interp_struct_size())
+        self.arena_size = arena_size
+        base = ctypes.addressof(self._arena) + arena_offset
+        s = self._L.mn_interp_init(self._it, model._m, ctypes.c_void_p(base), arena_size, ctypes.byref(self._cfg))
+        if s == OK:
+            s = self._L.mn_interp_prepare(self._it)
+        if s != OK:
+            msg = self._L.mn_interp_errmsg(self._it).decode()
+            st = self._stats()
+            self._L.mn_interp_deinit(self._it)
+            e = MicronnError(s, msg)
+            e.needed = st["needed"]
+            raise e
+
+    def __del__(self):
+        try:
+            self._L.mn_interp_deinit(self._it)
+        except Exception:
+            pass
+
+    def _err(self, s):
+        return MicronnError(s, self._L.mn_interp_errmsg(self._it).decode())
+
+    def _stats(self):
+        st = _Stats()
+        self._L.mn_interp_stats(self._it, ctypes.byref(st))
+        return {n: getattr(st, n) for n, _ in _Stats._fields_}
+
+    def stats(self):
+        """Arena bytes: persistent, nonpersistent, needed, temp_peak, copied_bytes, n_scratch."""
+        return self._stats()
+
+    def _input(self, i):
+        p = self._L.mn_interp_input(self._it, i)
+        if not p:
+            raise IndexError(i)
+        return p.contents
+
+    def _output(self, i):
+        p = self._L.mn_interp_output(self._it, i)
+        if not p:
+            raise IndexError(i)
+        return p.contents
+
+    @property
+    def num_inputs(self):
+        return self.model.num_inputs
+
+    @property
+    def num_outputs(self):
+        return self.model.num_outputs
+
+    def input_details(self, i):
+        return _tensor_info(self._input(i), self.model.input_indices()[i])
+
+    def output_details(self, i):
+        return _tensor_info(self._output(i), self.model.output_indices()[i])
+
+    def set_input(self, i, value):
+        t = self._input(i)
+        raw = value.tobytes() if isinstance(value, np.ndarray) else bytes(value)
+        if len(raw) != t.bytes:
+            raise ValueError("input %d needs %d bytes, got %d" % (i, t.bytes, len(raw)))
+        ctypes.memmove(t.data, raw, len(raw))
+
+    def invoke(self):
+        s = self._L.mn_interp_invoke(self._it)
+        if s != OK:
+            raise self._err(s)
+
+    def reset(self):
+        self._L.mn_interp_reset(self._it)
+
+    def output(self, i):
+        return _array(self._output(i))
+
+    def input(self, i):
+        return _array(self._input(i))
+
+    def tensor(self, index):
+        """Copy of any tensor's data (intermediates are meaningful with planner="no_reuse")."""
+        p = self._L.mn_interp_tensor(self._it, index)
+        if not p:
+            raise IndexError(index)
+        return _array(p.contents)
+
+    def tensor_details(self, index):
+        p = self._L.mn_interp_tensor(self._it, index)
+        if not p:
+            raise IndexError(index)
+        return _tensor_info(p.contents, index)
+
+    def tensor_address(self, index):
+        p = self._L.mn_interp_tensor(self._it, index)
+        return p.contents.data if p else None
+
+    def profile(self):
+        out = []
+        for i in range(self._L.mn_interp_num_ops(self._it)):
+            p = _Profile()
+            self._L.mn_interp_profile(self._it, i, ctypes.byref(p))
+            out.append({"index": i, "name": p.name.decode(), "builtin": p.builtin, "calls": p.calls,
+                        "ticks": p.ticks})
+        return out
+
+    # LiteRT-style aliases
+    get_output = output
+    get_input = input
+    get_tensor = tensor
+
+
+def inspect(model_bytes, planner="greedy"):
+    """Everything `micronn inspect` shows, as plain data: ops (with support flags), tensors,
+    inputs/outputs, and the exact arena size (None + reason if some op is unsupported)."""
+    m = Model(model_bytes)
+    info = {
+        "subgraphs": m.num_subgraphs,
+        "ops": m.ops(),
+        "tensors": m.tensors(),
+        "inputs": m.input_indices(),
+        "outputs": m.output_indices(),
+        "arena_bytes": None,
+        "arena_error": None,
+    }
+    try:
+        info["arena_bytes"] = m.arena_needed(planner)
+        it = Interpreter(m, arena_size=info["arena_bytes"], planner=planner)
+        info["arena"] = it.stats()
+    except MicronnError as e:
+        info["arena_error"] = str(e)
+    return info

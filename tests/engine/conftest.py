@@ -1,0 +1,23 @@
+"""Engine tests on the host: the ctypes wrapper (host_tools/micronn_tools/engine.py) against the
+LiteRT oracle (tests/oracle.py). Needs build/host/libmicronn.so (`make -C tests/engine lib`);
+`make -C tests/engine test` runs them against the ASan build."""
+import os
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+for p in (os.path.join(ROOT, "tests"), os.path.join(ROOT, "host_tools")):
+    if p not in sys.path:
+        sys.path.insert(0, p)
+
+
+@pytest.fixture(scope="session")
+def engine():
+    from micronn_tools import engine as e
+    path = e.default_lib_path()
+    if not os.path.exists(path):
+        pytest.skip("engine library not built: make -C tests/engine lib")
+    e.lib()
+    return e

@@ -1,0 +1,266 @@
+/*
+ * kshim.c — a stand-in interpreter for single-op kernel tests.
+ *
+ * Implements the kernel-facing API of mn_kernel.h (persistent/scratch memory
+ * from malloc, options from a plain array, error recording) so that the
+ * reference kernels' real prepare/eval code can be driven from Python via
+ * ctypes without the full engine.  Test-only; never linked into firmware.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mn_internal.h"
+
+/* One option field as passed from Python. */
+typedef struct {
+    int32_t present;
+    int32_t i;
+    float f;
+    int32_t nvec;
+    int32_t vec[8];
+} kshim_opt_t;
+
+typedef struct {
+    int32_t n;
+    kshim_opt_t f[16];
+} kshim_opts_t;
+
+typedef struct {
+    mn_interp_t it;
+    mn_node_t node;
+    kshim_opts_t opts;
+    int32_t inputs[24], outputs[8], intermediates[8];
+    void *allocs[256];
+    int n_allocs;
+    void *scratch[16];
+    int n_scratch;
+    char err[256];
+} kshim_t;
+
+static kshim_t *cur;
+
+static void *track(kshim_t *k, size_t bytes) {
+    if (k->n_allocs >= 256) {
+        return NULL;
+    }
+    void *p = calloc(1, bytes ? bytes : 1);
+    k->allocs[k->n_allocs++] = p;
+    return p;
+}
+
+void *mn_alloc_persistent(mn_ctx_t *ctx, size_t bytes) {
+    (void)ctx;
+    return track(cur, bytes);
+}
+
+void *mn_alloc_temp(mn_ctx_t *ctx, size_t bytes) {
+    (void)ctx;
+    return track(cur, bytes);
+}
+
+mn_status_t mn_request_scratch(mn_ctx_t *ctx, size_t bytes, int32_t *index) {
+    (void)ctx;
+    if (cur->n_scratch >= 16) {
+        return MN_ERR_ARENA;
+    }
+    /* poison so kernels cannot rely on zeroed scratch */
+    void *p = track(cur, bytes);
+    if (!p) {
+        return MN_ERR_ARENA;
+    }
+    memset(p, 0xA5, bytes);
+    cur->scratch[cur->n_scratch] = p;
+    *index = cur->n_scratch++;
+    return MN_OK;
+}
+
+void *mn_get_scratch(mn_ctx_t *ctx, int32_t index) {
+    (void)ctx;
+    return (index >= 0 && index < cur->n_scratch) ? cur->scratch[index] : NULL;
+}
+
+mn_status_t mn_fail(mn_ctx_t *ctx, mn_status_t code, const char *fmt, ...) {
+    (void)ctx;
+    va_list ap;
+    va_start(ap, fmt);
+    mn_vfmt(cur->err, sizeof cur->err, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+static const kshim_opt_t *opt(const mn_node_t *node, int field) {
+    const kshim_opts_t *o = (const kshim_opts_t *)(const void *)node->options;
+    if (!o || field < 0 || field >= o->n || !o->f[field].present) {
+        return NULL;
+    }
+    return &o->f[field];
+}
+
+int32_t mn_opt_i32(const mn_node_t *node, int field, int32_t def) {
+    const kshim_opt_t *o = opt(node, field);
+    return o ? o->i : def;
+}
+int32_t mn_opt_i8(const mn_node_t *node, int field, int32_t def) {
+    const kshim_opt_t *o = opt(node, field);
+    return o ? (int32_t)(int8_t)o->i : def;
+}
+bool mn_opt_bool(const mn_node_t *node, int field, bool def) {
+    const kshim_opt_t *o = opt(node, field);
+    return o ? o->i != 0 : def;
+}
+float mn_opt_f32(const mn_node_t *node, int field, float def) {
+    const kshim_opt_t *o = opt(node, field);
+    return o ? o->f : def;
+}
+int32_t mn_opt_vec_i32(const mn_node_t *node, int field, int32_t *out, int32_t max) {
+    const kshim_opt_t *o = opt(node, field);
+    if (!o) {
+        return -1;
+    }
+    for (int32_t i = 0; i < o->nvec && i < max; ++i) {
+        out[i] = o->vec[i];
+    }
+    return o->nvec;
+}
+
+extern const mn_kernel_t mn_kernel_ADD, mn_kernel_AVERAGE_POOL_2D, mn_kernel_CONV_2D,
+    mn_kernel_DEPTHWISE_CONV_2D, mn_kernel_DEQUANTIZE, mn_kernel_FULLY_CONNECTED,
+    mn_kernel_MAX_POOL_2D, mn_kernel_QUANTIZE, mn_kernel_RESHAPE, mn_kernel_SOFTMAX, mn_kernel_SVDF,
+    mn_kernel_UNIDIRECTIONAL_SEQUENCE_LSTM;
+
+static const mn_kernel_t *find(int32_t builtin) {
+    switch (builtin) {
+        case MN_BUILTIN_ADD: return &mn_kernel_ADD;
+        case MN_BUILTIN_AVERAGE_POOL_2D: return &mn_kernel_AVERAGE_POOL_2D;
+        case MN_BUILTIN_CONV_2D: return &mn_kernel_CONV_2D;
+        case MN_BUILTIN_DEPTHWISE_CONV_2D: return &mn_kernel_DEPTHWISE_CONV_2D;
+        case MN_BUILTIN_DEQUANTIZE: return &mn_kernel_DEQUANTIZE;
+        case MN_BUILTIN_FULLY_CONNECTED: return &mn_kernel_FULLY_CONNECTED;
+        case MN_BUILTIN_MAX_POOL_2D: return &mn_kernel_MAX_POOL_2D;
+        case MN_BUILTIN_QUANTIZE: return &mn_kernel_QUANTIZE;
+        case MN_BUILTIN_RESHAPE: return &mn_kernel_RESHAPE;
+        case MN_BUILTIN_SOFTMAX: return &mn_kernel_SOFTMAX;
+        case MN_BUILTIN_SVDF: return &mn_kernel_SVDF;
+        case MN_BUILTIN_UNIDIRECTIONAL_SEQUENCE_LSTM: return &mn_kernel_UNIDIRECTIONAL_SEQUENCE_LSTM;
+        default: return NULL;
+    }
+}
+
+/* Tensor description from Python (flat, stable layout). */
+typedef struct {
+    void *data;
+    int64_t bytes;
+    const float *scales;      /* q_count floats, or NULL */
+    const int64_t *zps;       /* q_count int64, or NULL */
+    int32_t q_count, q_dim;
+    int32_t ndim, dtype, flags;
+    int32_t dims[6];
+} kshim_tensor_t;
+
+/* Intermediate tensor indices for the next kshim_prepare (consumed by it). */
+static int32_t pending_intermediates[8];
+static int32_t n_pending_intermediates;
+
+void kshim_set_intermediates(const int32_t *idx, int32_t n) {
+    n_pending_intermediates = n < 0 ? 0 : (n > 8 ? 8 : n);
+    memcpy(pending_intermediates, idx, sizeof(int32_t) * (size_t)n_pending_intermediates);
+}
+
+/* Build, init and prepare.  Returns a handle, or NULL with *status/err set. */
+void *kshim_prepare(int32_t builtin, const kshim_tensor_t *ts, int32_t n_tensors,
+    const int32_t *inputs, int32_t n_in, const int32_t *outputs, int32_t n_out,
+    const kshim_opt_t *opts, int32_t n_opts, int32_t *status, char *err, int32_t errcap) {
+    kshim_t *k = (kshim_t *)calloc(1, sizeof *k);
+    cur = k;
+    const mn_kernel_t *kern = find(builtin);
+    if (!kern || n_in > 24 || n_out > 8 || n_opts > 16) {
+        *status = MN_ERR_UNSUPPORTED;
+        snprintf(err, (size_t)errcap, "kshim: no kernel for builtin %d", (int)builtin);
+        free(k);
+        return NULL;
+    }
+    mn_tensor_t *tensors = (mn_tensor_t *)track(k, sizeof(mn_tensor_t) * (size_t)n_tensors);
+    for (int i = 0; i < n_tensors; ++i) {
+        mn_tensor_t *t = &tensors[i];
+        t->data = ts[i].data;
+        t->bytes = (size_t)ts[i].bytes;
+        t->name = "";
+        t->q_count = ts[i].q_count;
+        t->q_dim = ts[i].q_dim;
+        if (ts[i].q_count > 0) {
+            t->q_scale_raw = (const uint8_t *)ts[i].scales;  /* host is little-endian */
+            t->q_zp_raw = (const uint8_t *)ts[i].zps;
+            t->scale = ts[i].scales[0];
+            t->zero_point = ts[i].zps ? (int32_t)ts[i].zps[0] : 0;
+        }
+        t->ndim = (uint8_t)ts[i].ndim;
+        t->dtype = (uint8_t)ts[i].dtype;
+        t->flags = (uint8_t)ts[i].flags;
+        for (int d = 0; d < 6; ++d) {
+            t->dims[d] = ts[i].dims[d];
+        }
+    }
+    k->it.tensors = tensors;
+    k->it.n_tensors = (uint32_t)n_tensors;
+    memcpy(k->inputs, inputs, sizeof(int32_t) * (size_t)n_in);
+    memcpy(k->outputs, outputs, sizeof(int32_t) * (size_t)n_out);
+    k->opts.n = n_opts;
+    memcpy(k->opts.f, opts, sizeof(kshim_opt_t) * (size_t)n_opts);
+    mn_node_t *node = &k->node;
+    node->kernel = kern;
+    node->inputs = k->inputs;
+    node->outputs = k->outputs;
+    node->n_inputs = (uint16_t)n_in;
+    node->n_outputs = (uint16_t)n_out;
+    memcpy(k->intermediates, pending_intermediates, sizeof(int32_t) * (size_t)n_pending_intermediates);
+    node->intermediates = k->intermediates;
+    node->n_intermediates = (uint16_t)n_pending_intermediates;
+    n_pending_intermediates = 0;
+    node->options = n_opts ? (const uint8_t *)(const void *)&k->opts : NULL;
+    node->builtin = builtin;
+    node->version = 1;
+    mn_status_t st = MN_OK;
+    if (kern->init) {
+        st = kern->init(&k->it, node);
+    }
+    if (st == MN_OK && kern->prepare) {
+        st = kern->prepare(&k->it, node);
+    }
+    *status = (int32_t)st;
+    if (st != MN_OK) {
+        snprintf(err, (size_t)errcap, "%s", k->err);
+        for (int i = 0; i < k->n_allocs; ++i) {
+            free(k->allocs[i]);
+        }
+        free(k);
+        return NULL;
+    }
+    return k;
+}
+
+int32_t kshim_invoke(void *h, char *err, int32_t errcap) {
+    kshim_t *k = (kshim_t *)h;
+    cur = k;
+    mn_status_t st = k->node.kernel->eval(&k->it, &k->node);
+    if (st != MN_OK) {
+        snprintf(err, (size_t)errcap, "%s", k->err);
+    }
+    return (int32_t)st;
+}
+
+void kshim_free(void *h) {
+    kshim_t *k = (kshim_t *)h;
+    if (!k) {
+        return;
+    }
+    if (k->node.kernel->free) {
+        cur = k;
+        k->node.kernel->free(&k->it, &k->node);
+    }
+    for (int i = 0; i < k->n_allocs; ++i) {
+        free(k->allocs[i]);
+    }
+    free(k);
+}

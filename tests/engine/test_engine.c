@@ -1,0 +1,545 @@
+/*
+ * C unit tests of the engine core (built with ASan + UBSan by tests/engine/Makefile).
+ * Usage: test_engine MODELS_DIR
+ *
+ * Covers: reader/verifier on real, truncated, bit-flipped and hand-damaged buffers; arena
+ * accounting and exhaustion messages; planners (no overlap of live buffers, greedy result);
+ * interpreter life cycle with fake kernels (call order, persistent/scratch/temp memory, profiler);
+ * real kernels on all models (arena sizes, person_detect on the reference images).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mn_internal.h"
+
+static int failures, checks;
+static const char *models_dir = "../shared/models";
+static int fuzz_scale = 1;   /* FUZZ_SCALE=N in the environment multiplies the bit-flip rounds */
+
+#define CHECK(cond) do { checks++; if (!(cond)) { failures++; \
+    fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); } } while (0)
+#define CHECK_MSG(cond, ...) do { checks++; if (!(cond)) { failures++; \
+    fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond); \
+    fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+
+static const char *model_names[] = {
+    "hello_world_int8.tflite", "hello_world_float.tflite", "person_detect.tflite",
+    "keyword_scrambled.tflite", "micro_speech_quantized.tflite", "simple_add_model.tflite",
+    "trained_lstm_int8.tflite",
+};
+#define N_MODELS (sizeof model_names / sizeof model_names[0])
+
+static uint8_t *read_file(const char *name, size_t *len) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", models_dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "cannot open %s\n", path);
+        exit(2);
+    }
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *b = malloc((size_t)n ? (size_t)n : 1);
+    if (fread(b, 1, (size_t)n, f) != (size_t)n) {
+        exit(2);
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+static uint32_t rng_state = 12345;
+static uint32_t rnd(void) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 17;
+    rng_state ^= rng_state << 5;
+    return rng_state;
+}
+
+/* ---- fake kernels ---------------------------------------------------------------------------- */
+
+typedef struct {
+    int32_t scratch;
+    uint32_t magic;
+    int32_t *order_log;
+} fake_data_t;
+
+static int32_t call_log[64];
+static int n_calls;
+
+static mn_status_t fake_init(mn_ctx_t *ctx, mn_node_t *node) {
+    fake_data_t *d = mn_alloc_persistent(ctx, sizeof *d);
+    if (!d) {
+        return MN_ERR_ARENA;
+    }
+    d->magic = 0xfeed0000u + node->index;
+    node->user_data = d;
+    return MN_OK;
+}
+
+static mn_status_t fake_prepare(mn_ctx_t *ctx, mn_node_t *node) {
+    fake_data_t *d = node->user_data;
+    mn_tensor_t *in = mn_input(ctx, node, 0), *out = mn_output(ctx, node, 0);
+    if (!in || !out) {
+        return mn_fail(ctx, MN_ERR_MODEL, "missing tensor");
+    }
+    if (in->data && !(in->flags & MN_TF_CONST)) {
+        return mn_fail(ctx, MN_ERR_KERNEL, "non-constant data visible in prepare");
+    }
+    uint8_t *tmp = mn_alloc_temp(ctx, 1000);
+    if (!tmp) {
+        return MN_ERR_ARENA;
+    }
+    memset(tmp, 0xab, 1000);
+    int32_t act = mn_opt_i8(node, MN_FC_ACTIVATION, 0);
+    if (act < 0 || act > MN_ACT_SIGN_BIT || node->options_type != MN_OPTIONS_FullyConnectedOptions) {
+        return mn_fail(ctx, MN_ERR_KERNEL, "bad options (activation %d)", (int)act);
+    }
+    return mn_request_scratch(ctx, 256 + 16 * node->index, &d->scratch);
+}
+
+static mn_status_t fake_eval(mn_ctx_t *ctx, mn_node_t *node) {
+    fake_data_t *d = node->user_data;
+    if (d->magic != 0xfeed0000u + node->index) {
+        return mn_fail(ctx, MN_ERR_KERNEL, "persistent data clobbered");
+    }
+    uint8_t *s = mn_get_scratch(ctx, d->scratch);
+    if (!s) {
+        return mn_fail(ctx, MN_ERR_KERNEL, "no scratch");
+    }
+    memset(s, 0x5a, 256 + 16 * node->index);
+    mn_tensor_t *in = mn_input(ctx, node, 0), *out = mn_output(ctx, node, 0);
+    /* out = in + 1 on the first byte: a chain of 3 ops adds 3. */
+    ((int8_t *)out->data)[0] = (int8_t)(((int8_t *)in->data)[0] + 1);
+    if (n_calls < 64) {
+        call_log[n_calls++] = (int32_t)node->index;
+    }
+    return MN_OK;
+}
+
+static int n_frees;
+static void fake_free(mn_ctx_t *ctx, mn_node_t *node) {
+    fake_data_t *d = node->user_data;
+    (void)ctx;
+    /* user_data is NULL after a dry run released it; otherwise it must still be intact */
+    CHECK(!d || d->magic == 0xfeed0000u + node->index);
+    n_frees++;
+}
+
+static const mn_kernel_t fake_fc = { fake_init, fake_prepare, fake_eval, fake_free };
+static const mn_registration_t fake_ops[] = { { MN_BUILTIN_FULLY_CONNECTED, NULL, &fake_fc } };
+
+static uint64_t fake_clock;
+static uint64_t fake_ticks(void *user) {
+    (void)user;
+    return fake_clock += 10;
+}
+
+static mn_status_t failing_prepare(mn_ctx_t *ctx, mn_node_t *node) {
+    (void)node;
+    return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input dtype %s not supported (param %d)", mn_dtype_name(MN_INT16), 42);
+}
+static const mn_kernel_t failing_fc = { NULL, failing_prepare, fake_eval, NULL };
+static const mn_registration_t failing_ops[] = { { MN_BUILTIN_FULLY_CONNECTED, NULL, &failing_fc } };
+
+/* ---- tests ------------------------------------------------------------------------------------ */
+
+static void test_load_models(void) {
+    static const struct { const char *name; uint32_t ops; } expect[] = {
+        { "hello_world_int8.tflite", 3 }, { "person_detect.tflite", 31 }, { "keyword_scrambled.tflite", 15 },
+    };
+    for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
+        size_t len;
+        uint8_t *b = read_file(expect[i].name, &len);
+        mn_model_t m;
+        CHECK_MSG(mn_model_init(&m, b, len) == MN_OK, "%s: %s", expect[i].name, m.err.msg);
+        CHECK_MSG(mn_model_num_ops(&m) == expect[i].ops, "%s: %zu ops", expect[i].name, mn_model_num_ops(&m));
+        mn_op_info_t info;
+        CHECK(mn_model_op_info(&m, 0, &info) == MN_OK && info.name && info.name[0] != '?');
+        free(b);
+    }
+}
+
+static void test_verifier_handmade(void) {
+    size_t len;
+    uint8_t *b = read_file("hello_world_int8.tflite", &len);
+    mn_model_t m;
+    uint8_t *c = malloc(len);
+
+    CHECK(mn_model_init(&m, b, 4) == MN_ERR_MODEL);
+    CHECK(strstr(m.err.msg, "too short") != NULL);
+
+    memcpy(c, b, len);
+    memcpy(c + 4, "TFL2", 4);
+    CHECK(mn_model_init(&m, c, len) == MN_ERR_MODEL && strstr(m.err.msg, "TFL3"));
+
+    memcpy(c, b, len);
+    c[0] = 0xff; c[1] = 0xff; c[2] = 0xff; c[3] = 0x7f;   /* root offset far outside */
+    CHECK(mn_model_init(&m, c, len) == MN_ERR_MODEL && strstr(m.err.msg, "root"));
+
+    memcpy(c, b, len);
+    uint32_t root = mn_ld_u32(c);
+    int32_t so = mn_ld_i32(c + root);
+    c[root] = (uint8_t)(so + 0x40000000);                  /* vtable offset garbage */
+    c[root + 3] = 0x40;
+    CHECK(mn_model_init(&m, c, len) == MN_ERR_MODEL);
+
+    /* Every vector length field set to 0xffffffff in turn: must be rejected, never read. */
+    memcpy(c, b, len);
+    CHECK(mn_model_init(&m, c, len) == MN_OK);
+    uint32_t positions[] = { m.tensors - 4, m.ops - 4, m.buffers - 4, m.opcodes - 4, m.inputs - 4 };
+    for (size_t i = 0; i < sizeof positions / sizeof positions[0]; i++) {
+        memcpy(c, b, len);
+        memset(c + positions[i], 0xff, 4);
+        CHECK_MSG(mn_model_init(&m, c, len) == MN_ERR_MODEL, "vector %zu: %s", i, m.err.msg);
+    }
+    /* Absurd shape: first dimension of tensor 0 set to 2^30 (size overflow or buffer mismatch). */
+    memcpy(c, b, len);
+    CHECK(mn_model_init(&m, c, len) == MN_OK);
+    uint32_t t0 = mn_model_tensor_table(&m, 0), nd;
+    uint32_t shape = fb_vec(c, t0, F_T_SHAPE, &nd);
+    for (uint32_t d = 0; d < nd; d++) {
+        c[shape + 4 * d + 3] = 0x40;
+    }
+    CHECK_MSG(mn_model_init(&m, c, len) == MN_ERR_MODEL, "%s", m.err.msg);
+    CHECK(strstr(m.err.msg, "tensor 0") != NULL);
+    /* Negative dimension. */
+    memcpy(c, b, len);
+    mn_model_init(&m, c, len);
+    c[shape + 3] = 0x80;
+    CHECK(mn_model_init(&m, c, len) == MN_ERR_MODEL && strstr(m.err.msg, "negative"));
+    free(c);
+    free(b);
+}
+
+/* Run the full pipeline on a (possibly damaged) buffer; any outcome but a crash is fine. */
+static int run_any(const uint8_t *buf, size_t len, const mn_config_t *cfg) {
+    mn_model_t m;
+    if (mn_model_init(&m, buf, len) != MN_OK) {
+        CHECK(m.err.msg[0] != 0);
+        return 0;
+    }
+    static uint8_t arena[512 * 1024];
+    mn_interp_t it;
+    if (mn_interp_init(&it, &m, arena, sizeof arena, cfg) != MN_OK || mn_interp_prepare(&it) != MN_OK) {
+        CHECK(it.err.msg[0] != 0);
+        mn_interp_deinit(&it);
+        return 1;
+    }
+    for (size_t i = 0; i < mn_interp_num_inputs(&it); i++) {
+        mn_tensor_t *t = mn_interp_input(&it, i);
+        if (t && t->data) {
+            memset(t->data, 1, t->bytes);
+        }
+    }
+    mn_status_t s = mn_interp_invoke(&it);
+    CHECK(s == MN_OK || it.err.msg[0] != 0);
+    mn_interp_deinit(&it);
+    return 2;
+}
+
+static void test_fuzz(void) {
+    for (size_t k = 0; k < N_MODELS; k++) {
+        size_t len;
+        uint8_t *b = read_file(model_names[k], &len);
+        int stats[3] = { 0, 0, 0 };
+        /* Truncations: every length up to 2 KB, then ~300 points spread over the file. Each copy is
+         * malloc'd at its exact size so ASan catches any read past the end. */
+        size_t step = len > 2048 ? (len - 2048) / 300 + 1 : 1;
+        for (size_t n = 0; n < len; n += (n < 2048 ? 1 : step)) {
+            uint8_t *c = malloc(n ? n : 1);
+            memcpy(c, b, n);
+            stats[run_any(c, n, NULL)]++;
+            free(c);
+        }
+        /* Random bit flips (1..4 bits) over the whole file. */
+        int flips = (len > 200000 ? 150 : 400) * fuzz_scale;
+        uint8_t *c = malloc(len);
+        for (int i = 0; i < flips; i++) {
+            memcpy(c, b, len);
+            int nb = 1 + (int)(rnd() % 4);
+            for (int j = 0; j < nb; j++) {
+                size_t pos = rnd() % len;
+                c[pos] ^= (uint8_t)(1u << (rnd() % 8));
+            }
+            /* Alternate planners: no-reuse gives every tensor its own red-zoned block. */
+            mn_config_t cfg = { 0 };
+            cfg.planner = (uint8_t)(i & 1 ? MN_PLANNER_NO_REUSE : MN_PLANNER_GREEDY);
+            stats[run_any(c, len, &cfg)]++;
+        }
+        /* Flips concentrated in the flatbuffer metadata (everything but big weight blobs): the
+         * first and last 4 KB hold most tables and vtables. */
+        for (int i = 0; i < flips; i++) {
+            memcpy(c, b, len);
+            size_t pos = rnd() % (len < 8192 ? len : 8192);
+            if (pos >= 4096 && len > 8192) {
+                pos = len - 8192 + pos;
+            }
+            c[pos] ^= (uint8_t)(1u << (rnd() % 8));
+            stats[run_any(c, len, NULL)]++;
+        }
+        free(c);
+        printf("  fuzz %-30s rejected %5d, prepare failed %4d, ran %4d\n", model_names[k], stats[0], stats[1], stats[2]);
+        free(b);
+    }
+}
+
+static void test_planner(void) {
+    /* Five buffers over four ops; check no two live-at-once buffers overlap in memory. */
+    mn_plan_buf_t bufs[6] = {
+        { 64, 0, 0, 1, 0, 0 }, { 32, 0, 1, 2, 1, 0 }, { 48, 0, 2, 3, 2, 0 },
+        { 16, 0, 0, 3, 3, 0 }, { 64, 0, 3, 3, 4, 0 }, { 128, 0, 1, 1, 5, 0 },
+    };
+    int32_t work[12];
+    size_t total = mn_plan(bufs, 6, MN_PLANNER_GREEDY, work);
+    for (int i = 0; i < 6; i++) {
+        for (int j = i + 1; j < 6; j++) {
+            int live = bufs[i].first <= bufs[j].last && bufs[j].first <= bufs[i].last;
+            int mem = bufs[i].offset < bufs[j].offset + bufs[j].size && bufs[j].offset < bufs[i].offset + bufs[j].size
+                && bufs[j].offset < bufs[i].offset + bufs[i].size;
+            CHECK_MSG(!(live && mem), "buffers %d and %d overlap", i, j);
+        }
+    }
+    /* Peak live set: op 1 has 64+32+16+128 = 240 live; greedy must reach it exactly here. */
+    CHECK_MSG(total == 240, "greedy total %zu", total);
+    size_t total2 = mn_plan(bufs, 6, MN_PLANNER_NO_REUSE, work);
+    CHECK(total2 == 64 + 32 + 48 + 16 + 64 + 128);
+    /* Fixed (offline) buffer stays where it is and others avoid it. */
+    mn_plan_buf_t fx[2] = { { 32, 100, 0, 1, 0, 1 }, { 200, 0, 0, 1, 1, 0 } };
+    total = mn_plan(fx, 2, MN_PLANNER_GREEDY, work);
+    CHECK(fx[0].offset == 100 && fx[1].offset == 132 && total == 332);
+}
+
+typedef struct {
+    mn_plan_buf_t *b;
+    size_t off[64];
+} arr_src_t;
+static int arr_get(void *c, int32_t k, mn_plan_buf_t *out) {
+    *out = ((arr_src_t *)c)->b[k];
+    return out->size != 0;
+}
+static void arr_set(void *c, int32_t k, size_t o) {
+    ((arr_src_t *)c)->off[k] = o + 1;
+}
+static int arr_getoff(void *c, int32_t k, size_t *o) {
+    size_t v = ((arr_src_t *)c)->off[k];
+    *o = v ? v - 1 : 0;
+    return v != 0;
+}
+
+/* The memory-less planner must place exactly like the fast one (random problems). */
+static void test_planner_equivalence(void) {
+    for (int iter = 0; iter < 300; iter++) {
+        mn_plan_buf_t a[40], b[40];
+        int32_t n = 1 + (int32_t)(rnd() % 40), work[80];
+        for (int32_t i = 0; i < n; i++) {
+            int32_t f = (int32_t)(rnd() % 20);
+            a[i].size = 16 * (1 + rnd() % 8);
+            a[i].first = f;
+            a[i].last = f + (int32_t)(rnd() % 6);
+            a[i].id = i;
+            a[i].fixed = (iter % 3 == 0) && (rnd() % 7 == 0);
+            a[i].offset = a[i].fixed ? 16 * (rnd() % 10) : 0;
+            b[i] = a[i];
+        }
+        int kind = iter % 4 == 1 ? MN_PLANNER_NO_REUSE : MN_PLANNER_GREEDY;
+        size_t t1 = mn_plan(a, n, kind, work);
+        arr_src_t s;
+        memset(&s, 0, sizeof s);
+        s.b = b;
+        mn_plan_src_t src = { arr_get, arr_set, arr_getoff, &s, n };
+        size_t t2 = mn_plan_nomem(&src, kind);
+        CHECK_MSG(t1 == t2, "iter %d: totals %zu vs %zu", iter, t1, t2);
+        for (int32_t i = 0; i < n; i++) {
+            CHECK_MSG(s.off[i] == a[i].offset + 1, "iter %d buf %d", iter, (int)i);
+            for (int32_t j = i + 1; j < n && kind == MN_PLANNER_GREEDY && !a[i].fixed && !a[j].fixed; j++) {
+                int live = a[i].first <= a[j].last && a[j].first <= a[i].last;
+                int mem = a[i].offset < a[j].offset + a[j].size && a[j].offset < a[i].offset + a[i].size;
+                CHECK_MSG(!(live && mem), "iter %d: buffers %d and %d overlap", iter, (int)i, (int)j);
+            }
+        }
+    }
+}
+
+static void test_arena_and_fake_kernels(void) {
+    size_t len;
+    uint8_t *b = read_file("hello_world_int8.tflite", &len);
+    mn_model_t m;
+    CHECK(mn_model_init(&m, b, len) == MN_OK);
+    mn_config_t cfg = { 0 };
+    cfg.ops = fake_ops;
+    cfg.n_ops = 1;
+    cfg.ticks = fake_ticks;
+
+    size_t need = 0;
+    mn_error_t err;
+    static uint8_t work[64 * 1024];
+    CHECK_MSG(mn_arena_needed(&m, &cfg, work, sizeof work, &need, &err) == MN_OK, "%s", err.msg);
+    CHECK(need > 0 && need < 8192);
+
+    /* Exactly the reported size works, at any alignment of the arena start. */
+    for (int mis = 0; mis < 16; mis += 5) {
+        uint8_t *arena = malloc(need + 16);
+        mn_interp_t it;
+        CHECK(mn_interp_init(&it, &m, arena + mis, need, &cfg) == MN_OK);
+        CHECK_MSG(mn_interp_prepare(&it) == MN_OK, "misalign %d: %s", mis, it.err.msg);
+        mn_tensor_t *in = mn_interp_input(&it, 0);
+        CHECK(in && in->data && in->bytes == 1 && in->dtype == MN_INT8);
+        ((int8_t *)in->data)[0] = 40;
+        n_calls = 0;
+        CHECK_MSG(mn_interp_invoke(&it) == MN_OK, "%s", it.err.msg);
+        CHECK(((int8_t *)mn_interp_output(&it, 0)->data)[0] == 43);
+        CHECK(((int8_t *)in->data)[0] == 40);   /* input kept its value */
+        CHECK(n_calls == 3 && call_log[0] == 0 && call_log[1] == 1 && call_log[2] == 2);
+        mn_op_profile_t p;
+        CHECK(mn_interp_profile(&it, 1, &p) == MN_OK && p.calls == 1 && p.ticks == 10);
+        CHECK(strcmp(p.name, "FULLY_CONNECTED") == 0);
+        mn_arena_stats_t st;
+        mn_interp_stats(&it, &st);
+        CHECK(st.n_scratch == 3 && st.needed == need && st.persistent > 0 && st.nonpersistent > 0);
+        mn_interp_deinit(&it);
+        free(arena);
+    }
+    /* One byte less than needed (at the worst alignment) fails with the exact figure. */
+    uint8_t *arena = malloc(need);
+    int n_at_least = 0, n_tries = 0;
+    for (size_t less = 1; less < need; less += less < 64 ? 1 : 97) {
+        mn_interp_t it;
+        mn_interp_init(&it, &m, arena + 1, need - 1 - less, &cfg);
+        mn_status_t s = mn_interp_prepare(&it);
+        CHECK_MSG(s == MN_ERR_ARENA, "less %zu: %s", less, it.err.msg);
+        char expect[64];
+        snprintf(expect, sizeof expect, "need %zu bytes", need);
+        const char *al = strstr(it.err.msg, "at least ");
+        if (!al) {
+            CHECK_MSG(strstr(it.err.msg, expect) != NULL, "%s", it.err.msg);
+        } else {
+            /* only when the arena cannot even hold the dry run; then a true lower bound */
+            CHECK_MSG(strtoul(al + 9, NULL, 10) <= need, "%s", it.err.msg);
+            n_at_least++;
+            CHECK_MSG(strstr(it.err.msg, "arena too small: need") != NULL, "%s", it.err.msg);
+        }
+        CHECK(mn_interp_invoke(&it) == MN_ERR_STATE);
+        mn_interp_deinit(&it);
+        n_tries++;
+    }
+    printf("  exhaustion: %d of %d too-small arenas got an exact figure\n", n_tries - n_at_least, n_tries);
+    free(arena);
+
+    /* Kernel error messages name op index, op, and what the kernel said. */
+    static uint8_t big[64 * 1024];
+    cfg.ops = failing_ops;
+    mn_interp_t it;
+    mn_interp_init(&it, &m, big, sizeof big, &cfg);
+    CHECK(mn_interp_prepare(&it) == MN_ERR_UNSUPPORTED);
+    CHECK_MSG(strcmp(it.err.msg, "op 0 FULLY_CONNECTED: input dtype int16 not supported (param 42)") == 0, "%s",
+        it.err.msg);
+
+    /* No-reuse planner: more memory, all tensors distinct. */
+    cfg.ops = fake_ops;
+    mn_interp_t a, r;
+    mn_interp_init(&a, &m, big, sizeof big / 2, &cfg);
+    CHECK(mn_interp_prepare(&a) == MN_OK);
+    cfg.planner = MN_PLANNER_NO_REUSE;
+    mn_interp_init(&r, &m, big + sizeof big / 2, sizeof big / 2, &cfg);
+    CHECK(mn_interp_prepare(&r) == MN_OK);
+    CHECK(r.stats.nonpersistent >= a.stats.nonpersistent);
+    for (size_t i = 0; i < mn_interp_num_tensors(&r); i++) {
+        for (size_t j = i + 1; j < mn_interp_num_tensors(&r); j++) {
+            mn_tensor_t *x = mn_interp_tensor(&r, i), *y = mn_interp_tensor(&r, j);
+            CHECK(!x->data || !y->data || x->data != y->data);
+        }
+    }
+    free(b);
+}
+
+static void test_unsupported(void) {
+    size_t len;
+    uint8_t *b = read_file("hello_world_int8.tflite", &len);
+    mn_model_t m;
+    mn_model_init(&m, b, len);
+    /* Turn op code 0 into SVDF's neighbour LSH_PROJECTION (15), which no build provides. */
+    uint32_t oc = fb_vec_table(b, m.opcodes, 0);
+    uint32_t p = fb_field(b, oc, F_OC_BUILTIN_CODE);
+    uint32_t q = fb_field(b, oc, F_OC_DEPRECATED_CODE);
+    if (p) {
+        b[p] = 15;
+    }
+    if (q) {
+        b[q] = 15;
+    }
+    mn_model_init(&m, b, len);
+    static uint8_t arena[32768];
+    mn_interp_t it;
+    mn_interp_init(&it, &m, arena, sizeof arena, NULL);
+    CHECK(mn_interp_prepare(&it) == MN_ERR_UNSUPPORTED);
+    CHECK_MSG(strstr(it.err.msg, "unsupported op LSH_PROJECTION (builtin 15") != NULL, "%s", it.err.msg);
+    free(b);
+}
+
+static void test_real_models(void) {
+    printf("  %-30s %10s %10s %10s %10s %8s\n", "model", "persist", "nonpers", "needed", "copied", "status");
+    for (size_t k = 0; k < N_MODELS; k++) {
+        size_t len;
+        uint8_t *b = read_file(model_names[k], &len);
+        mn_model_t m;
+        CHECK(mn_model_init(&m, b, len) == MN_OK);
+        static uint8_t work[512 * 1024];
+        size_t need = 0;
+        mn_error_t err;
+        mn_status_t s = mn_arena_needed(&m, NULL, work, sizeof work, &need, &err);
+        if (s != MN_OK) {
+            printf("  %-30s %s\n", model_names[k], err.msg);
+            free(b);
+            continue;
+        }
+        uint8_t *arena = malloc(need);
+        mn_interp_t it;
+        mn_interp_init(&it, &m, arena, need, NULL);
+        s = mn_interp_prepare(&it);
+        CHECK_MSG(s == MN_OK, "%s: %s", model_names[k], it.err.msg);
+        if (s == MN_OK) {
+            for (size_t i = 0; i < mn_interp_num_inputs(&it); i++) {
+                memset(mn_interp_input(&it, i)->data, 0, mn_interp_input(&it, i)->bytes);
+            }
+            s = mn_interp_invoke(&it);
+            CHECK_MSG(s == MN_OK, "%s: %s", model_names[k], it.err.msg);
+        }
+        printf("  %-30s %10zu %10zu %10zu %10zu %8s\n", model_names[k], it.stats.persistent, it.stats.nonpersistent,
+            it.stats.needed, it.stats.copied_bytes, s == MN_OK ? "ok" : "FAIL");
+        mn_interp_deinit(&it);
+        free(arena);
+        free(b);
+    }
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1) {
+        models_dir = argv[1];
+    }
+    if (getenv("FUZZ_SCALE")) {
+        fuzz_scale = atoi(getenv("FUZZ_SCALE"));
+    }
+    if (getenv("FUZZ_SEED")) {
+        rng_state = (uint32_t)strtoul(getenv("FUZZ_SEED"), NULL, 0) | 1u;
+    }
+    printf("load models\n");
+    test_load_models();
+    printf("verifier (hand-damaged buffers)\n");
+    test_verifier_handmade();
+    printf("planner\n");
+    test_planner();
+    test_planner_equivalence();
+    printf("arena + fake kernels\n");
+    test_arena_and_fake_kernels();
+    printf("unsupported op\n");
+    test_unsupported();
+    printf("real models\n");
+    test_real_models();
+    printf("fuzz (truncations, bit flips)\n");
+    test_fuzz();
+    printf("%d checks, %d failures\n", checks, failures);
+    return failures ? 1 : 0;
+}

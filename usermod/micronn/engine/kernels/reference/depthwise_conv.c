@@ -1,0 +1,238 @@
+/* DEPTHWISE_CONV_2D reference kernel (bit-exact with TFLite's
+ * reference_integer_ops::DepthwiseConvPerChannel for int8). */
+#include "mn_ref.h"
+
+#if MICRONN_OP_DEPTHWISE_CONV_2D
+
+void mn_depthwise_conv_s8_per_channel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
+    const int8_t *input, const int8_t *filter, const int32_t *bias, int8_t *output) {
+    const int in_h = g->in_h, in_w = g->in_w, in_c = g->in_c;
+    const int f_h = g->f_h, f_w = g->f_w;
+    const int dm = g->depth_mult;
+    const int out_c = g->out_c; /* == in_c * dm */
+    const int32_t in_off = q->input_offset;
+    for (int b = 0; b < g->batches; ++b) {
+        const int8_t *in_b = input + (size_t)b * in_h * in_w * in_c;
+        for (int oy = 0; oy < g->out_h; ++oy) {
+            const int iy0 = oy * g->stride_h - g->pad_h;
+            for (int ox = 0; ox < g->out_w; ++ox) {
+                const int ix0 = ox * g->stride_w - g->pad_w;
+                int8_t *out_px = output + (((size_t)b * g->out_h + oy) * g->out_w + ox) * out_c;
+                for (int ic = 0; ic < in_c; ++ic) {
+                    for (int m = 0; m < dm; ++m) {
+                        const int oc = m + ic * dm;
+                        uint32_t acc = 0; /* int32 accumulator, wrap-around defined */
+                        for (int fy = 0; fy < f_h; ++fy) {
+                            const int iy = iy0 + g->dil_h * fy;
+                            if (iy < 0 || iy >= in_h) {
+                                continue;
+                            }
+                            for (int fx = 0; fx < f_w; ++fx) {
+                                const int ix = ix0 + g->dil_w * fx;
+                                if (ix < 0 || ix >= in_w) {
+                                    continue;
+                                }
+                                const int32_t iv = in_b[((size_t)iy * in_w + ix) * in_c + ic];
+                                const int32_t fv = filter[((size_t)fy * f_w + fx) * out_c + oc];
+                                acc += (uint32_t)(fv * (iv + in_off));
+                            }
+                        }
+                        if (bias) {
+                            acc += (uint32_t)bias[oc];
+                        }
+                        int32_t v = mn_mul_by_qm((int32_t)acc, q->mult[oc], q->shift[oc]);
+                        v = mn_add_wrap(v, q->output_offset);
+                        out_px[oc] = (int8_t)mn_clamp_i32(v, q->act_min, q->act_max);
+                    }
+                }
+            }
+        }
+    }
+}
+
+void mn_depthwise_conv_f32(const mn_conv_geom_t *g, float act_min, float act_max,
+    const float *input, const float *filter, const float *bias, float *output) {
+    const int in_h = g->in_h, in_w = g->in_w, in_c = g->in_c;
+    const int f_h = g->f_h, f_w = g->f_w;
+    const int dm = g->depth_mult;
+    const int out_c = g->out_c;
+    for (int b = 0; b < g->batches; ++b) {
+        const float *in_b = input + (size_t)b * in_h * in_w * in_c;
+        for (int oy = 0; oy < g->out_h; ++oy) {
+            const int iy0 = oy * g->stride_h - g->pad_h;
+            for (int ox = 0; ox < g->out_w; ++ox) {
+                const int ix0 = ox * g->stride_w - g->pad_w;
+                float *out_px = output + (((size_t)b * g->out_h + oy) * g->out_w + ox) * out_c;
+                for (int ic = 0; ic < in_c; ++ic) {
+                    for (int m = 0; m < dm; ++m) {
+                        const int oc = m + ic * dm;
+                        float total = 0.0f;
+                        for (int fy = 0; fy < f_h; ++fy) {
+                            const int iy = iy0 + g->dil_h * fy;
+                            if (iy < 0 || iy >= in_h) {
+                                continue;
+                            }
+                            for (int fx = 0; fx < f_w; ++fx) {
+                                const int ix = ix0 + g->dil_w * fx;
+                                if (ix < 0 || ix >= in_w) {
+                                    continue;
+                                }
+                                total += in_b[((size_t)iy * in_w + ix) * in_c + ic] *
+                                    filter[((size_t)fy * f_w + fx) * out_c + oc];
+                            }
+                        }
+                        const float bv = bias ? bias[oc] : 0.0f;
+                        out_px[oc] = mn_clamp_f32(total + bv, act_min, act_max);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* ---- interpreter glue ---------------------------------------------------- */
+
+#include "ref_glue.h"
+
+typedef struct {
+    mn_conv_geom_t g;
+    mn_conv_quant_t q;
+    float fmin, fmax;
+    uint8_t dtype;
+} dw_data_t;
+
+static mn_status_t dw_prepare(mn_ctx_t *ctx, mn_node_t *node) {
+    REF_INPUT(in, ctx, node, 0, "input");
+    REF_INPUT(filter, ctx, node, 1, "filter");
+    mn_tensor_t *bias = mn_input(ctx, node, 2);
+    REF_OUTPUT(out, ctx, node, 0);
+
+    const int padding = mn_opt_i8(node, MN_DWCONV_PADDING, MN_PADDING_SAME);
+    const int stride_w = mn_opt_i32(node, MN_DWCONV_STRIDE_W, 1);
+    const int stride_h = mn_opt_i32(node, MN_DWCONV_STRIDE_H, 1);
+    const int act = mn_opt_i8(node, MN_DWCONV_ACTIVATION, MN_ACT_NONE);
+    const int dil_w = mn_opt_i32(node, MN_DWCONV_DILATION_W, 1);
+    const int dil_h = mn_opt_i32(node, MN_DWCONV_DILATION_H, 1);
+
+    if (in->ndim != 4 || filter->ndim != 4 || out->ndim != 4) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input/filter/output must be 4-D (got %d/%d/%d)",
+            in->ndim, filter->ndim, out->ndim);
+    }
+    if (padding != MN_PADDING_SAME && padding != MN_PADDING_VALID) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "padding %d not supported", padding);
+    }
+    if (stride_w < 1 || stride_h < 1 || dil_w < 1 || dil_h < 1) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "stride %dx%d / dilation %dx%d not supported",
+            stride_h, stride_w, dil_h, dil_w);
+    }
+    REF_ALLOC(d, dw_data_t, ctx, 1);
+    mn_conv_geom_t *g = &d->g;
+    g->batches = in->dims[0];
+    g->in_h = in->dims[1];
+    g->in_w = in->dims[2];
+    g->in_c = in->dims[3];
+    g->f_h = filter->dims[1];
+    g->f_w = filter->dims[2];
+    g->out_c = filter->dims[3];
+    g->f_in_c = 1;
+    if (filter->dims[0] != 1 || g->in_c < 1 || g->out_c % g->in_c != 0) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter shape [%d,%d,%d,%d] does not fit input depth %d",
+            (int)filter->dims[0], g->f_h, g->f_w, g->out_c, g->in_c);
+    }
+    g->depth_mult = g->out_c / g->in_c;
+    g->stride_h = stride_h;
+    g->stride_w = stride_w;
+    g->dil_h = dil_h;
+    g->dil_w = dil_w;
+    g->out_h = mn_conv_out_size(padding, g->in_h, g->f_h, stride_h, dil_h);
+    g->out_w = mn_conv_out_size(padding, g->in_w, g->f_w, stride_w, dil_w);
+    if (out->dims[0] != g->batches || out->dims[1] != g->out_h || out->dims[2] != g->out_w ||
+        out->dims[3] != g->out_c) {
+        return mn_fail(ctx, MN_ERR_MODEL, "output shape does not match (expected [%d,%d,%d,%d])",
+            g->batches, g->out_h, g->out_w, g->out_c);
+    }
+    g->pad_h = mn_conv_padding(stride_h, dil_h, g->in_h, g->f_h, g->out_h);
+    g->pad_w = mn_conv_padding(stride_w, dil_w, g->in_w, g->f_w, g->out_w);
+    if (bias && (int32_t)mn_tensor_count(bias) != g->out_c) {
+        return mn_fail(ctx, MN_ERR_MODEL, "bias has %d elements, expected %d",
+            (int)mn_tensor_count(bias), g->out_c);
+    }
+    d->dtype = in->dtype;
+
+    if (in->dtype == MN_FLOAT32) {
+        if (filter->dtype != MN_FLOAT32) {
+            return ref_fail_dtype(ctx, "filter (with float32 input)", filter);
+        }
+        if (bias && bias->dtype != MN_FLOAT32) {
+            return ref_fail_dtype(ctx, "bias (with float32 input)", bias);
+        }
+        if (out->dtype != MN_FLOAT32) {
+            return ref_fail_combo(ctx, in, out);
+        }
+        REF_TRY(ref_act_range_f(ctx, act, &d->fmin, &d->fmax));
+    } else if (in->dtype == MN_INT8) {
+        if (filter->dtype != MN_INT8) {
+            return ref_fail_dtype(ctx, "filter (with int8 input)", filter);
+        }
+        if (bias && bias->dtype != MN_INT32) {
+            return ref_fail_dtype(ctx, "bias (with int8 input)", bias);
+        }
+        if (out->dtype != MN_INT8) {
+            return ref_fail_combo(ctx, in, out);
+        }
+        REF_TRY(ref_need_quant(ctx, "input", in));
+        REF_TRY(ref_need_quant(ctx, "filter", filter));
+        REF_TRY(ref_need_quant(ctx, "output", out));
+        const int32_t nq = filter->q_count;
+        if (nq != 1 && nq != g->out_c) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter has %d scales for %d output channels",
+                (int)nq, (int)g->out_c);
+        }
+        if (nq > 1 && filter->q_dim != 3) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter quantized_dimension %d not supported (need 3)",
+                (int)filter->q_dim);
+        }
+        REF_ALLOC(mult, int32_t, ctx, g->out_c);
+        REF_ALLOC(shift, int32_t, ctx, g->out_c);
+        for (int32_t c = 0; c < g->out_c; ++c) {
+            const int32_t ch = nq > 1 ? c : 0;
+            if (mn_tensor_zero_point(filter, ch) != 0) {
+                return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter zero point %d not supported (int8 filters are symmetric)",
+                    (int)mn_tensor_zero_point(filter, ch));
+            }
+            const float fs = mn_tensor_scale(filter, ch);
+            mn_conv_multipliers(in->scale, &fs, 1, out->scale, 1, &mult[c], &shift[c]);
+        }
+        d->q.mult = mult;
+        d->q.shift = shift;
+        d->q.input_offset = -in->zero_point;
+        d->q.output_offset = out->zero_point;
+        REF_TRY(ref_act_range_q(ctx, act, out, &d->q.act_min, &d->q.act_max));
+    } else {
+        return ref_fail_dtype(ctx, "input", in);
+    }
+    node->user_data = d;
+    return MN_OK;
+}
+
+static mn_status_t dw_eval(mn_ctx_t *ctx, mn_node_t *node) {
+    const dw_data_t *d = (const dw_data_t *)node->user_data;
+    mn_tensor_t *in = mn_input(ctx, node, 0);
+    mn_tensor_t *filter = mn_input(ctx, node, 1);
+    mn_tensor_t *bias = mn_input(ctx, node, 2);
+    mn_tensor_t *out = mn_output(ctx, node, 0);
+    if (d->dtype == MN_INT8) {
+        mn_depthwise_conv_s8_per_channel(&d->g, &d->q, (const int8_t *)in->data,
+            (const int8_t *)filter->data, bias ? (const int32_t *)bias->data : NULL,
+            (int8_t *)out->data);
+    } else {
+        mn_depthwise_conv_f32(&d->g, d->fmin, d->fmax, (const float *)in->data,
+            (const float *)filter->data, bias ? (const float *)bias->data : NULL,
+            (float *)out->data);
+    }
+    return MN_OK;
+}
+
+const mn_kernel_t mn_kernel_DEPTHWISE_CONV_2D = { NULL, dw_prepare, dw_eval, NULL };
+
+#endif /* MICRONN_OP_DEPTHWISE_CONV_2D */

@@ -1,0 +1,203 @@
+/* FULLY_CONNECTED reference kernel (bit-exact with TFLite's
+ * reference_integer_ops::FullyConnected / FullyConnectedPerChannel). */
+#include "mn_ref.h"
+
+#if MICRONN_OP_FULLY_CONNECTED
+
+double mn_fc_real_multiplier(float input_scale, float filter_scale, float output_scale) {
+    const float prod = input_scale * filter_scale; /* float product, as TFLite */
+    return (double)prod / (double)output_scale;
+}
+
+void mn_fully_connected_s8(const mn_fc_params_t *p,
+    const int8_t *input, const int8_t *weights, const int32_t *bias, int8_t *output) {
+    const int depth = p->depth, units = p->units;
+    for (int b = 0; b < p->batches; ++b) {
+        const int8_t *in = input + (size_t)b * depth;
+        int8_t *out = output + (size_t)b * units;
+        for (int u = 0; u < units; ++u) {
+            const int8_t *w = weights + (size_t)u * depth;
+            uint32_t acc = 0; /* int32 accumulator, wrap-around defined */
+            for (int d = 0; d < depth; ++d) {
+                acc += (uint32_t)(((int32_t)w[d] + p->weights_offset) * ((int32_t)in[d] + p->input_offset));
+            }
+            if (bias) {
+                acc += (uint32_t)bias[u];
+            }
+            int32_t v = mn_mul_by_qm((int32_t)acc, p->mult, (int)p->shift);
+            v = mn_add_wrap(v, p->output_offset);
+            out[u] = (int8_t)mn_clamp_i32(v, p->act_min, p->act_max);
+        }
+    }
+}
+
+void mn_fully_connected_s8_per_channel(const mn_fc_params_t *p,
+    const int8_t *input, const int8_t *weights, const int32_t *bias, int8_t *output) {
+    const int depth = p->depth, units = p->units;
+    for (int b = 0; b < p->batches; ++b) {
+        const int8_t *in = input + (size_t)b * depth;
+        int8_t *out = output + (size_t)b * units;
+        for (int u = 0; u < units; ++u) {
+            const int8_t *w = weights + (size_t)u * depth;
+            uint32_t acc = 0; /* int32 accumulator, wrap-around defined */
+            for (int d = 0; d < depth; ++d) {
+                acc += (uint32_t)(((int32_t)w[d] + p->weights_offset) * ((int32_t)in[d] + p->input_offset));
+            }
+            if (bias) {
+                acc += (uint32_t)bias[u];
+            }
+            int32_t v = mn_mul_by_qm((int32_t)acc, p->mult_pc[u], (int)p->shift_pc[u]);
+            v = mn_add_wrap(v, p->output_offset);
+            out[u] = (int8_t)mn_clamp_i32(v, p->act_min, p->act_max);
+        }
+    }
+}
+
+void mn_fully_connected_f32(int batches, int depth, int units, float act_min, float act_max,
+    const float *input, const float *weights, const float *bias, float *output) {
+    for (int b = 0; b < batches; ++b) {
+        const float *in = input + (size_t)b * depth;
+        float *out = output + (size_t)b * units;
+        for (int u = 0; u < units; ++u) {
+            const float *w = weights + (size_t)u * depth;
+            float total = 0.0f;
+            for (int d = 0; d < depth; ++d) {
+                total += in[d] * w[d];
+            }
+            const float bv = bias ? bias[u] : 0.0f;
+            out[u] = mn_clamp_f32(total + bv, act_min, act_max);
+        }
+    }
+}
+
+/* ---- interpreter glue ---------------------------------------------------- */
+
+#include "ref_glue.h"
+
+typedef struct {
+    mn_fc_params_t p;
+    float fmin, fmax;
+    uint8_t dtype;
+    uint8_t per_channel;
+} fc_data_t;
+
+static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
+    REF_INPUT(in, ctx, node, 0, "input");
+    REF_INPUT(w, ctx, node, 1, "weights");
+    mn_tensor_t *bias = mn_input(ctx, node, 2);
+    REF_OUTPUT(out, ctx, node, 0);
+
+    const int act = mn_opt_i8(node, MN_FC_ACTIVATION, MN_ACT_NONE);
+    const int wfmt = mn_opt_i8(node, MN_FC_WEIGHTS_FORMAT, 0);
+    if (wfmt != 0) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "weights_format %d not supported (only DEFAULT)", wfmt);
+    }
+    if (w->ndim != 2) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "weights must be 2-D (got %d-D)", w->ndim);
+    }
+    REF_ALLOC(d, fc_data_t, ctx, 1);
+    mn_fc_params_t *p = &d->p;
+    p->units = w->dims[0];
+    p->depth = w->dims[1];
+    const size_t n_in = mn_tensor_count(in);
+    if (p->depth < 1 || n_in % (size_t)p->depth != 0) {
+        return mn_fail(ctx, MN_ERR_MODEL, "input size %u is not a multiple of weights depth %d",
+            (unsigned)n_in, p->depth);
+    }
+    p->batches = (int)(n_in / (size_t)p->depth);
+    if (mn_tensor_count(out) != (size_t)p->batches * (size_t)p->units) {
+        return mn_fail(ctx, MN_ERR_MODEL, "output size %u, expected %d x %d",
+            (unsigned)mn_tensor_count(out), p->batches, p->units);
+    }
+    if (bias && (int32_t)mn_tensor_count(bias) != p->units) {
+        return mn_fail(ctx, MN_ERR_MODEL, "bias has %d elements, expected %d",
+            (int)mn_tensor_count(bias), p->units);
+    }
+    d->dtype = in->dtype;
+    if (in->dtype == MN_FLOAT32) {
+        if (w->dtype != MN_FLOAT32) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED,
+                "weights dtype %s with float32 input (hybrid) not supported", mn_dtype_name(w->dtype));
+        }
+        if (bias && bias->dtype != MN_FLOAT32) {
+            return ref_fail_dtype(ctx, "bias (with float32 input)", bias);
+        }
+        if (out->dtype != MN_FLOAT32) {
+            return ref_fail_combo(ctx, in, out);
+        }
+        REF_TRY(ref_act_range_f(ctx, act, &d->fmin, &d->fmax));
+    } else if (in->dtype == MN_INT8) {
+        if (w->dtype != MN_INT8) {
+            return ref_fail_dtype(ctx, "weights (with int8 input)", w);
+        }
+        if (bias && bias->dtype != MN_INT32) {
+            return ref_fail_dtype(ctx, "bias (with int8 input)", bias);
+        }
+        if (out->dtype != MN_INT8) {
+            return ref_fail_combo(ctx, in, out);
+        }
+        REF_TRY(ref_need_quant(ctx, "input", in));
+        REF_TRY(ref_need_quant(ctx, "weights", w));
+        REF_TRY(ref_need_quant(ctx, "output", out));
+        p->input_offset = -in->zero_point;
+        p->weights_offset = -w->zero_point;
+        p->output_offset = out->zero_point;
+        REF_TRY(ref_act_range_q(ctx, act, out, &p->act_min, &p->act_max));
+        if (w->q_count > 1) {
+            if (w->q_count != p->units || w->q_dim != 0) {
+                return mn_fail(ctx, MN_ERR_UNSUPPORTED,
+                    "weights per-channel quantization (%d scales, dim %d) does not match %d units",
+                    (int)w->q_count, (int)w->q_dim, p->units);
+            }
+            REF_ALLOC(mult, int32_t, ctx, p->units);
+            REF_ALLOC(shift, int32_t, ctx, p->units);
+            for (int u = 0; u < p->units; ++u) {
+                if (mn_tensor_zero_point(w, u) != 0) {
+                    return mn_fail(ctx, MN_ERR_UNSUPPORTED,
+                        "per-channel weights zero point %d not supported", (int)mn_tensor_zero_point(w, u));
+                }
+                const float ws = mn_tensor_scale(w, u);
+                mn_conv_multipliers(in->scale, &ws, 1, out->scale, 1, &mult[u], &shift[u]);
+            }
+            p->mult_pc = mult;
+            p->shift_pc = shift;
+            p->weights_offset = 0;
+            d->per_channel = 1;
+        } else {
+            int s;
+            mn_quantize_multiplier(mn_fc_real_multiplier(in->scale, w->scale, out->scale), &p->mult, &s);
+            p->shift = s;
+        }
+    } else {
+        return ref_fail_dtype(ctx, "input", in);
+    }
+    node->user_data = d;
+    return MN_OK;
+}
+
+static mn_status_t fc_eval(mn_ctx_t *ctx, mn_node_t *node) {
+    const fc_data_t *d = (const fc_data_t *)node->user_data;
+    mn_tensor_t *in = mn_input(ctx, node, 0);
+    mn_tensor_t *w = mn_input(ctx, node, 1);
+    mn_tensor_t *bias = mn_input(ctx, node, 2);
+    mn_tensor_t *out = mn_output(ctx, node, 0);
+    if (d->dtype == MN_INT8) {
+        const int32_t *b = bias ? (const int32_t *)bias->data : NULL;
+        if (d->per_channel) {
+            mn_fully_connected_s8_per_channel(&d->p, (const int8_t *)in->data,
+                (const int8_t *)w->data, b, (int8_t *)out->data);
+        } else {
+            mn_fully_connected_s8(&d->p, (const int8_t *)in->data, (const int8_t *)w->data, b,
+                (int8_t *)out->data);
+        }
+    } else {
+        mn_fully_connected_f32(d->p.batches, d->p.depth, d->p.units, d->fmin, d->fmax,
+            (const float *)in->data, (const float *)w->data,
+            bias ? (const float *)bias->data : NULL, (float *)out->data);
+    }
+    return MN_OK;
+}
+
+const mn_kernel_t mn_kernel_FULLY_CONNECTED = { NULL, fc_prepare, fc_eval, NULL };
+
+#endif /* MICRONN_OP_FULLY_CONNECTED */

@@ -1,0 +1,144 @@
+/* QUANTIZE reference kernel: float -> int (TFLite AffineQuantize) and
+ * int -> int requantization (TFLite reference Requantize). */
+#include <math.h>
+
+#include "mn_ref.h"
+
+#if MICRONN_OP_QUANTIZE
+
+/* round(x / scale) + zp, clamped; like TFLite but saturating instead of
+ * undefined for values beyond int32. */
+static inline int32_t affine_q(float x, float scale, int32_t zp, int32_t lo, int32_t hi) {
+    const float r = roundf(x / scale);
+    int32_t v;
+    if (r >= 2147483520.0f) {
+        v = INT32_MAX;
+    } else if (r <= -2147483648.0f) {
+        v = INT32_MIN;
+    } else if (r != r) {
+        v = 0;
+    } else {
+        v = (int32_t)r;
+    }
+    /* v + zp without overflow */
+    const int64_t s = (int64_t)v + zp;
+    return s < lo ? lo : (s > hi ? hi : (int32_t)s);
+}
+
+void mn_quantize_f32_s8(size_t n, float scale, int32_t zp, const float *in, int8_t *out) {
+    for (size_t i = 0; i < n; ++i) {
+        out[i] = (int8_t)affine_q(in[i], scale, zp, INT8_MIN, INT8_MAX);
+    }
+}
+
+void mn_quantize_f32_u8(size_t n, float scale, int32_t zp, const float *in, uint8_t *out) {
+    for (size_t i = 0; i < n; ++i) {
+        out[i] = (uint8_t)affine_q(in[i], scale, zp, 0, 255);
+    }
+}
+
+void mn_quantize_f32_s16(size_t n, float scale, int32_t zp, const float *in, int16_t *out) {
+    for (size_t i = 0; i < n; ++i) {
+        out[i] = (int16_t)affine_q(in[i], scale, zp, INT16_MIN, INT16_MAX);
+    }
+}
+
+#define DEFINE_REQUANT(NAME, TIN, TOUT, LO, HI) \
+    void NAME(size_t n, const mn_requant_t *r, const TIN *in, TOUT *out) { \
+        for (size_t i = 0; i < n; ++i) { \
+            const int32_t x = (int32_t)in[i] - r->in_zp; \
+            const int32_t y = mn_add_wrap(mn_mul_by_qm(x, r->mult, r->shift), r->out_zp); \
+            out[i] = (TOUT)mn_clamp_i32(y, LO, HI); \
+        } \
+    }
+
+DEFINE_REQUANT(mn_requantize_s8_s8, int8_t, int8_t, INT8_MIN, INT8_MAX)
+DEFINE_REQUANT(mn_requantize_s8_u8, int8_t, uint8_t, 0, 255)
+DEFINE_REQUANT(mn_requantize_u8_s8, uint8_t, int8_t, INT8_MIN, INT8_MAX)
+DEFINE_REQUANT(mn_requantize_s16_s8, int16_t, int8_t, INT8_MIN, INT8_MAX)
+DEFINE_REQUANT(mn_requantize_s16_s16, int16_t, int16_t, INT16_MIN, INT16_MAX)
+DEFINE_REQUANT(mn_requantize_s16_s32, int16_t, int32_t, INT32_MIN, INT32_MAX)
+
+/* ---- interpreter glue ---------------------------------------------------- */
+
+#include "ref_glue.h"
+
+typedef struct {
+    size_t n;
+    mn_requant_t r;
+    float scale;
+    uint8_t in_dtype, out_dtype;
+} quantize_data_t;
+
+static mn_status_t quantize_prepare(mn_ctx_t *ctx, mn_node_t *node) {
+    REF_INPUT(in, ctx, node, 0, "input");
+    REF_OUTPUT(out, ctx, node, 0);
+    const size_t n = mn_tensor_count(in);
+    if (mn_tensor_count(out) != n) {
+        return mn_fail(ctx, MN_ERR_MODEL, "output size differs from input size");
+    }
+    REF_TRY(ref_need_quant(ctx, "output", out));
+    if (out->q_count > 1) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "per-channel output quantization (%d scales) not supported",
+            (int)out->q_count);
+    }
+    REF_ALLOC(d, quantize_data_t, ctx, 1);
+    d->n = n;
+    d->in_dtype = in->dtype;
+    d->out_dtype = out->dtype;
+    d->scale = out->scale;
+    d->r.out_zp = out->zero_point;
+    const int i = in->dtype, o = out->dtype;
+    if (i == MN_FLOAT32) {
+        if (o != MN_INT8 && o != MN_UINT8 && o != MN_INT16) {
+            return ref_fail_combo(ctx, in, out);
+        }
+    } else if ((i == MN_INT8 && (o == MN_INT8 || o == MN_UINT8)) || (i == MN_UINT8 && o == MN_INT8) ||
+               (i == MN_INT16 && (o == MN_INT8 || o == MN_INT16 || o == MN_INT32))) {
+        REF_TRY(ref_need_quant(ctx, "input", in));
+        const double eff = (double)in->scale / (double)out->scale;
+        mn_quantize_multiplier(eff, &d->r.mult, &d->r.shift);
+        d->r.in_zp = in->zero_point;
+    } else {
+        return ref_fail_combo(ctx, in, out);
+    }
+    node->user_data = d;
+    return MN_OK;
+}
+
+static mn_status_t quantize_eval(mn_ctx_t *ctx, mn_node_t *node) {
+    const quantize_data_t *d = (const quantize_data_t *)node->user_data;
+    const void *in = mn_input(ctx, node, 0)->data;
+    void *out = mn_output(ctx, node, 0)->data;
+    const int i = d->in_dtype, o = d->out_dtype;
+    if (i == MN_FLOAT32) {
+        if (o == MN_INT8) {
+            mn_quantize_f32_s8(d->n, d->scale, d->r.out_zp, (const float *)in, (int8_t *)out);
+        } else if (o == MN_UINT8) {
+            mn_quantize_f32_u8(d->n, d->scale, d->r.out_zp, (const float *)in, (uint8_t *)out);
+        } else {
+            mn_quantize_f32_s16(d->n, d->scale, d->r.out_zp, (const float *)in, (int16_t *)out);
+        }
+    } else if (i == MN_INT8) {
+        if (o == MN_INT8) {
+            mn_requantize_s8_s8(d->n, &d->r, (const int8_t *)in, (int8_t *)out);
+        } else {
+            mn_requantize_s8_u8(d->n, &d->r, (const int8_t *)in, (uint8_t *)out);
+        }
+    } else if (i == MN_UINT8) {
+        mn_requantize_u8_s8(d->n, &d->r, (const uint8_t *)in, (int8_t *)out);
+    } else {
+        if (o == MN_INT8) {
+            mn_requantize_s16_s8(d->n, &d->r, (const int16_t *)in, (int8_t *)out);
+        } else if (o == MN_INT16) {
+            mn_requantize_s16_s16(d->n, &d->r, (const int16_t *)in, (int16_t *)out);
+        } else {
+            mn_requantize_s16_s32(d->n, &d->r, (const int16_t *)in, (int32_t *)out);
+        }
+    }
+    return MN_OK;
+}
+
+const mn_kernel_t mn_kernel_QUANTIZE = { NULL, quantize_prepare, quantize_eval, NULL };
+
+#endif /* MICRONN_OP_QUANTIZE */

@@ -1,0 +1,171 @@
+/* SOFTMAX reference kernel.
+ *
+ * int8 input: TFLite's reference kernel (what LiteRT's BUILTIN_REF resolver
+ * and TFLM run): gemmlowp fixed point.  Input differences to the row maximum
+ * are scaled by beta * input_scale into Q5.26, exponentiated with
+ * exp_on_negative_values, summed in Q12.19, and multiplied by a fixed-point
+ * reciprocal of the sum.  The output quantization is implied: scale 1/256,
+ * zero point -128 for int8; scale 1/65536, zero point -32768 for int16.
+ * float32: exp((x - max) * beta) / sum in float, as reference_ops::Softmax. */
+#include <math.h>
+
+#include "mn_ref.h"
+
+#if MICRONN_OP_SOFTMAX
+
+int mn_softmax_q_init(mn_softmax_q_t *p, float input_scale, float beta) {
+    int shift;
+    mn_softmax_scaling((double)beta, (double)input_scale, 5, &p->input_mult, &shift);
+    if (shift < 0) {
+        return -1; /* beta * input_scale < 2^-26: TFLite rejects it too */
+    }
+    p->input_left_shift = shift;
+    p->diff_min = (int32_t)(-1.0 * mn_input_radius(5, shift));
+    return 0;
+}
+
+#define DEFINE_SOFTMAX_Q(NAME, TOUT, OMIN, OMAX, OBITS) \
+    void NAME(const mn_softmax_q_t *p, int outer, int depth, \
+        const int8_t *input, TOUT *output) { \
+        for (int i = 0; i < outer; ++i) { \
+            const int8_t *in = input + (size_t)i * depth; \
+            TOUT *out = output + (size_t)i * depth; \
+            int32_t mx = INT8_MIN; \
+            for (int j = 0; j < depth; ++j) { \
+                mx = in[j] > mx ? in[j] : mx; \
+            } \
+            uint32_t sum = 0; /* Q12.19, wrap-around defined */ \
+            for (int j = 0; j < depth; ++j) { \
+                const int32_t diff = (int32_t)in[j] - mx; \
+                if (diff >= p->diff_min) { \
+                    const int32_t scaled = mn_mul_by_qm_gt_one(diff, p->input_mult, p->input_left_shift); \
+                    sum += (uint32_t)mn_rdbpot(mn_exp_on_negative_values_q5(scaled), 12); \
+                } \
+            } \
+            int bits_over_unit; \
+            const int32_t recip = mn_get_reciprocal((int32_t)sum, 12, &bits_over_unit); \
+            int exponent = bits_over_unit + 31 - (OBITS); \
+            /* 0..31 unless the Q12.19 sum overflowed (depth >= 4096 with \
+             * near-equal inputs; TFLite aborts there) */ \
+            exponent = exponent < 0 ? 0 : (exponent > 31 ? 31 : exponent); \
+            for (int j = 0; j < depth; ++j) { \
+                const int32_t diff = (int32_t)in[j] - mx; \
+                if (diff >= p->diff_min) { \
+                    const int32_t scaled = mn_mul_by_qm_gt_one(diff, p->input_mult, p->input_left_shift); \
+                    const int32_t e = mn_exp_on_negative_values_q5(scaled); \
+                    const int32_t v = mn_rdbpot(mn_srdhm(recip, e), exponent) + (OMIN); \
+                    out[j] = (TOUT)mn_clamp_i32(v, OMIN, OMAX); \
+                } else { \
+                    out[j] = (TOUT)(OMIN); \
+                } \
+            } \
+        } \
+    }
+
+DEFINE_SOFTMAX_Q(mn_softmax_s8_s8, int8_t, INT8_MIN, INT8_MAX, 8)
+DEFINE_SOFTMAX_Q(mn_softmax_s8_s16, int16_t, INT16_MIN, INT16_MAX, 16)
+
+void mn_softmax_f32(int outer, int depth, float beta, const float *input, float *output) {
+    for (int i = 0; i < outer; ++i) {
+        const float *in = input + (size_t)i * depth;
+        float *out = output + (size_t)i * depth;
+        float mx = -INFINITY;
+        for (int j = 0; j < depth; ++j) {
+            mx = in[j] > mx ? in[j] : mx;
+        }
+        float sum = 0.0f;
+        for (int j = 0; j < depth; ++j) {
+            const float e = expf((in[j] - mx) * beta);
+            out[j] = e;
+            sum += e;
+        }
+        for (int j = 0; j < depth; ++j) {
+            out[j] = out[j] / sum;
+        }
+    }
+}
+
+/* ---- interpreter glue ---------------------------------------------------- */
+
+#include "ref_glue.h"
+
+typedef struct {
+    int outer, depth;
+    float beta;
+    uint8_t in_dtype, out_dtype;
+    mn_softmax_q_t q;
+} softmax_data_t;
+
+static mn_status_t softmax_prepare(mn_ctx_t *ctx, mn_node_t *node) {
+    REF_INPUT(in, ctx, node, 0, "input");
+    REF_OUTPUT(out, ctx, node, 0);
+    const float beta = mn_opt_f32(node, MN_SOFTMAX_BETA, 0.0f);
+    if (in->ndim < 1) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input must have at least 1 dimension");
+    }
+    const size_t n = mn_tensor_count(in);
+    if (mn_tensor_count(out) != n) {
+        return mn_fail(ctx, MN_ERR_MODEL, "output size differs from input size");
+    }
+    const int32_t depth = mn_dim(in, -1);
+    if (depth < 1) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "empty last dimension");
+    }
+    REF_ALLOC(d, softmax_data_t, ctx, 1);
+    d->depth = depth;
+    d->outer = (int)(n / (size_t)depth);
+    d->beta = beta;
+    d->in_dtype = in->dtype;
+    d->out_dtype = out->dtype;
+    if (in->dtype == MN_FLOAT32) {
+        if (out->dtype != MN_FLOAT32) {
+            return ref_fail_combo(ctx, in, out);
+        }
+    } else if (in->dtype == MN_INT8) {
+        if (out->dtype != MN_INT8 && out->dtype != MN_INT16) {
+            return ref_fail_combo(ctx, in, out);
+        }
+        REF_TRY(ref_need_quant(ctx, "input", in));
+        REF_TRY(ref_need_quant(ctx, "output", out));
+        /* The fixed-point kernel produces probabilities in the type's full
+         * range: the output must be quantized accordingly. */
+        const int is8 = out->dtype == MN_INT8;
+        const float want_scale = is8 ? 1.0f / 256 : 1.0f / 65536;
+        const int32_t want_zp = is8 ? -128 : -32768;
+        if (out->zero_point != want_zp || mn_absf(out->scale - want_scale) > 0.001f * want_scale) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED,
+                "%s output must have scale 1/%d and zero point %d (has zero point %d)",
+                mn_dtype_name(out->dtype), is8 ? 256 : 65536, (int)want_zp, (int)out->zero_point);
+        }
+        if (!(beta >= 0.0f)) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "negative beta not supported for int8 input");
+        }
+        if (mn_softmax_q_init(&d->q, in->scale, beta)) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input scale * beta too small for int8 input");
+        }
+    } else {
+        return ref_fail_dtype(ctx, "input", in);
+    }
+    node->user_data = d;
+    return MN_OK;
+}
+
+static mn_status_t softmax_eval(mn_ctx_t *ctx, mn_node_t *node) {
+    const softmax_data_t *d = (const softmax_data_t *)node->user_data;
+    mn_tensor_t *in = mn_input(ctx, node, 0);
+    mn_tensor_t *out = mn_output(ctx, node, 0);
+    if (d->in_dtype == MN_INT8) {
+        if (d->out_dtype == MN_INT8) {
+            mn_softmax_s8_s8(&d->q, d->outer, d->depth, (const int8_t *)in->data, (int8_t *)out->data);
+        } else {
+            mn_softmax_s8_s16(&d->q, d->outer, d->depth, (const int8_t *)in->data, (int16_t *)out->data);
+        }
+    } else {
+        mn_softmax_f32(d->outer, d->depth, d->beta, (const float *)in->data, (float *)out->data);
+    }
+    return MN_OK;
+}
+
+const mn_kernel_t mn_kernel_SOFTMAX = { NULL, softmax_prepare, softmax_eval, NULL };
+
+#endif /* MICRONN_OP_SOFTMAX */

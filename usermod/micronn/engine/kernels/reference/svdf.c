@@ -1,0 +1,277 @@
+/* SVDF reference kernel (bit-exact with TFLite's reference EvalIntegerSVDF
+ * for int8 input / int16 state; float as EvalFloatSVDF).
+ *
+ * State layout: [batch][filter][memory], newest activation in the last
+ * memory slot.  Each invoke first shifts every filter's memory left by one,
+ * then writes the new feature activation into the last slot. */
+#include <string.h>
+
+#include "mn_ref.h"
+
+#if MICRONN_OP_SVDF
+
+static void shift_state_i16(int16_t *state, size_t total) {
+    if (total > 1) {
+        memmove(state, state + 1, (total - 1) * sizeof(int16_t));
+    }
+}
+
+void mn_svdf_s8(const mn_svdf_params_t *p, const int8_t *input,
+    const int8_t *w_feature, const int16_t *w_time, const int32_t *bias,
+    int16_t *state, int32_t *scratch, int32_t *scratch_out, int8_t *output) {
+    const int nb = p->batches, ni = p->input_size, nf = p->filters;
+    const int nu = p->units, nr = p->rank, nm = p->memory;
+
+    /* Shifting the whole buffer left by one is the same as shifting each
+     * filter's memory: the element crossing a boundary lands in the slot
+     * that is overwritten next. */
+    shift_state_i16(state, (size_t)nb * nf * nm);
+
+    /* Feature matmul into the newest slot of each filter's memory. */
+    for (int b = 0; b < nb; ++b) {
+        const int8_t *in = input + (size_t)b * ni;
+        int16_t *dst = state + (size_t)b * nf * nm + (nm - 1);
+        const int8_t *w = w_feature;
+        for (int f = 0; f < nf; ++f) {
+            uint32_t acc = 0; /* int32 accumulator, wrap-around defined */
+            for (int c = 0; c < ni; ++c) {
+                acc += (uint32_t)((int32_t)w[c] * ((int32_t)in[c] - p->input_zp));
+            }
+            w += ni;
+            const int32_t v = mn_mul_by_qm((int32_t)acc, p->mult1, p->shift1);
+            *dst = (int16_t)mn_clamp_i32(v, INT16_MIN, INT16_MAX);
+            dst += nm;
+        }
+    }
+
+    /* Time weights: per filter, dot(weights_time[f], state[f]). */
+    for (int b = 0; b < nb; ++b) {
+        const int16_t *s = state + (size_t)b * nf * nm;
+        const int16_t *wt = w_time;
+        int32_t *sc = scratch + (size_t)b * nf;
+        for (int f = 0; f < nf; ++f) {
+            /* int32 accumulation with two's complement wrap-around, as the
+             * C++ reference behaves, without signed-overflow UB */
+            uint32_t acc = 0;
+            for (int m = 0; m < nm; ++m) {
+                acc += (uint32_t)((int32_t)wt[m] * (int32_t)s[m]);
+            }
+            sc[f] = (int32_t)acc;
+            wt += nm;
+            s += nm;
+        }
+    }
+
+    /* Bias, rank reduction, rescale.  TFLite ignores the fused activation
+     * on this path (the output range of int8 already bounds it). */
+    for (int b = 0; b < nb; ++b) {
+        int32_t *o = scratch_out + (size_t)b * nu;
+        const int32_t *sc = scratch + (size_t)b * nf;
+        for (int u = 0; u < nu; ++u) {
+            uint32_t acc = bias ? (uint32_t)bias[u] : 0u;
+            for (int r = 0; r < nr; ++r) {
+                acc += (uint32_t)*sc++;
+            }
+            o[u] = (int32_t)acc;
+        }
+    }
+    for (int i = 0; i < nb * nu; ++i) {
+        const int32_t y = mn_add_wrap(mn_mul_by_qm(scratch_out[i], p->mult2, p->shift2), p->output_zp);
+        output[i] = (int8_t)mn_clamp_i32(y, INT8_MIN, INT8_MAX);
+    }
+}
+
+void mn_svdf_f32(const mn_svdf_params_t *p, int act, const float *input,
+    const float *w_feature, const float *w_time, const float *bias,
+    float *state, float *scratch, float *output) {
+    const int nb = p->batches, ni = p->input_size, nf = p->filters;
+    const int nu = p->units, nr = p->rank, nm = p->memory;
+    float amin = -3.402823466e38f, amax = 3.402823466e38f;
+    mn_act_range_f32(act, &amin, &amax);
+
+    const size_t total = (size_t)nb * nf * nm;
+    if (total > 1) {
+        memmove(state, state + 1, (total - 1) * sizeof(float));
+    }
+    for (int b = 0; b < nb; ++b) {
+        const float *in = input + (size_t)b * ni;
+        float *dst = state + (size_t)b * nf * nm + (nm - 1);
+        const float *w = w_feature;
+        for (int f = 0; f < nf; ++f) {
+            float acc = 0.0f;
+            for (int c = 0; c < ni; ++c) {
+                acc += w[c] * in[c];
+            }
+            w += ni;
+            *dst = acc;
+            dst += nm;
+        }
+    }
+    for (int b = 0; b < nb; ++b) {
+        const float *s = state + (size_t)b * nf * nm;
+        const float *wt = w_time;
+        float *sc = scratch + (size_t)b * nf;
+        for (int f = 0; f < nf; ++f) {
+            float acc = 0.0f;
+            for (int m = 0; m < nm; ++m) {
+                acc += wt[m] * s[m];
+            }
+            sc[f] = acc;
+            wt += nm;
+            s += nm;
+        }
+    }
+    for (int b = 0; b < nb; ++b) {
+        float *o = output + (size_t)b * nu;
+        const float *sc = scratch + (size_t)b * nf;
+        for (int u = 0; u < nu; ++u) {
+            float acc = 0.0f;
+            for (int r = 0; r < nr; ++r) {
+                acc += *sc++;
+            }
+            const float bv = bias ? bias[u] : 0.0f;
+            o[u] = mn_clamp_f32(bv + acc, amin, amax);
+        }
+    }
+}
+
+/* ---- interpreter glue ---------------------------------------------------- */
+
+#include "ref_glue.h"
+
+typedef struct {
+    mn_svdf_params_t p;
+    int act;
+    int32_t scratch_idx, scratch_out_idx;
+    uint8_t dtype;
+} svdf_data_t;
+
+static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
+    REF_INPUT(in, ctx, node, 0, "input");
+    REF_INPUT(wf, ctx, node, 1, "weights_feature");
+    REF_INPUT(wt, ctx, node, 2, "weights_time");
+    mn_tensor_t *bias = mn_input(ctx, node, 3);
+    REF_INPUT(state, ctx, node, 4, "activation_state");
+    REF_OUTPUT(out, ctx, node, 0);
+    const int rank = mn_opt_i32(node, MN_SVDF_RANK, 0);
+    const int act = mn_opt_i8(node, MN_SVDF_ACTIVATION, MN_ACT_NONE);
+
+    if (in->ndim != 2 || wf->ndim != 2 || wt->ndim != 2) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input/weights_feature/weights_time must be 2-D (got %d/%d/%d)",
+            in->ndim, wf->ndim, wt->ndim);
+    }
+    REF_ALLOC(d, svdf_data_t, ctx, 1);
+    mn_svdf_params_t *p = &d->p;
+    p->batches = in->dims[0];
+    p->input_size = in->dims[1];
+    p->filters = wf->dims[0];
+    p->memory = wt->dims[1];
+    p->rank = rank;
+    if (p->memory < 1) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "weights_time memory size %d not supported", p->memory);
+    }
+    if (rank < 1 || p->filters % rank != 0) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "rank %d does not divide %d filters", rank, p->filters);
+    }
+    p->units = p->filters / rank;
+    if (wf->dims[1] != p->input_size || wt->dims[0] != p->filters) {
+        return mn_fail(ctx, MN_ERR_MODEL, "weights shapes do not match input size %d / %d filters",
+            p->input_size, p->filters);
+    }
+    if (mn_tensor_count(state) != (size_t)p->batches * p->filters * p->memory) {
+        return mn_fail(ctx, MN_ERR_MODEL, "activation_state has %u elements, expected %d",
+            (unsigned)mn_tensor_count(state), p->batches * p->filters * p->memory);
+    }
+    if (mn_tensor_count(out) != (size_t)p->batches * p->units) {
+        return mn_fail(ctx, MN_ERR_MODEL, "output has %u elements, expected %d",
+            (unsigned)mn_tensor_count(out), p->batches * p->units);
+    }
+    if (bias && (int32_t)mn_tensor_count(bias) != p->units) {
+        return mn_fail(ctx, MN_ERR_MODEL, "bias has %d elements, expected %d",
+            (int)mn_tensor_count(bias), p->units);
+    }
+    d->act = act;
+    d->dtype = in->dtype;
+    size_t elem;
+    if (in->dtype == MN_FLOAT32) {
+        if (wf->dtype != MN_FLOAT32 || wt->dtype != MN_FLOAT32 || state->dtype != MN_FLOAT32 ||
+            out->dtype != MN_FLOAT32 || (bias && bias->dtype != MN_FLOAT32)) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED,
+                "float32 input needs float32 weights/state/output (hybrid SVDF not supported; weights_feature is %s)",
+                mn_dtype_name(wf->dtype));
+        }
+        float lo, hi;
+        REF_TRY(ref_act_range_f(ctx, act, &lo, &hi));
+        elem = sizeof(float);
+    } else if (in->dtype == MN_INT8) {
+        if (wf->dtype != MN_INT8) {
+            return ref_fail_dtype(ctx, "weights_feature (with int8 input)", wf);
+        }
+        if (wt->dtype != MN_INT16) {
+            return ref_fail_dtype(ctx, "weights_time (with int8 input)", wt);
+        }
+        if (state->dtype != MN_INT16) {
+            return ref_fail_dtype(ctx, "activation_state (with int8 input)", state);
+        }
+        if (bias && bias->dtype != MN_INT32) {
+            return ref_fail_dtype(ctx, "bias (with int8 input)", bias);
+        }
+        if (out->dtype != MN_INT8) {
+            return ref_fail_combo(ctx, in, out);
+        }
+        /* TFLite's integer SVDF requires RELU (and then relies on the int8
+         * output range instead of clamping at the zero point). */
+        if (act != MN_ACT_RELU) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED,
+                "fused activation %s not supported with int8 input (only RELU)", mn_fused_act_name(act));
+        }
+        REF_TRY(ref_need_quant(ctx, "input", in));
+        REF_TRY(ref_need_quant(ctx, "weights_feature", wf));
+        REF_TRY(ref_need_quant(ctx, "weights_time", wt));
+        REF_TRY(ref_need_quant(ctx, "activation_state", state));
+        REF_TRY(ref_need_quant(ctx, "output", out));
+        if (state->zero_point != 0) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "activation_state zero point %d not supported (must be 0)",
+                (int)state->zero_point);
+        }
+        /* As TFLite: scale products/quotients in float, then widened. */
+        const float s1 = in->scale * wf->scale / state->scale;
+        const float s2 = state->scale * wt->scale / out->scale;
+        mn_quantize_multiplier((double)s1, &p->mult1, &p->shift1);
+        mn_quantize_multiplier((double)s2, &p->mult2, &p->shift2);
+        p->input_zp = in->zero_point;
+        p->output_zp = out->zero_point;
+        elem = sizeof(int32_t);
+        REF_TRY(mn_request_scratch(ctx, (size_t)p->batches * p->units * sizeof(int32_t), &d->scratch_out_idx));
+    } else {
+        return ref_fail_dtype(ctx, "input", in);
+    }
+    REF_TRY(mn_request_scratch(ctx, (size_t)p->batches * p->filters * elem, &d->scratch_idx));
+    node->user_data = d;
+    return MN_OK;
+}
+
+static mn_status_t svdf_eval(mn_ctx_t *ctx, mn_node_t *node) {
+    const svdf_data_t *d = (const svdf_data_t *)node->user_data;
+    mn_tensor_t *in = mn_input(ctx, node, 0);
+    mn_tensor_t *wf = mn_input(ctx, node, 1);
+    mn_tensor_t *wt = mn_input(ctx, node, 2);
+    mn_tensor_t *bias = mn_input(ctx, node, 3);
+    mn_tensor_t *state = mn_input(ctx, node, 4);
+    mn_tensor_t *out = mn_output(ctx, node, 0);
+    void *scratch = mn_get_scratch(ctx, d->scratch_idx);
+    if (d->dtype == MN_INT8) {
+        mn_svdf_s8(&d->p, (const int8_t *)in->data, (const int8_t *)wf->data, (const int16_t *)wt->data,
+            bias ? (const int32_t *)bias->data : NULL, (int16_t *)state->data, (int32_t *)scratch,
+            (int32_t *)mn_get_scratch(ctx, d->scratch_out_idx), (int8_t *)out->data);
+    } else {
+        mn_svdf_f32(&d->p, d->act, (const float *)in->data, (const float *)wf->data,
+            (const float *)wt->data, bias ? (const float *)bias->data : NULL, (float *)state->data,
+            (float *)scratch, (float *)out->data);
+    }
+    return MN_OK;
+}
+
+const mn_kernel_t mn_kernel_SVDF = { NULL, svdf_prepare, svdf_eval, NULL };
+
+#endif /* MICRONN_OP_SVDF */

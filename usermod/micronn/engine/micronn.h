@@ -1,0 +1,381 @@
+/*
+ * micronn engine: public C API (portable C99, no MicroPython dependency, no malloc).
+ *
+ * Typical use:
+ *
+ *     mn_model_t model;
+ *     if (mn_model_init(&model, buf, len) != MN_OK) puts(model.err.msg);
+ *     mn_interp_t it;
+ *     mn_interp_init(&it, &model, arena, sizeof(arena), NULL);   // NULL config = defaults
+ *     if (mn_interp_prepare(&it) != MN_OK) puts(it.err.msg);     // "arena too small: need N bytes, have M"
+ *     mn_tensor_t *in = mn_interp_input(&it, 0);
+ *     memcpy(in->data, frame, in->bytes);
+ *     mn_interp_invoke(&it);
+ *     const int8_t *out = mn_interp_output(&it, 0)->data;
+ *
+ * Memory: every object lives in caller memory (mn_model_t, mn_interp_t) or in the caller's arena.
+ * The model buffer is used in place (zero copy) and must outlive the model and interpreter.
+ *
+ * Alignment of the model buffer: nothing is assumed. Flatbuffer fields are read with byte loads.
+ * Constant tensor data that kernels read in place (weights, biases, float data) is used in place
+ * when its address is aligned for its element type; otherwise prepare copies it into the
+ * persistent part of the arena (counted in mn_arena_stats_t.copied_bytes). Keeping the model
+ * 16-byte aligned (`micronn convert` does) therefore saves arena memory but is never required.
+ *
+ * Threading: none. Objects are independent; the engine has no global mutable state.
+ */
+#ifndef MICRONN_H
+#define MICRONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "mn_config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- status ---------------------------------------------------------------------------------- */
+
+typedef enum mn_status {
+    MN_OK = 0,
+    MN_ERR_ARG = 1,          /* bad argument from the caller (NULL, index out of range, ...) */
+    MN_ERR_MODEL = 2,        /* malformed / truncated / hostile model buffer */
+    MN_ERR_UNSUPPORTED = 3,  /* valid model, but an op, dtype or parameter the engine cannot run */
+    MN_ERR_ARENA = 4,        /* arena too small (message states the bytes needed) */
+    MN_ERR_STATE = 5,        /* call out of order (e.g. invoke before prepare) */
+    MN_ERR_KERNEL = 6,       /* a kernel failed in init/prepare/eval */
+} mn_status_t;
+
+#ifndef MN_ERR_MSG_LEN
+#define MN_ERR_MSG_LEN 160
+#endif
+
+/* Error record kept inside mn_model_t / mn_interp_t: status + NUL-terminated message. */
+typedef struct mn_error {
+    mn_status_t status;
+    char msg[MN_ERR_MSG_LEN];
+} mn_error_t;
+
+/* Name of a status code ("ok", "model error", ...). */
+const char *mn_status_str(mn_status_t s);
+
+/* ---- data types (values are TFLite's TensorType) --------------------------------------------- */
+
+typedef enum mn_dtype {
+    MN_FLOAT32 = 0,
+    MN_FLOAT16 = 1,
+    MN_INT32 = 2,
+    MN_UINT8 = 3,
+    MN_INT64 = 4,
+    MN_STRING = 5,
+    MN_BOOL = 6,
+    MN_INT16 = 7,
+    MN_COMPLEX64 = 8,
+    MN_INT8 = 9,
+    MN_FLOAT64 = 10,
+    MN_COMPLEX128 = 11,
+    MN_UINT64 = 12,
+    MN_RESOURCE = 13,
+    MN_VARIANT = 14,
+    MN_UINT32 = 15,
+    MN_UINT16 = 16,
+    MN_INT4 = 17,
+} mn_dtype_t;
+
+/* Element size in bytes (0 for types without a fixed size, e.g. string; INT4 reports 1). */
+size_t mn_dtype_size(int32_t dtype);
+/* Lower-case name ("int8", "float32", ...), "?" if unknown. */
+const char *mn_dtype_name(int32_t dtype);
+/* Name of a builtin operator code ("CONV_2D"), "?" if unknown or names compiled out. */
+const char *mn_op_name(int32_t builtin);
+
+/* ---- byte-safe little-endian loads (model data may be unaligned) ----------------------------- */
+
+static inline uint16_t mn_ld_u16(const uint8_t *p) {
+    return (uint16_t)(p[0] | (p[1] << 8));
+}
+static inline uint32_t mn_ld_u32(const uint8_t *p) {
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static inline int32_t mn_ld_i32(const uint8_t *p) {
+    return (int32_t)mn_ld_u32(p);
+}
+static inline uint64_t mn_ld_u64(const uint8_t *p) {
+    return (uint64_t)mn_ld_u32(p) | ((uint64_t)mn_ld_u32(p + 4) << 32);
+}
+static inline float mn_ld_f32(const uint8_t *p) {
+    uint32_t u = mn_ld_u32(p);
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* ---- tensors ----------------------------------------------------------------------------------- */
+
+#ifndef MN_MAX_DIMS
+#define MN_MAX_DIMS 6
+#endif
+
+/* mn_tensor_t.flags */
+#define MN_TF_CONST 0x01     /* data comes from a model buffer (read-only for kernels) */
+#define MN_TF_VARIABLE 0x02  /* variable (state) tensor: persistent, zeroed at prepare/reset */
+#define MN_TF_INPUT 0x04     /* model (subgraph 0) input */
+#define MN_TF_OUTPUT 0x08    /* model (subgraph 0) output */
+#define MN_TF_COPIED 0x10    /* constant data was copied to the arena for alignment */
+#define MN_TF_SCRATCH_ONLY 0x20 /* (internal) */
+
+/*
+ * Runtime tensor descriptor, used by callers and kernels alike.
+ * Quantization: `scale`/`zero_point` hold channel 0 (per-tensor case). Per-channel parameters
+ * stay in the model buffer (possibly unaligned); read them with mn_tensor_scale()/
+ * mn_tensor_zero_point(). q_count is 0 when the tensor is not quantized, 1 for per-tensor, and
+ * the number of channels along dimension q_dim for per-channel quantization.
+ */
+typedef struct mn_tensor {
+    void *data;                 /* NULL until prepared; NULL for an omitted optional input */
+    size_t bytes;               /* element size * element count */
+    const char *name;           /* NUL-terminated, points into the model; "" if unnamed */
+    const uint8_t *q_scale_raw; /* little-endian float32[q_count] in the model, or NULL */
+    const uint8_t *q_zp_raw;    /* little-endian int64[q_count] in the model, or NULL (= zeros) */
+    float scale;                /* per-tensor scale (channel 0); 0.0f when not quantized */
+    int32_t zero_point;         /* per-tensor zero point (channel 0) */
+    int32_t q_count;
+    int32_t q_dim;              /* quantized_dimension (as stored; may exceed ndim for 1-D bias) */
+    int32_t dims[MN_MAX_DIMS];
+    uint8_t ndim;
+    uint8_t dtype;              /* mn_dtype_t */
+    uint8_t flags;              /* MN_TF_* */
+    uint8_t reserved;
+} mn_tensor_t;
+
+static inline float mn_tensor_scale(const mn_tensor_t *t, int32_t ch) {
+    return (t->q_scale_raw && ch >= 0 && ch < t->q_count) ? mn_ld_f32(t->q_scale_raw + 4 * (size_t)ch) : t->scale;
+}
+static inline int32_t mn_tensor_zero_point(const mn_tensor_t *t, int32_t ch) {
+    return (t->q_zp_raw && ch >= 0 && ch < t->q_count) ? (int32_t)mn_ld_u64(t->q_zp_raw + 8 * (size_t)ch) : t->zero_point;
+}
+/* Number of elements (product of dims; 1 for a scalar). */
+size_t mn_tensor_count(const mn_tensor_t *t);
+
+/* ---- model ------------------------------------------------------------------------------------- */
+
+/*
+ * Zero-copy view of a TFLite flatbuffer (schema v3, identifier "TFL3"). mn_model_init verifies the
+ * whole buffer first (every offset, vtable, vector, string, index, shape against buffer size);
+ * afterwards accessors need no further checks. Several subgraphs load; subgraph 0 runs.
+ * All fields are private; use the functions below.
+ */
+typedef struct mn_model {
+    const uint8_t *buf;
+    size_t len;
+    uint32_t version;
+    uint32_t n_subgraphs;
+    uint32_t opcodes, n_opcodes;    /* offset of first vector element, element count */
+    uint32_t buffers, n_buffers;
+    uint32_t metadata, n_metadata;
+    uint32_t subgraph;              /* offset of subgraph 0 table */
+    uint32_t tensors, n_tensors;
+    uint32_t ops, n_ops;
+    uint32_t inputs, n_inputs;
+    uint32_t outputs, n_outputs;
+    uint32_t description;           /* offset of description string (0 = none) */
+    mn_error_t err;
+} mn_model_t;
+
+/* Verify buf[0:len) and set up the view. On failure m->err describes the problem. */
+mn_status_t mn_model_init(mn_model_t *m, const void *buf, size_t len);
+
+size_t mn_model_num_inputs(const mn_model_t *m);
+size_t mn_model_num_outputs(const mn_model_t *m);
+size_t mn_model_num_ops(const mn_model_t *m);
+size_t mn_model_num_tensors(const mn_model_t *m);
+size_t mn_model_num_subgraphs(const mn_model_t *m);
+
+/* Static description of one operator of subgraph 0 (for inspection tools). */
+typedef struct mn_op_info {
+    int32_t builtin;            /* builtin code (MN_BUILTIN_CUSTOM = 32 for custom ops) */
+    int32_t version;            /* opcode version */
+    const char *name;           /* builtin name, or the custom code string */
+    int32_t n_inputs, n_outputs;
+    int supported;              /* 1 if this firmware has a kernel for it */
+} mn_op_info_t;
+mn_status_t mn_model_op_info(const mn_model_t *m, size_t op, mn_op_info_t *out);
+
+/* Fill a descriptor of tensor `index` from the model alone (data is NULL unless constant). */
+mn_status_t mn_model_tensor(const mn_model_t *m, size_t index, mn_tensor_t *out);
+/* Tensor index of the model's i-th input / output, or -1. */
+int32_t mn_model_input_index(const mn_model_t *m, size_t i);
+int32_t mn_model_output_index(const mn_model_t *m, size_t i);
+
+/* ---- interpreter ------------------------------------------------------------------------------- */
+
+/* Memory planners. */
+typedef enum mn_planner {
+    MN_PLANNER_GREEDY = 0,    /* first-fit-decreasing by size (TFLM GreedyMemoryPlanner) */
+    MN_PLANNER_NO_REUSE = 1,  /* debug: every tensor gets its own memory, all stay readable */
+    MN_PLANNER_OFFLINE = 2,   /* use "OfflineMemoryAllocation" metadata; greedy for the rest */
+} mn_planner_t;
+
+/* Tick source for the profiler: returns a free-running counter. Differences are taken modulo
+ * (ticks_mask + 1), so a 32-bit counter works with ticks_mask = 0xffffffff; 0 means 64-bit. */
+typedef uint64_t (*mn_ticks_fn)(void *user);
+
+struct mn_registration;       /* mn_kernel.h */
+struct mn_node;               /* mn_kernel.h */
+
+/* mn_config_t.flags */
+#define MN_CFG_REUSE_INPUTS 0x01 /* let the planner reuse input memory after its last use (as TFLM
+                                  * does); inputs then do not keep their values after invoke */
+
+typedef struct mn_config {
+    uint8_t planner;                      /* mn_planner_t */
+    uint8_t flags;                        /* MN_CFG_* */
+    mn_ticks_fn ticks;                    /* optional profiler clock; NULL = no profiling */
+    void *ticks_user;
+    uint64_t ticks_mask;
+    const struct mn_registration *ops;    /* optional extra kernels, searched before built-ins */
+    size_t n_ops;
+} mn_config_t;
+
+/* Arena accounting (bytes). `needed` is the smallest arena that would work for this model,
+ * valid after a successful prepare and after a prepare that failed with MN_ERR_ARENA. */
+typedef struct mn_arena_stats {
+    size_t arena_size;      /* what the caller gave */
+    size_t persistent;      /* tail: tensor/op metadata, kernel data, variable tensors, copies */
+    size_t nonpersistent;   /* head: planned activations and scratch buffers */
+    size_t temp_peak;       /* peak prepare-time temporaries (between head and tail) */
+    size_t needed;          /* max(persistent + nonpersistent, peak during prepare) + alignment */
+    size_t copied_bytes;    /* constant data copied for alignment (part of persistent) */
+    size_t n_scratch;       /* scratch buffers requested by kernels */
+} mn_arena_stats_t;
+
+typedef struct mn_scratch mn_scratch_t;   /* internal */
+
+/*
+ * Interpreter state: lives in caller memory; its big arrays live in the arena. Fields are
+ * private (kernels use the mn_kernel.h accessors).
+ */
+typedef struct mn_interp {
+    const mn_model_t *model;
+    mn_config_t cfg;
+    uint8_t *arena;               /* aligned start */
+    size_t arena_size;            /* usable bytes from `arena` */
+    size_t head;                  /* bytes used at the head (non-persistent + prepare-time lists) */
+    size_t tail;                  /* bytes used at the tail (persistent) */
+    size_t temp;                  /* current temporaries above head */
+    size_t shortfall;             /* bytes missing when allocations failed (for "need N") */
+    size_t dry_extra;             /* dry run: kernel persistent bytes counted but already released */
+    mn_tensor_t *tensors;
+    uint32_t n_tensors;
+    struct mn_node *nodes;
+    uint32_t n_nodes;
+    void **scratch_ptr;           /* per scratch index, valid after prepare */
+    mn_scratch_t *scratch_req;    /* prepare-time list */
+    uint32_t n_scratch;
+    uint32_t cur_op;              /* op being prepared/evaluated (for messages) */
+    uint64_t *prof_ticks;         /* per-op tick totals (persistent), NULL without profiler */
+    uint32_t *prof_calls;
+    uint32_t invokes;
+    uint8_t state;                /* 0 init, 1 preparing, 2 ready, 3 failed */
+    uint8_t phase;                /* internal: which kernel callback runs */
+    uint8_t dry_run;
+    mn_arena_stats_t stats;
+    mn_error_t err;
+} mn_interp_t;
+
+/* Alignment of the arena and of all allocations inside it. */
+#define MN_ARENA_ALIGN 16
+
+/*
+ * Bind an interpreter to a verified model and a caller arena (any alignment; the engine aligns
+ * the start itself). To find the size first, use mn_arena_needed() (dry run).
+ * cfg may be NULL (greedy planner, no profiler). Nothing is allocated yet.
+ */
+mn_status_t mn_interp_init(mn_interp_t *it, const mn_model_t *m, void *arena, size_t arena_size,
+    const mn_config_t *cfg);
+
+/*
+ * Allocate and plan everything: tensor metadata, kernel init+prepare, memory plan, variable
+ * tensors. After success the interpreter can be invoked any number of times with no further
+ * allocation. On MN_ERR_ARENA the message reads "arena too small: need N bytes, have M" and
+ * it->stats.needed holds N.
+ */
+mn_status_t mn_interp_prepare(mn_interp_t *it);
+
+/*
+ * Dry run: find the arena size this model needs with this config, without a real arena.
+ * `work` is temporary memory for the engine's metadata (tensor descriptors, op nodes) plus one
+ * op's kernel data at a time (released after each op's prepare; variable tensors and planned
+ * activations are counted, not allocated), so it is much smaller than the arena;
+ * mn_dry_run_work_hint() gives a good first size. On success *needed is the exact arena size
+ * (including MN_ARENA_ALIGN-1 bytes of slack for an unaligned arena start). If work is too small:
+ * MN_ERR_ARENA and *needed = a lower bound of the work size required (retry with it). Uses the
+ * same kernels and planner as a real prepare. err may be NULL.
+ * A real prepare on a too-small arena reports the need too ("need N bytes"): exactly when the
+ * persistent part fitted, else by running this dry run inside the arena it was given; only if
+ * even that does not fit, as "need at least N".
+ */
+mn_status_t mn_arena_needed(const mn_model_t *m, const mn_config_t *cfg, void *work, size_t work_size,
+    size_t *needed, mn_error_t *err);
+size_t mn_dry_run_work_hint(const mn_model_t *m);
+
+/* Run subgraph 0 once. Performs no allocation. */
+mn_status_t mn_interp_invoke(mn_interp_t *it);
+
+/* Zero all variable (state) tensors, e.g. between unrelated audio streams. */
+mn_status_t mn_interp_reset(mn_interp_t *it);
+
+/* Call kernels' free hooks. The arena may be reused afterwards. */
+void mn_interp_deinit(mn_interp_t *it);
+
+size_t mn_interp_num_inputs(const mn_interp_t *it);
+size_t mn_interp_num_outputs(const mn_interp_t *it);
+/* Descriptors are owned by the interpreter (in the arena); NULL if i is out of range or not prepared. */
+mn_tensor_t *mn_interp_input(mn_interp_t *it, size_t i);
+mn_tensor_t *mn_interp_output(mn_interp_t *it, size_t i);
+/* Any tensor by model index. With MN_PLANNER_NO_REUSE every tensor's data stays valid after
+ * invoke; with the greedy planner intermediates are overwritten. */
+mn_tensor_t *mn_interp_tensor(mn_interp_t *it, size_t index);
+size_t mn_interp_num_tensors(const mn_interp_t *it);
+
+mn_status_t mn_interp_stats(const mn_interp_t *it, mn_arena_stats_t *out);
+
+/* Per-op profile: accumulated ticks since prepare (or the last mn_interp_profile_clear). */
+typedef struct mn_op_profile {
+    const char *name;     /* op name */
+    int32_t builtin;
+    uint32_t calls;
+    uint64_t ticks;
+} mn_op_profile_t;
+size_t mn_interp_num_ops(const mn_interp_t *it);
+mn_status_t mn_interp_profile(const mn_interp_t *it, size_t op, mn_op_profile_t *out);
+void mn_interp_profile_clear(mn_interp_t *it);
+
+/* Last error message of the interpreter ("" if none). */
+static inline const char *mn_interp_error(const mn_interp_t *it) {
+    return it->err.msg;
+}
+static inline const char *mn_model_error(const mn_model_t *m) {
+    return m->err.msg;
+}
+
+/* For foreign-function bindings (ctypes, ...): struct sizes and error messages as functions. */
+size_t mn_model_struct_size(void);
+size_t mn_interp_struct_size(void);
+const char *mn_model_errmsg(const mn_model_t *m);
+const char *mn_interp_errmsg(const mn_interp_t *it);
+
+/* Is there a kernel in this build (or in cfg->ops) for builtin code / custom name? */
+int mn_op_supported(const mn_config_t *cfg, int32_t builtin, const char *custom_name);
+
+/* Engine version string. */
+#define MN_VERSION "0.1.0"
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MICRONN_H */

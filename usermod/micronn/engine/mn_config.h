@@ -1,0 +1,68 @@
+/*
+ * micronn engine build configuration. Every option can be overridden with -D on the command line
+ * (or in the port's mpconfigport.h / the usermod's makefile).
+ *
+ * Op selection: a firmware links only the kernels it registers. MICRONN_OPS_ALL (default 1) is the
+ * default for each MICRONN_OP_<NAME>; build e.g. with -DMICRONN_OPS_ALL=0 -DMICRONN_OP_CONV_2D=1 ...
+ * to keep only what a model needs (`micronn inspect` lists a model's ops).
+ */
+#ifndef MN_CONFIG_H
+#define MN_CONFIG_H
+
+#ifndef MICRONN_OPS_ALL
+#define MICRONN_OPS_ALL 1
+#endif
+
+#ifndef MICRONN_OP_ADD
+#define MICRONN_OP_ADD MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_AVERAGE_POOL_2D
+#define MICRONN_OP_AVERAGE_POOL_2D MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_CONV_2D
+#define MICRONN_OP_CONV_2D MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_DEPTHWISE_CONV_2D
+#define MICRONN_OP_DEPTHWISE_CONV_2D MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_DEQUANTIZE
+#define MICRONN_OP_DEQUANTIZE MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_FULLY_CONNECTED
+#define MICRONN_OP_FULLY_CONNECTED MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_MAX_POOL_2D
+#define MICRONN_OP_MAX_POOL_2D MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_QUANTIZE
+#define MICRONN_OP_QUANTIZE MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_RESHAPE
+#define MICRONN_OP_RESHAPE MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_SOFTMAX
+#define MICRONN_OP_SOFTMAX MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_SVDF
+#define MICRONN_OP_SVDF MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_UNIDIRECTIONAL_SEQUENCE_LSTM
+#define MICRONN_OP_UNIDIRECTIONAL_SEQUENCE_LSTM MICRONN_OPS_ALL
+#endif
+
+/* 1: a selected kernel that is not linked is a link error (default: reported as unsupported). */
+#ifndef MICRONN_STRICT_KERNELS
+#define MICRONN_STRICT_KERNELS 0
+#endif
+
+/* Keep the table of builtin op names (~3 KB of strings) for error messages and inspection. */
+#ifndef MICRONN_OP_NAMES
+#define MICRONN_OP_NAMES 1
+#endif
+
+/* Per-op profiling support (a tick function must still be given in mn_config_t). */
+#ifndef MICRONN_PROFILE
+#define MICRONN_PROFILE 1
+#endif
+
+#endif /* MN_CONFIG_H */

@@ -1,0 +1,174 @@
+/*
+ * Engine-internal helpers shared by the engine's .c files (not for kernels or callers).
+ */
+#ifndef MN_INTERNAL_H
+#define MN_INTERNAL_H
+
+#include <stdarg.h>
+
+#include "mn_kernel.h"
+
+/* ---- flatbuffer access (only after mn_verify has accepted the buffer) --------------------- */
+
+/* Absolute position of field `field` of the table at `t`, or 0 if absent. */
+static inline uint32_t fb_field(const uint8_t *b, uint32_t t, int field) {
+    uint32_t vt = (uint32_t)((int64_t)t - (int64_t)mn_ld_i32(b + t));
+    uint32_t vtsize = mn_ld_u16(b + vt);
+    uint32_t vo = 4u + 2u * (uint32_t)field;
+    if (vo + 2u > vtsize) {
+        return 0;
+    }
+    uint32_t fo = mn_ld_u16(b + vt + vo);
+    return fo ? t + fo : 0;
+}
+static inline uint32_t fb_u32(const uint8_t *b, uint32_t t, int field, uint32_t def) {
+    uint32_t p = fb_field(b, t, field);
+    return p ? mn_ld_u32(b + p) : def;
+}
+static inline int32_t fb_i32(const uint8_t *b, uint32_t t, int field, int32_t def) {
+    uint32_t p = fb_field(b, t, field);
+    return p ? mn_ld_i32(b + p) : def;
+}
+static inline int32_t fb_i8(const uint8_t *b, uint32_t t, int field, int32_t def) {
+    uint32_t p = fb_field(b, t, field);
+    return p ? (int32_t)(int8_t)b[p] : def;
+}
+static inline uint32_t fb_u8(const uint8_t *b, uint32_t t, int field, uint32_t def) {
+    uint32_t p = fb_field(b, t, field);
+    return p ? b[p] : def;
+}
+/* Follow the uoffset stored in field `field`: absolute position of the target, or 0. */
+static inline uint32_t fb_ref(const uint8_t *b, uint32_t t, int field) {
+    uint32_t p = fb_field(b, t, field);
+    return p ? p + mn_ld_u32(b + p) : 0;
+}
+/* Vector field: returns position of the first element (0 if absent), *n = length. */
+static inline uint32_t fb_vec(const uint8_t *b, uint32_t t, int field, uint32_t *n) {
+    uint32_t v = fb_ref(b, t, field);
+    if (!v) {
+        *n = 0;
+        return 0;
+    }
+    *n = mn_ld_u32(b + v);
+    return v + 4;
+}
+/* i-th table of a vector of tables starting at element position v. */
+static inline uint32_t fb_vec_table(const uint8_t *b, uint32_t v, uint32_t i) {
+    uint32_t p = v + 4u * i;
+    return p + mn_ld_u32(b + p);
+}
+/* String field as a C string in the buffer (verified NUL-terminated), or NULL. */
+static inline const char *fb_str(const uint8_t *b, uint32_t t, int field) {
+    uint32_t s = fb_ref(b, t, field);
+    return s ? (const char *)(b + s + 4) : (const char *)0;
+}
+
+/* Schema field ids. */
+enum { F_MODEL_VERSION = 0, F_MODEL_OPCODES = 1, F_MODEL_SUBGRAPHS = 2, F_MODEL_DESCRIPTION = 3,
+       F_MODEL_BUFFERS = 4, F_MODEL_METADATA_BUFFER = 5, F_MODEL_METADATA = 6 };
+enum { F_SG_TENSORS = 0, F_SG_INPUTS = 1, F_SG_OUTPUTS = 2, F_SG_OPERATORS = 3, F_SG_NAME = 4 };
+enum { F_T_SHAPE = 0, F_T_TYPE = 1, F_T_BUFFER = 2, F_T_NAME = 3, F_T_QUANT = 4, F_T_IS_VARIABLE = 5,
+       F_T_SPARSITY = 6, F_T_SHAPE_SIGNATURE = 7 };
+enum { F_Q_MIN = 0, F_Q_MAX = 1, F_Q_SCALE = 2, F_Q_ZERO_POINT = 3, F_Q_DETAILS_TYPE = 4, F_Q_DETAILS = 5,
+       F_Q_QDIM = 6 };
+enum { F_OP_OPCODE_INDEX = 0, F_OP_INPUTS = 1, F_OP_OUTPUTS = 2, F_OP_OPTIONS_TYPE = 3, F_OP_OPTIONS = 4,
+       F_OP_CUSTOM_OPTIONS = 5, F_OP_CUSTOM_FORMAT = 6, F_OP_MUTATING = 7, F_OP_INTERMEDIATES = 8,
+       F_OP_LARGE_CUSTOM_OFFSET = 9, F_OP_LARGE_CUSTOM_SIZE = 10 };
+enum { F_OC_DEPRECATED_CODE = 0, F_OC_CUSTOM_CODE = 1, F_OC_VERSION = 2, F_OC_BUILTIN_CODE = 3 };
+enum { F_BUF_DATA = 0, F_BUF_OFFSET = 1, F_BUF_SIZE = 2 };
+enum { F_MD_NAME = 0, F_MD_BUFFER = 1 };
+
+/* ---- model helpers (mn_model.c) ----------------------------------------------------------- */
+
+mn_status_t mn_verify(mn_model_t *m);
+uint32_t mn_model_op_table(const mn_model_t *m, uint32_t op);
+uint32_t mn_model_tensor_table(const mn_model_t *m, uint32_t t);
+/* Builtin code and custom name of an opcode table. */
+int32_t mn_opcode_builtin(const uint8_t *b, uint32_t oc);
+/* Data of buffer `index`: pointer and size (NULL/0 when empty). */
+const uint8_t *mn_model_buffer(const mn_model_t *m, uint32_t index, size_t *size);
+/* Metadata entry by name: buffer data, or NULL. */
+const uint8_t *mn_model_metadata(const mn_model_t *m, const char *name, size_t *size);
+
+/* ---- errors / formatting (mn_util.c) ------------------------------------------------------ */
+
+size_t mn_vfmt(char *out, size_t cap, const char *fmt, va_list ap);
+size_t mn_fmt(char *out, size_t cap, const char *fmt, ...);
+mn_status_t mn_err_set(mn_error_t *e, mn_status_t code, const char *fmt, ...);
+
+/* ---- registry (mn_registry.c) ------------------------------------------------------------- */
+
+const mn_kernel_t *mn_registry_find(const mn_config_t *cfg, int32_t builtin, const char *custom_name);
+
+/* ---- arena (mn_arena.c) --------------------------------------------------------------------- */
+
+#define MN_ALIGN_UP(x) (((x) + (MN_ARENA_ALIGN - 1)) & ~(size_t)(MN_ARENA_ALIGN - 1))
+
+/*
+ * Host testing aid: with -DMICRONN_ASAN_REDZONE=16 (and -fsanitize=address) every arena block
+ * gets a poisoned red zone after it and everything not handed out is poisoned, so a kernel that
+ * reads or writes past a tensor, scratch or persistent block is caught by ASan even though the
+ * arena is one big buffer. Zero (the default) compiles all of this away.
+ */
+#ifndef MICRONN_ASAN_REDZONE
+#define MICRONN_ASAN_REDZONE 0
+#endif
+#if MICRONN_ASAN_REDZONE
+#include <sanitizer/asan_interface.h>
+#define MN_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define MN_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define MN_POISON(p, n) ((void)0)
+#define MN_UNPOISON(p, n) ((void)0)
+#endif
+/* a * b, or SIZE_MAX on overflow (such a request then simply never fits the arena). */
+static inline size_t mn_mul(size_t a, size_t b) {
+    return (b && a > SIZE_MAX / b) ? SIZE_MAX : a * b;
+}
+
+/* Size of an arena block for a request of n bytes (alignment + red zone). */
+#define MN_BLOCK(n) MN_ALIGN_UP((n) + MICRONN_ASAN_REDZONE)
+
+void mn_arena_setup(mn_interp_t *it, void *arena, size_t size);
+void *mn_arena_persistent(mn_interp_t *it, size_t bytes);
+void *mn_arena_temp(mn_interp_t *it, size_t bytes);
+void mn_arena_temp_reset(mn_interp_t *it);
+void mn_arena_note_peak(mn_interp_t *it);
+
+/* ---- planner (mn_planner.c) ----------------------------------------------------------------- */
+
+typedef struct mn_plan_buf {
+    size_t size;       /* bytes (already rounded up to MN_ARENA_ALIGN) */
+    size_t offset;     /* result; SIZE_MAX = not placed yet; preset for offline plans */
+    int32_t first;     /* first op index using it */
+    int32_t last;      /* last op index using it (inclusive) */
+    int32_t id;        /* tensor index, or -1 - scratch index */
+    int32_t fixed;     /* offset preset (offline plan) */
+} mn_plan_buf_t;
+
+/* Place buffers; returns the total bytes needed (high-water mark). `work` is temp space of 2n ints. */
+size_t mn_plan(mn_plan_buf_t *bufs, int32_t n, int kind, int32_t *work);
+
+/* Same placement as mn_plan, computed without working memory (O(n^3)); used when the arena has no
+ * room for the planner's temporaries, so that they never raise the arena size a model needs. */
+typedef struct mn_plan_src {
+    /* Describe buffer k (0 <= k < n): returns 0 if k is not a buffer to plan. */
+    int (*get)(void *ctx, int32_t k, mn_plan_buf_t *out);
+    /* Store / read back the offset of buffer k (placed = 0 means not placed yet). */
+    void (*set_offset)(void *ctx, int32_t k, size_t offset);
+    int (*get_offset)(void *ctx, int32_t k, size_t *offset);
+    void *ctx;
+    int32_t n;
+} mn_plan_src_t;
+size_t mn_plan_nomem(const mn_plan_src_t *src, int kind);
+
+/* Scratch request record (persistent, linked). */
+struct mn_scratch {
+    size_t bytes;
+    size_t offset;     /* planning: 0 = not placed, else offset + 1 */
+    uint32_t op;
+    uint32_t index;
+    struct mn_scratch *next;
+};
+
+#endif /* MN_INTERNAL_H */

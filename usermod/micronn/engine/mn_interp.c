@@ -1,0 +1,790 @@
+/*
+ * Interpreter: init -> prepare (metadata, kernel init/prepare, memory plan) -> invoke.
+ *
+ * Everything the interpreter needs at run time lives in the persistent (tail) part of the arena;
+ * invoke only walks the node list and calls eval, so it allocates nothing.
+ */
+#include "mn_internal.h"
+
+enum { ST_INIT = 0, ST_PREPARING = 1, ST_READY = 2, ST_FAILED = 3 };
+enum { PH_NONE = 0, PH_INIT = 1, PH_PREPARE = 2, PH_EVAL = 3 };
+
+/* ---- names / errors ------------------------------------------------------------------------ */
+
+static const char *node_name(const mn_interp_t *it, const mn_node_t *node) {
+    if (node->builtin == MN_BUILTIN_CUSTOM) {
+        const uint8_t *b = it->model->buf;
+        uint32_t o = mn_model_op_table(it->model, node->index);
+        uint32_t oc = fb_vec_table(b, it->model->opcodes, fb_u32(b, o, F_OP_OPCODE_INDEX, 0));
+        const char *c = fb_str(b, oc, F_OC_CUSTOM_CODE);
+        return c ? c : "CUSTOM";
+    }
+    return mn_op_name(node->builtin);
+}
+
+mn_status_t mn_fail(mn_ctx_t *ctx, mn_status_t code, const char *fmt, ...) {
+    char *msg = ctx->err.msg;
+    size_t n = 0;
+    if (ctx->nodes && ctx->cur_op < ctx->n_nodes) {
+        const mn_node_t *node = &ctx->nodes[ctx->cur_op];
+        n = mn_fmt(msg, MN_ERR_MSG_LEN, "op %u %s: ", (unsigned)ctx->cur_op, node_name(ctx, node));
+        if (n >= MN_ERR_MSG_LEN) {
+            n = MN_ERR_MSG_LEN - 1;
+        }
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    mn_vfmt(msg + n, MN_ERR_MSG_LEN - n, fmt, ap);
+    va_end(ap);
+    ctx->err.status = code == MN_OK ? MN_ERR_KERNEL : code;
+    return ctx->err.status;
+}
+
+/* ---- kernel memory API ---------------------------------------------------------------------- */
+
+void *mn_alloc_persistent(mn_ctx_t *ctx, size_t bytes) {
+    if (ctx->phase != PH_INIT && ctx->phase != PH_PREPARE) {
+        return NULL;
+    }
+    return mn_arena_persistent(ctx, bytes);
+}
+
+void *mn_alloc_temp(mn_ctx_t *ctx, size_t bytes) {
+    if (ctx->phase != PH_PREPARE) {
+        return NULL;
+    }
+    return mn_arena_temp(ctx, bytes);
+}
+
+mn_status_t mn_request_scratch(mn_ctx_t *ctx, size_t bytes, int32_t *index) {
+    if (ctx->phase != PH_PREPARE || !index) {
+        return mn_fail(ctx, MN_ERR_STATE, "scratch buffers can only be requested in prepare");
+    }
+    mn_scratch_t *s = mn_arena_persistent(ctx, sizeof *s);
+    if (!s) {
+        return MN_ERR_ARENA;
+    }
+    s->bytes = bytes;
+    s->op = ctx->cur_op;
+    s->index = ctx->n_scratch;
+    s->next = ctx->scratch_req;
+    ctx->scratch_req = s;
+    *index = (int32_t)ctx->n_scratch++;
+    return MN_OK;
+}
+
+void *mn_get_scratch(mn_ctx_t *ctx, int32_t index) {
+    if (!ctx->scratch_ptr || index < 0 || (uint32_t)index >= ctx->n_scratch) {
+        return NULL;
+    }
+    return ctx->scratch_ptr[index];
+}
+
+/* ---- init ------------------------------------------------------------------------------------ */
+
+mn_status_t mn_interp_init(mn_interp_t *it, const mn_model_t *m, void *arena, size_t arena_size,
+    const mn_config_t *cfg) {
+    if (!it) {
+        return MN_ERR_ARG;
+    }
+    memset(it, 0, sizeof *it);
+    if (!m || !m->buf || !m->n_subgraphs) {
+        it->state = ST_FAILED;
+        return mn_err_set(&it->err, MN_ERR_ARG, "model is not initialised (mn_model_init failed?)");
+    }
+    it->model = m;
+    if (cfg) {
+        it->cfg = *cfg;
+    }
+    if (it->cfg.planner > MN_PLANNER_OFFLINE) {
+        it->state = ST_FAILED;
+        return mn_err_set(&it->err, MN_ERR_ARG, "unknown planner %u", (unsigned)it->cfg.planner);
+    }
+    mn_arena_setup(it, arena, arena_size);
+    it->stats.arena_size = arena_size;
+    return MN_OK;
+}
+
+/* ---- prepare --------------------------------------------------------------------------------- */
+
+static void free_kernels(mn_interp_t *it);
+
+/* Value a variable tensor starts from (TFLM: the zero point for int8, zero otherwise). */
+static void reset_variable(mn_tensor_t *t) {
+    int v = (t->dtype == MN_INT8) ? t->zero_point : 0;
+    memset(t->data, v, t->bytes);
+}
+
+static size_t const_align(int32_t dtype) {
+    size_t es = mn_dtype_size(dtype);
+    return es > 8 ? 8 : (es ? es : 1);
+}
+
+static mn_status_t setup_tensors(mn_interp_t *it) {
+    const mn_model_t *m = it->model;
+    it->n_tensors = m->n_tensors;
+    it->tensors = mn_arena_persistent(it, mn_mul(m->n_tensors, sizeof(mn_tensor_t)));
+    if (!it->tensors && m->n_tensors) {
+        return MN_ERR_ARENA;
+    }
+    for (uint32_t i = 0; i < m->n_tensors; i++) {
+        mn_tensor_t *t = &it->tensors[i];
+        mn_model_tensor(m, i, t);
+        if (fb_field(m->buf, mn_model_tensor_table(m, i), F_T_SPARSITY)) {
+            return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "tensor %u (%s): sparse tensors are not supported",
+                (unsigned)i, t->name);
+        }
+        if ((t->flags & (MN_TF_INPUT | MN_TF_CONST)) == (MN_TF_INPUT | MN_TF_CONST)) {
+            return mn_err_set(&it->err, MN_ERR_MODEL, "invalid model: input tensor %u is constant", (unsigned)i);
+        }
+        if (t->flags & MN_TF_VARIABLE) {
+            t->flags &= (uint8_t)~MN_TF_CONST;
+            if (it->dry_run) {
+                /* prepare never sees non-constant data: count it, allocate nothing */
+                t->data = NULL;
+                it->dry_extra += MN_BLOCK(t->bytes ? t->bytes : 1);
+                continue;
+            }
+            if (!(t->data = mn_arena_persistent(it, t->bytes))) {
+                return MN_ERR_ARENA;
+            }
+            reset_variable(t);
+        } else if ((t->flags & MN_TF_CONST) && ((uintptr_t)t->data % const_align(t->dtype)) != 0) {
+            /* Unaligned constant (e.g. frozen bytes): copy once so kernels may load words. */
+            void *copy = mn_arena_persistent(it, t->bytes);
+            if (!copy) {
+                return MN_ERR_ARENA;
+            }
+            memcpy(copy, t->data, t->bytes);
+            t->data = copy;
+            t->flags |= MN_TF_COPIED;
+            it->stats.copied_bytes += t->bytes;
+        }
+    }
+    return MN_OK;
+}
+
+static mn_status_t copy_indices(mn_interp_t *it, const uint8_t *b, uint32_t o, int field, int32_t **dst, uint16_t *n,
+    int32_t *pool) {
+    uint32_t cnt, v = fb_vec(b, o, field, &cnt);
+    if (cnt > 0xffff) {
+        return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u: more than 65535 tensors", (unsigned)it->cur_op);
+    }
+    for (uint32_t i = 0; i < cnt; i++) {
+        pool[i] = mn_ld_i32(b + v + 4 * i);
+    }
+    *dst = pool;
+    *n = (uint16_t)cnt;
+    return MN_OK;
+}
+
+static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) {
+    const mn_model_t *m = it->model;
+    const uint8_t *b = m->buf;
+    mn_node_t *node = &it->nodes[i];
+    uint32_t o = mn_model_op_table(m, i);
+    uint32_t oc = fb_vec_table(b, m->opcodes, fb_u32(b, o, F_OP_OPCODE_INDEX, 0));
+    uint32_t nin, nout, nint, cn;
+    mn_status_t s;
+    it->cur_op = i;
+    node->model = m;
+    node->index = i;
+    node->builtin = mn_opcode_builtin(b, oc);
+    node->version = fb_i32(b, oc, F_OC_VERSION, 1);
+    const char *custom = fb_str(b, oc, F_OC_CUSTOM_CODE);
+    node->kernel = mn_registry_find(&it->cfg, node->builtin, custom);
+    if (!node->kernel) {
+        if (node->builtin == MN_BUILTIN_CUSTOM) {
+            return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "unsupported custom op \"%s\" (op %u)",
+                custom ? custom : "", (unsigned)i);
+        }
+        return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "unsupported op %s (builtin %d, op %u)",
+            mn_op_name(node->builtin), (int)node->builtin, (unsigned)i);
+    }
+    fb_vec(b, o, F_OP_INPUTS, &nin);
+    fb_vec(b, o, F_OP_OUTPUTS, &nout);
+    fb_vec(b, o, F_OP_INTERMEDIATES, &nint);
+    if (nin > 0xffff || nout > 0xffff || nint > 0xffff) {
+        return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u: more than 65535 operands", (unsigned)i);
+    }
+    int32_t *pool = *pool_next;
+    *pool_next += (size_t)nin + nout + nint;
+    if ((s = copy_indices(it, b, o, F_OP_INPUTS, (int32_t **)&node->inputs, &node->n_inputs, pool))
+        || (s = copy_indices(it, b, o, F_OP_OUTPUTS, (int32_t **)&node->outputs, &node->n_outputs, pool + nin))
+        || (s = copy_indices(it, b, o, F_OP_INTERMEDIATES, (int32_t **)&node->intermediates, &node->n_intermediates,
+                pool + nin + nout))) {
+        return s;
+    }
+    for (uint32_t k = 0; k < nout; k++) {
+        int32_t t = node->outputs[k];
+        if (t >= 0 && (it->tensors[t].flags & MN_TF_CONST)) {
+            return mn_err_set(&it->err, MN_ERR_MODEL, "invalid model: op %u (%s) writes constant tensor %d",
+                (unsigned)i, node_name(it, node), (int)t);
+        }
+    }
+    node->options_type = (uint8_t)fb_u8(b, o, F_OP_OPTIONS_TYPE, 0);
+    uint32_t opt = fb_ref(b, o, F_OP_OPTIONS);
+    node->options = opt ? b + opt : NULL;
+    uint32_t co = fb_vec(b, o, F_OP_CUSTOM_OPTIONS, &cn);
+    if (co && cn) {
+        node->custom_options = b + co;
+        node->custom_options_len = cn;
+    } else {
+        uint32_t po = fb_field(b, o, F_OP_LARGE_CUSTOM_OFFSET), ps = fb_field(b, o, F_OP_LARGE_CUSTOM_SIZE);
+        uint64_t lo = po ? mn_ld_u64(b + po) : 0, ls = ps ? mn_ld_u64(b + ps) : 0;
+        if (ls) {
+            node->custom_options = b + lo;
+            node->custom_options_len = (uint32_t)ls;
+        }
+    }
+    return MN_OK;
+}
+
+/*
+ * Dry run: an op's persistent kernel data is only needed by its own eval, which a dry run never
+ * calls, so it is counted (dry_extra) and released right after its prepare. The work buffer of a
+ * dry run therefore holds the engine's metadata plus one op's data at a time, and a too-small
+ * arena can still be sized exactly. Scratch records (needed for planning) are moved down.
+ */
+typedef struct {
+    size_t bytes;
+    uint32_t op, index;
+} scratch_copy_t;
+
+static mn_status_t dry_release(mn_interp_t *it, size_t tail0, mn_scratch_t *list0) {
+    uint32_t k = 0, j = 0;
+    for (mn_scratch_t *r = it->scratch_req; r != list0; r = r->next) {
+        k++;
+    }
+    scratch_copy_t *tmp = k ? mn_arena_temp(it, mn_mul(k, sizeof *tmp)) : NULL;
+    if (k && !tmp) {
+        return MN_ERR_ARENA;
+    }
+    for (mn_scratch_t *r = it->scratch_req; r != list0; r = r->next, j++) {
+        tmp[j].bytes = r->bytes;
+        tmp[j].op = r->op;
+        tmp[j].index = r->index;
+    }
+    size_t used = it->tail - tail0;
+    MN_POISON(it->arena + it->arena_size - it->tail, used);
+    it->tail = tail0;
+    it->dry_extra += used;
+    it->scratch_req = list0;
+    it->nodes[it->cur_op].user_data = NULL;
+    while (j-- > 0) {   /* oldest first, so the list keeps its order */
+        mn_scratch_t *r = mn_arena_persistent(it, sizeof *r);
+        if (!r) {
+            return MN_ERR_ARENA;
+        }
+        it->dry_extra -= MN_BLOCK(sizeof *r);  /* counted once, in `used` */
+        r->bytes = tmp[j].bytes;
+        r->op = tmp[j].op;
+        r->index = tmp[j].index;
+        r->next = it->scratch_req;
+        it->scratch_req = r;
+    }
+    mn_arena_temp_reset(it);
+    return MN_OK;
+}
+
+static mn_status_t prepare_node(mn_interp_t *it, uint32_t i) {
+    mn_node_t *node = &it->nodes[i];
+    mn_status_t s = MN_OK;
+    size_t tail0 = it->tail;
+    mn_scratch_t *list0 = it->scratch_req;
+    it->cur_op = i;
+    it->err.status = MN_OK;
+    it->phase = PH_INIT;
+    if (node->kernel->init) {
+        s = node->kernel->init(it, node);
+    }
+    it->phase = PH_PREPARE;
+    if (s == MN_OK && node->kernel->prepare) {
+        s = node->kernel->prepare(it, node);
+    }
+    it->phase = PH_NONE;
+    mn_arena_temp_reset(it);
+    if (s != MN_OK && s != MN_ERR_ARENA && it->err.status == MN_OK) {
+        mn_fail(it, s, "prepare failed (%s)", mn_status_str(s));
+    }
+    if (s == MN_OK && it->dry_run) {
+        s = dry_release(it, tail0, list0);
+    }
+    return s;
+}
+
+/* Planning context: buffers 0..n_tensors-1 are tensors, the rest scratch buffers by index. */
+typedef struct {
+    mn_interp_t *it;
+    const uint8_t *offline;
+} plan_ctx_t;
+
+/* Op-index lifetime of tensor t; 0 if it gets no planned memory (constant, variable, empty, unused). */
+static int tensor_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int32_t *last) {
+    const mn_model_t *m = it->model;
+    const mn_tensor_t *tt = &it->tensors[t];
+    int32_t end = it->n_nodes > 0 ? (int32_t)it->n_nodes - 1 : 0;
+    if ((tt->flags & (MN_TF_CONST | MN_TF_VARIABLE)) || tt->bytes == 0) {
+        return 0;
+    }
+    *first = INT32_MAX;
+    *last = -1;
+    if (tt->flags & MN_TF_INPUT) {
+        /* Inputs are written before invoke; they keep their value unless the caller allows reuse. */
+        *first = 0;
+        *last = (it->cfg.flags & MN_CFG_REUSE_INPUTS) ? 0 : end;
+    }
+    for (uint32_t i = 0; i < it->n_nodes; i++) {
+        const mn_node_t *node = &it->nodes[i];
+        const int32_t *lists[3] = { node->inputs, node->outputs, node->intermediates };
+        uint16_t counts[3] = { node->n_inputs, node->n_outputs, node->n_intermediates };
+        for (int l = 0; l < 3; l++) {
+            for (uint16_t k = 0; k < counts[l]; k++) {
+                if (lists[l][k] == (int32_t)t) {
+                    if ((int32_t)i < *first) {
+                        *first = (int32_t)i;
+                    }
+                    if ((int32_t)i > *last) {
+                        *last = (int32_t)i;
+                    }
+                }
+            }
+        }
+    }
+    if (tt->flags & MN_TF_OUTPUT) {
+        /* Outputs stay valid after invoke. */
+        if (*first == INT32_MAX) {
+            *first = 0;
+        }
+        *last = end;
+    }
+    (void)m;
+    return *last >= 0;
+}
+
+static int src_get(void *c, int32_t k, mn_plan_buf_t *out) {
+    plan_ctx_t *pc = c;
+    mn_interp_t *it = pc->it;
+    memset(out, 0, sizeof *out);
+    if ((uint32_t)k < it->n_tensors) {
+        if (!tensor_lifetime(it, (uint32_t)k, &out->first, &out->last)) {
+            return 0;
+        }
+        out->size = MN_BLOCK(it->tensors[k].bytes);
+        out->id = k;
+        if (pc->offline && mn_ld_i32(pc->offline + 4 * (uint32_t)k) >= 0) {
+            out->offset = (size_t)mn_ld_i32(pc->offline + 4 * (uint32_t)k);
+            out->fixed = 1;
+        }
+        return 1;
+    }
+    const mn_scratch_t *rec = it->scratch_ptr[(uint32_t)k - it->n_tensors];
+    out->size = MN_BLOCK(rec->bytes);
+    out->first = out->last = (int32_t)rec->op;
+    out->id = -1 - (int32_t)rec->index;
+    return 1;
+}
+
+/* While planning without memory, offsets are parked in the tensor's data field / scratch record
+ * (as offset + 1, 0 = not placed); plan_assign turns them into pointers afterwards. */
+static void src_set_offset(void *c, int32_t k, size_t offset) {
+    mn_interp_t *it = ((plan_ctx_t *)c)->it;
+    if ((uint32_t)k < it->n_tensors) {
+        it->tensors[k].data = (void *)(uintptr_t)(offset + 1);
+    } else {
+        ((mn_scratch_t *)it->scratch_ptr[(uint32_t)k - it->n_tensors])->offset = offset + 1;
+    }
+}
+
+static int src_get_offset(void *c, int32_t k, size_t *offset) {
+    mn_interp_t *it = ((plan_ctx_t *)c)->it;
+    size_t v;
+    if ((uint32_t)k < it->n_tensors) {
+        if (it->tensors[k].flags & (MN_TF_CONST | MN_TF_VARIABLE)) {
+            return 0;
+        }
+        v = (size_t)(uintptr_t)it->tensors[k].data;
+    } else {
+        v = ((mn_scratch_t *)it->scratch_ptr[(uint32_t)k - it->n_tensors])->offset;
+    }
+    *offset = v ? v - 1 : 0;
+    return v != 0;
+}
+
+/* Offline plan ("OfflineMemoryAllocation" metadata): [version, subgraph, n_tensors, offsets...];
+ * -1 means "plan online". Returns the offsets vector (raw, little-endian) or NULL. */
+static const uint8_t *offline_plan(const mn_model_t *m) {
+    size_t n;
+    const uint8_t *p = mn_model_metadata(m, "OfflineMemoryAllocation", &n);
+    if (!p || n < 12 || mn_ld_i32(p) != 0 || mn_ld_i32(p + 4) != 0) {
+        return NULL;
+    }
+    uint32_t nt = mn_ld_u32(p + 8);
+    if (nt != m->n_tensors || (uint64_t)12 + 4ull * nt > n) {
+        return NULL;
+    }
+    return p + 12;
+}
+
+static mn_status_t plan_memory(mn_interp_t *it) {
+    plan_ctx_t pc = { it, it->cfg.planner == MN_PLANNER_OFFLINE ? offline_plan(it->model) : NULL };
+    mn_plan_src_t src = { src_get, src_set_offset, src_get_offset, &pc, (int32_t)(it->n_tensors + it->n_scratch) };
+    mn_plan_buf_t tmp;
+    for (mn_scratch_t *r = it->scratch_req; r; r = r->next) {
+        it->scratch_ptr[r->index] = r;    /* index -> record while planning */
+    }
+    int32_t n = 0;
+    size_t sum = 0;
+    for (int32_t k = 0; k < src.n; k++) {
+        if (src_get(&pc, k, &tmp)) {
+            n++;
+            size_t end = tmp.fixed ? tmp.offset : 0;
+            /* Keep every offset + size far from overflow (a 32-bit target with absurd models). */
+            if (tmp.size > SIZE_MAX / 4 || end > SIZE_MAX / 4 || (sum += tmp.size + end) > SIZE_MAX / 4) {
+                it->shortfall = SIZE_MAX / 4;
+                return MN_ERR_ARENA;
+            }
+        }
+    }
+    /* Fast path with temporaries if they fit; otherwise the memory-less planner (same result). */
+    size_t np, saved_needed = it->stats.needed, saved_peak = it->stats.temp_peak;
+    mn_plan_buf_t *bufs = n ? mn_arena_temp(it, mn_mul((size_t)n, sizeof *bufs)) : NULL;
+    int32_t *work = bufs ? mn_arena_temp(it, mn_mul((size_t)n, 2 * sizeof(int32_t))) : NULL;
+    if (n && work) {
+        int32_t j = 0;
+        for (int32_t k = 0; k < src.n && j < n; k++) {
+            if (src_get(&pc, k, &tmp)) {
+                bufs[j++] = tmp;
+            }
+        }
+        np = mn_plan(bufs, n, it->cfg.planner, work);
+        for (int32_t j2 = 0; j2 < n; j2++) {
+            int32_t k = bufs[j2].id >= 0 ? bufs[j2].id : (int32_t)it->n_tensors + (-1 - bufs[j2].id);
+            src_set_offset(&pc, k, bufs[j2].offset);
+        }
+    } else {
+        it->shortfall = 0;  /* the failed temporaries were optional */
+        np = mn_plan_nomem(&src, it->cfg.planner);
+    }
+    /* The planner's temporaries are optional, so they do not count towards the arena needed. */
+    it->stats.needed = saved_needed;
+    it->stats.temp_peak = saved_peak;
+    mn_arena_temp_reset(it);
+    it->stats.nonpersistent = np;
+    it->stats.persistent = it->tail + it->dry_extra;
+    if (np + it->stats.persistent > it->stats.needed) {
+        it->stats.needed = np + it->stats.persistent;
+    }
+    int fits = np <= it->arena_size && it->tail <= it->arena_size - np;
+    /* Offsets -> pointers (NULL in a dry run or when the plan does not fit). */
+    for (int32_t k = 0; k < src.n; k++) {
+        size_t off;
+        int placed = src_get_offset(&pc, k, &off);
+        void *p = (placed && fits && !it->dry_run) ? it->arena + off : NULL;
+        if ((uint32_t)k < it->n_tensors) {
+            if (placed) {
+                it->tensors[k].data = p;
+                MN_UNPOISON(p, p ? it->tensors[k].bytes : 0);
+            }
+        } else {
+            MN_UNPOISON(p, p ? ((mn_scratch_t *)it->scratch_ptr[(uint32_t)k - it->n_tensors])->bytes : 0);
+            it->scratch_ptr[(uint32_t)k - it->n_tensors] = p;
+        }
+    }
+    if (!fits && !it->dry_run) {
+        return MN_ERR_ARENA;
+    }
+    if (!it->dry_run) {
+        it->head = np;
+    }
+    return MN_OK;
+}
+
+static mn_status_t do_prepare(mn_interp_t *it) {
+    const mn_model_t *m = it->model;
+    mn_status_t s;
+    if ((s = setup_tensors(it))) {
+        return s;
+    }
+    it->n_nodes = m->n_ops;
+    it->nodes = mn_arena_persistent(it, mn_mul(m->n_ops, sizeof(mn_node_t)));
+    if (!it->nodes && m->n_ops) {
+        return MN_ERR_ARENA;
+    }
+    /* One block for every op's operand lists (saves per-allocation rounding). */
+    size_t n_idx = 0;
+    for (uint32_t i = 0; i < m->n_ops; i++) {
+        uint32_t o = mn_model_op_table(m, i), n;
+        fb_vec(m->buf, o, F_OP_INPUTS, &n);
+        n_idx += n;
+        fb_vec(m->buf, o, F_OP_OUTPUTS, &n);
+        n_idx += n;
+        fb_vec(m->buf, o, F_OP_INTERMEDIATES, &n);
+        n_idx += n;
+    }
+    int32_t *pool = mn_arena_persistent(it, mn_mul(n_idx, sizeof(int32_t)));
+    if (!pool) {
+        return MN_ERR_ARENA;
+    }
+    for (uint32_t i = 0; i < m->n_ops; i++) {
+        if ((s = setup_node(it, i, &pool))) {
+            return s;
+        }
+    }
+#if MICRONN_PROFILE
+    if (it->cfg.ticks && m->n_ops) {
+        it->prof_ticks = mn_arena_persistent(it, mn_mul(m->n_ops, sizeof(uint64_t)));
+        it->prof_calls = mn_arena_persistent(it, mn_mul(m->n_ops, sizeof(uint32_t)));
+        if (!it->prof_ticks || !it->prof_calls) {
+            return MN_ERR_ARENA;
+        }
+    }
+#endif
+    for (uint32_t i = 0; i < m->n_ops; i++) {
+        if ((s = prepare_node(it, i))) {
+            return s;
+        }
+    }
+    if (it->n_scratch) {
+        it->scratch_ptr = mn_arena_persistent(it, mn_mul(it->n_scratch, sizeof(void *)));
+        if (!it->scratch_ptr) {
+            return MN_ERR_ARENA;
+        }
+    }
+    return plan_memory(it);
+}
+
+mn_status_t mn_interp_prepare(mn_interp_t *it) {
+    if (!it || !it->model) {
+        return MN_ERR_ARG;
+    }
+    if (it->state != ST_INIT) {
+        return mn_err_set(&it->err, MN_ERR_STATE, "prepare called twice (or after a failure)");
+    }
+    it->state = ST_PREPARING;
+    it->err.status = MN_OK;
+    it->err.msg[0] = 0;
+    mn_status_t s = do_prepare(it);
+    it->phase = PH_NONE;
+    mn_arena_temp_reset(it);
+    it->stats.persistent = it->tail + it->dry_extra;
+    it->stats.n_scratch = it->n_scratch;
+    if (it->shortfall > it->stats.needed) {
+        it->stats.needed = it->shortfall;
+    }
+    /* Headroom for an arbitrarily aligned arena start. */
+    it->stats.needed = MN_ALIGN_UP(it->stats.needed) + (MN_ARENA_ALIGN - 1);
+    if (s == MN_ERR_ARENA && it->shortfall && !it->dry_run && it->arena) {
+        /* Even the persistent part did not fit, so the total is unknown. A dry run needs much
+         * less memory (one op's kernel data at a time): run it in this (now unused) arena. */
+        size_t exact;
+        free_kernels(it);
+        /* The dry run reuses the arena: forget everything that lived in it. */
+        it->nodes = NULL;
+        it->n_nodes = 0;
+        it->tensors = NULL;
+        it->n_tensors = 0;
+        it->scratch_req = NULL;
+        it->scratch_ptr = NULL;
+        it->prof_ticks = NULL;
+        it->prof_calls = NULL;
+        mn_error_t e;
+        mn_status_t ds = mn_arena_needed(it->model, &it->cfg, it->arena, it->arena_size, &exact, &e);
+        if (ds == MN_OK) {
+            it->stats.needed = exact;
+            it->shortfall = 0;
+        } else if (ds != MN_ERR_ARENA) {
+            /* e.g. an unsupported op further on: more useful than a size */
+            it->state = ST_FAILED;
+            it->err = e;
+            return ds;
+        }
+    }
+    if (s == MN_ERR_ARENA) {
+        it->state = ST_FAILED;
+        int exact = it->shortfall == 0;  /* only the final plan did not fit: the figure is exact */
+        return mn_err_set(&it->err, MN_ERR_ARENA, "arena too small: need %s%zu bytes, have %zu",
+            exact ? "" : "at least ", it->stats.needed, it->stats.arena_size);
+    }
+    if (s != MN_OK) {
+        it->state = ST_FAILED;
+        if (it->err.status == MN_OK) {
+            mn_err_set(&it->err, s, "prepare failed (%s)", mn_status_str(s));
+        }
+        return s;
+    }
+    it->state = ST_READY;
+    return MN_OK;
+}
+
+/* ---- dry run --------------------------------------------------------------------------------- */
+
+size_t mn_dry_run_work_hint(const mn_model_t *m) {
+    size_t per_tensor = sizeof(mn_tensor_t) + sizeof(mn_plan_buf_t) + 4 * sizeof(int32_t);
+    return MN_ALIGN_UP(m->n_tensors * per_tensor + m->n_ops * (sizeof(mn_node_t) + 96)) + 16384;
+}
+
+mn_status_t mn_arena_needed(const mn_model_t *m, const mn_config_t *cfg, void *work, size_t work_size,
+    size_t *needed, mn_error_t *err) {
+    mn_interp_t it;
+    mn_status_t s = mn_interp_init(&it, m, work, work_size, cfg);
+    if (s == MN_OK) {
+        it.dry_run = 1;
+        s = mn_interp_prepare(&it);
+    }
+    size_t n = it.stats.needed;
+    if (s == MN_ERR_ARENA) {
+        /* What the work buffer lacked (a lower bound: later ops may need more). */
+        n = MN_ALIGN_UP(it.shortfall) + (MN_ARENA_ALIGN - 1);
+        mn_err_set(&it.err, MN_ERR_ARENA, "dry run: work buffer too small: need at least %zu bytes, have %zu",
+            n, work_size);
+    }
+    if (needed) {
+        *needed = n;
+    }
+    if (err) {
+        *err = it.err;
+    }
+    mn_interp_deinit(&it);
+    return s;
+}
+
+/* ---- invoke ------------------------------------------------------------------------------------ */
+
+mn_status_t mn_interp_invoke(mn_interp_t *it) {
+    if (!it || it->state != ST_READY || it->dry_run) {
+        if (it) {
+            mn_err_set(&it->err, MN_ERR_STATE, "invoke before a successful prepare");
+        }
+        return MN_ERR_STATE;
+    }
+    it->phase = PH_EVAL;
+    for (uint32_t i = 0; i < it->n_nodes; i++) {
+        mn_node_t *node = &it->nodes[i];
+        mn_status_t s;
+        it->cur_op = i;
+#if MICRONN_PROFILE
+        if (it->prof_ticks) {
+            uint64_t t0 = it->cfg.ticks(it->cfg.ticks_user);
+            s = node->kernel->eval(it, node);
+            uint64_t dt = it->cfg.ticks(it->cfg.ticks_user) - t0;
+            it->prof_ticks[i] += it->cfg.ticks_mask ? (dt & it->cfg.ticks_mask) : dt;
+            it->prof_calls[i]++;
+        } else
+#endif
+        s = node->kernel->eval(it, node);
+        if (s != MN_OK) {
+            it->phase = PH_NONE;
+            if (it->err.status == MN_OK) {
+                mn_fail(it, s, "eval failed (%s)", mn_status_str(s));
+            }
+            return s;
+        }
+    }
+    it->phase = PH_NONE;
+    it->invokes++;
+    return MN_OK;
+}
+
+/* ---- misc ------------------------------------------------------------------------------------- */
+
+mn_status_t mn_interp_reset(mn_interp_t *it) {
+    if (!it || it->state != ST_READY) {
+        return MN_ERR_STATE;
+    }
+    for (uint32_t i = 0; i < it->n_tensors; i++) {
+        if ((it->tensors[i].flags & MN_TF_VARIABLE) && it->tensors[i].data) {
+            reset_variable(&it->tensors[i]);
+        }
+    }
+    return MN_OK;
+}
+
+static void free_kernels(mn_interp_t *it) {
+    if (!it->nodes) {
+        return;
+    }
+    for (uint32_t i = 0; i < it->n_nodes; i++) {
+        mn_node_t *node = &it->nodes[i];
+        if (node->kernel && node->kernel->free) {
+            it->cur_op = i;
+            node->kernel->free(it, node);
+        }
+        node->kernel = NULL;
+    }
+}
+
+void mn_interp_deinit(mn_interp_t *it) {
+    if (it && it->arena) {
+        MN_UNPOISON(it->arena, it->arena_size);  /* hand the memory back clean */
+    }
+    if (!it || !it->nodes) {
+        return;
+    }
+    free_kernels(it);
+    it->nodes = NULL;
+    it->n_nodes = 0;
+    it->tensors = NULL;
+    it->n_tensors = 0;
+    it->state = ST_FAILED;
+}
+
+size_t mn_interp_num_inputs(const mn_interp_t *it) {
+    return it->model ? it->model->n_inputs : 0;
+}
+
+size_t mn_interp_num_outputs(const mn_interp_t *it) {
+    return it->model ? it->model->n_outputs : 0;
+}
+
+size_t mn_interp_num_tensors(const mn_interp_t *it) {
+    return it->state == ST_READY ? it->n_tensors : 0;
+}
+
+size_t mn_interp_num_ops(const mn_interp_t *it) {
+    return it->state == ST_READY ? it->n_nodes : 0;
+}
+
+mn_tensor_t *mn_interp_tensor(mn_interp_t *it, size_t index) {
+    if (!it || it->state != ST_READY || it->dry_run || index >= it->n_tensors) {
+        return NULL;
+    }
+    return &it->tensors[index];
+}
+
+mn_tensor_t *mn_interp_input(mn_interp_t *it, size_t i) {
+    int32_t t = it && it->model ? mn_model_input_index(it->model, i) : -1;
+    return t < 0 ? NULL : mn_interp_tensor(it, (size_t)t);
+}
+
+mn_tensor_t *mn_interp_output(mn_interp_t *it, size_t i) {
+    int32_t t = it && it->model ? mn_model_output_index(it->model, i) : -1;
+    return t < 0 ? NULL : mn_interp_tensor(it, (size_t)t);
+}
+
+mn_status_t mn_interp_stats(const mn_interp_t *it, mn_arena_stats_t *out) {
+    if (!it || !out) {
+        return MN_ERR_ARG;
+    }
+    *out = it->stats;
+    return MN_OK;
+}
+
+mn_status_t mn_interp_profile(const mn_interp_t *it, size_t op, mn_op_profile_t *out) {
+    if (!it || !out || it->state != ST_READY || op >= it->n_nodes) {
+        return MN_ERR_ARG;
+    }
+    const mn_node_t *node = &it->nodes[op];
+    out->name = node_name(it, node);
+    out->builtin = node->builtin;
+    out->calls = it->prof_calls ? it->prof_calls[op] : 0;
+    out->ticks = it->prof_ticks ? it->prof_ticks[op] : 0;
+    return MN_OK;
+}
+
+void mn_interp_profile_clear(mn_interp_t *it) {
+    if (it && it->prof_ticks) {
+        memset(it->prof_ticks, 0, it->n_nodes * sizeof(uint64_t));
+        memset(it->prof_calls, 0, it->n_nodes * sizeof(uint32_t));
+    }
+}

@@ -1,0 +1,212 @@
+/*
+ * micronn kernel interface: what an op kernel sees of the engine.
+ *
+ * A kernel is a const mn_kernel_t named mn_kernel_<BUILTIN NAME> (e.g. mn_kernel_CONV_2D), defined
+ * in its own file and guarded by its selection macro so unselected kernels compile to nothing:
+ *
+ *     #include "mn_kernel.h"
+ *     #if MICRONN_OP_CONV_2D
+ *     static mn_status_t conv_prepare(mn_ctx_t *ctx, mn_node_t *node) { ... }
+ *     static mn_status_t conv_eval(mn_ctx_t *ctx, mn_node_t *node) { ... }
+ *     const mn_kernel_t mn_kernel_CONV_2D = { NULL, conv_prepare, conv_eval, NULL };
+ *     #endif
+ *
+ * mn_registry.c maps builtin codes to these symbols (custom ops by name; extra kernels can also be
+ * passed at run time in mn_config_t.ops).
+ *
+ * Life cycle (per interpreter, per op, in execution order):
+ *   init(ctx, node)    optional; may allocate persistent memory and set node->user_data.
+ *   prepare(ctx, node) optional; validates dtypes/shapes/params, precomputes everything that does
+ *                      not depend on input values (multipliers, shifts, ...), requests scratch.
+ *                      Data of non-constant tensors (activations, variable/state tensors)
+ *                      must not be used in prepare (NULL, or not yet meaningful).
+ *   eval(ctx, node)    required; runs the op. Must not allocate. Tensor data is valid.
+ *   free(ctx, node)    optional; called by mn_interp_deinit (nothing to free normally).
+ * Kernels must be re-entrant: no static mutable state (several interpreters may coexist).
+ *
+ * Dry runs (mn_arena_needed) call init and prepare exactly as a real prepare does, but the
+ * persistent memory of an op may be released after its prepare; eval is never called then.
+ */
+#ifndef MN_KERNEL_H
+#define MN_KERNEL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+#include "micronn.h"
+#include "mn_builtin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The kernel's view of the interpreter. Use the functions below, not the fields. */
+typedef struct mn_interp mn_ctx_t;
+
+typedef struct mn_node mn_node_t;
+
+typedef struct mn_kernel {
+    mn_status_t (*init)(mn_ctx_t *ctx, mn_node_t *node);
+    mn_status_t (*prepare)(mn_ctx_t *ctx, mn_node_t *node);
+    mn_status_t (*eval)(mn_ctx_t *ctx, mn_node_t *node);
+    void (*free)(mn_ctx_t *ctx, mn_node_t *node);
+} mn_kernel_t;
+
+/* Registry entry: builtin code, or MN_BUILTIN_CUSTOM plus the custom code string. */
+typedef struct mn_registration {
+    int32_t builtin;
+    const char *custom_name;
+    const mn_kernel_t *kernel;
+} mn_registration_t;
+
+/* One operator instance (lives in the persistent arena). */
+struct mn_node {
+    const mn_kernel_t *kernel;
+    const mn_model_t *model;
+    void *user_data;                /* kernel's persistent data (set in init or prepare) */
+    const int32_t *inputs;          /* tensor indices; -1 = omitted optional input */
+    const int32_t *outputs;
+    const int32_t *intermediates;
+    const uint8_t *options;         /* builtin options table in the model; NULL if absent */
+    const uint8_t *custom_options;  /* raw custom options bytes in the model; NULL if none */
+    uint32_t custom_options_len;
+    int32_t builtin;                /* MN_BUILTIN_* */
+    int32_t version;                /* opcode version */
+    uint32_t index;                 /* position in execution order (= operator index) */
+    uint16_t n_inputs, n_outputs, n_intermediates;
+    uint8_t options_type;           /* MN_OPTIONS_* (Operator.builtin_options_type) */
+    uint8_t reserved;
+};
+
+/* ---- tensors of a node --------------------------------------------------------------------- */
+
+/* i-th input/output tensor, or NULL if i is out of range or the optional input is omitted. */
+static inline mn_tensor_t *mn_input(mn_ctx_t *ctx, const mn_node_t *node, int i) {
+    int32_t t = (i >= 0 && i < node->n_inputs) ? node->inputs[i] : -1;
+    return t >= 0 ? &ctx->tensors[t] : (mn_tensor_t *)0;
+}
+static inline mn_tensor_t *mn_output(mn_ctx_t *ctx, const mn_node_t *node, int i) {
+    int32_t t = (i >= 0 && i < node->n_outputs) ? node->outputs[i] : -1;
+    return t >= 0 ? &ctx->tensors[t] : (mn_tensor_t *)0;
+}
+static inline mn_tensor_t *mn_intermediate(mn_ctx_t *ctx, const mn_node_t *node, int i) {
+    int32_t t = (i >= 0 && i < node->n_intermediates) ? node->intermediates[i] : -1;
+    return t >= 0 ? &ctx->tensors[t] : (mn_tensor_t *)0;
+}
+static inline int mn_num_inputs(const mn_node_t *node) {
+    return node->n_inputs;
+}
+static inline int mn_num_outputs(const mn_node_t *node) {
+    return node->n_outputs;
+}
+/* Dimension i, counted from the front; negative i counts from the back (-1 = last). */
+static inline int32_t mn_dim(const mn_tensor_t *t, int i) {
+    if (i < 0) {
+        i += t->ndim;
+    }
+    return (i >= 0 && i < t->ndim) ? t->dims[i] : 1;
+}
+
+/* ---- memory (init/prepare only) ------------------------------------------------------------ */
+
+/* Persistent memory for the interpreter's lifetime, MN_ARENA_ALIGN-aligned, zero-filled.
+ * Returns NULL when the arena is exhausted: return MN_ERR_ARENA then (the engine has already
+ * recorded the shortfall and will report the total bytes needed). */
+void *mn_alloc_persistent(mn_ctx_t *ctx, size_t bytes);
+
+/* Temporary memory during prepare; released automatically when this op's prepare returns. */
+void *mn_alloc_temp(mn_ctx_t *ctx, size_t bytes);
+
+/* Ask for a scratch buffer live only while this op runs; planned with the tensors, so scratch
+ * of different ops share memory. *index identifies it in mn_get_scratch (store it in user_data). */
+mn_status_t mn_request_scratch(mn_ctx_t *ctx, size_t bytes, int32_t *index);
+
+/* Scratch buffer pointer (eval only; MN_ARENA_ALIGN-aligned). NULL for a bad index. */
+void *mn_get_scratch(mn_ctx_t *ctx, int32_t index);
+
+/* ---- errors ------------------------------------------------------------------------------- */
+
+/*
+ * Record an error for the current op and return `code`. The engine prefixes "op <index> <NAME>: ",
+ * so write only the rest, naming the parameter/dtype, e.g.
+ *     return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input dtype %s not supported", mn_dtype_name(t->dtype));
+ * Formats: %s %d %i %u %x %c %% with optional l / z length (no floats, no widths).
+ */
+mn_status_t mn_fail(mn_ctx_t *ctx, mn_status_t code, const char *fmt, ...);
+
+/* ---- builtin options (decoded from the flatbuffer on demand; use in init/prepare) ----------- */
+
+/* Field ids are the schema's field order (0-based). Absent fields / absent table -> default. */
+int32_t mn_opt_i32(const mn_node_t *node, int field, int32_t def);
+int32_t mn_opt_i8(const mn_node_t *node, int field, int32_t def);   /* byte-sized enums */
+bool mn_opt_bool(const mn_node_t *node, int field, bool def);
+float mn_opt_f32(const mn_node_t *node, int field, float def);
+/* Vector of int32 (e.g. ReshapeOptions.new_shape): copies up to max entries into out, returns the
+ * vector length, or -1 if absent. */
+int32_t mn_opt_vec_i32(const mn_node_t *node, int field, int32_t *out, int32_t max);
+
+/* Padding / activation enums (schema values). */
+enum { MN_PADDING_SAME = 0, MN_PADDING_VALID = 1 };
+enum {
+    MN_ACT_NONE = 0,
+    MN_ACT_RELU = 1,
+    MN_ACT_RELU_N1_TO_1 = 2,
+    MN_ACT_RELU6 = 3,
+    MN_ACT_TANH = 4,
+    MN_ACT_SIGN_BIT = 5,
+};
+
+/* Field ids of the options tables the reference kernels use. */
+/* Conv2DOptions */
+#define MN_CONV2D_PADDING 0         /* byte enum */
+#define MN_CONV2D_STRIDE_W 1        /* int */
+#define MN_CONV2D_STRIDE_H 2
+#define MN_CONV2D_ACTIVATION 3      /* byte enum */
+#define MN_CONV2D_DILATION_W 4      /* int, default 1 */
+#define MN_CONV2D_DILATION_H 5      /* int, default 1 */
+#define MN_CONV2D_QUANTIZED_BIAS_TYPE 6
+/* DepthwiseConv2DOptions */
+#define MN_DWCONV_PADDING 0
+#define MN_DWCONV_STRIDE_W 1
+#define MN_DWCONV_STRIDE_H 2
+#define MN_DWCONV_DEPTH_MULTIPLIER 3
+#define MN_DWCONV_ACTIVATION 4
+#define MN_DWCONV_DILATION_W 5      /* default 1 */
+#define MN_DWCONV_DILATION_H 6      /* default 1 */
+/* Pool2DOptions */
+#define MN_POOL_PADDING 0
+#define MN_POOL_STRIDE_W 1
+#define MN_POOL_STRIDE_H 2
+#define MN_POOL_FILTER_W 3
+#define MN_POOL_FILTER_H 4
+#define MN_POOL_ACTIVATION 5
+/* FullyConnectedOptions */
+#define MN_FC_ACTIVATION 0
+#define MN_FC_WEIGHTS_FORMAT 1      /* byte enum, 0 = DEFAULT */
+#define MN_FC_KEEP_NUM_DIMS 2       /* bool */
+#define MN_FC_ASYMMETRIC_QUANTIZE_INPUTS 3
+#define MN_FC_QUANTIZED_BIAS_TYPE 4
+/* SoftmaxOptions */
+#define MN_SOFTMAX_BETA 0           /* float */
+/* ReshapeOptions */
+#define MN_RESHAPE_NEW_SHAPE 0      /* [int] */
+/* SVDFOptions */
+#define MN_SVDF_RANK 0
+#define MN_SVDF_ACTIVATION 1
+#define MN_SVDF_ASYMMETRIC_QUANTIZE_INPUTS 2
+/* AddOptions */
+#define MN_ADD_ACTIVATION 0
+#define MN_ADD_POT_SCALE_INT16 1    /* bool, default true */
+/* UnidirectionalSequenceLSTMOptions */
+#define MN_LSTM_ACTIVATION 0
+#define MN_LSTM_CELL_CLIP 1         /* float */
+#define MN_LSTM_PROJ_CLIP 2         /* float */
+#define MN_LSTM_TIME_MAJOR 3        /* bool */
+#define MN_LSTM_ASYMMETRIC_QUANTIZE_INPUTS 4
+#define MN_LSTM_DIAGONAL_RECURRENT_TENSORS 5
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MN_KERNEL_H */

@@ -1,0 +1,172 @@
+/*
+ * Zero-copy model view: accessors over a verified TFLite flatbuffer (see mn_verify.c).
+ */
+#include "mn_internal.h"
+
+mn_status_t mn_model_init(mn_model_t *m, const void *buf, size_t len) {
+    if (!m) {
+        return MN_ERR_ARG;
+    }
+    memset(m, 0, sizeof *m);
+    if (!buf) {
+        return mn_err_set(&m->err, MN_ERR_ARG, "model buffer is NULL");
+    }
+    m->buf = (const uint8_t *)buf;
+    m->len = len;
+    mn_status_t s = mn_verify(m);
+    if (s != MN_OK) {
+        /* Leave no half-initialised view behind: accessors see an empty model. */
+        mn_error_t e = m->err;
+        memset(m, 0, sizeof *m);
+        m->err = e;
+    }
+    return s;
+}
+
+size_t mn_model_num_inputs(const mn_model_t *m) {
+    return m->n_inputs;
+}
+size_t mn_model_num_outputs(const mn_model_t *m) {
+    return m->n_outputs;
+}
+size_t mn_model_num_ops(const mn_model_t *m) {
+    return m->n_ops;
+}
+size_t mn_model_num_tensors(const mn_model_t *m) {
+    return m->n_tensors;
+}
+size_t mn_model_num_subgraphs(const mn_model_t *m) {
+    return m->n_subgraphs;
+}
+
+uint32_t mn_model_op_table(const mn_model_t *m, uint32_t op) {
+    return fb_vec_table(m->buf, m->ops, op);
+}
+
+uint32_t mn_model_tensor_table(const mn_model_t *m, uint32_t t) {
+    return fb_vec_table(m->buf, m->tensors, t);
+}
+
+int32_t mn_opcode_builtin(const uint8_t *b, uint32_t oc) {
+    /* Newer files keep small codes in deprecated_builtin_code and the full code in builtin_code;
+     * the larger of the two is the real one (as TFLite's GetBuiltinCode does). */
+    int32_t dep = fb_i8(b, oc, F_OC_DEPRECATED_CODE, 0);
+    int32_t code = fb_i32(b, oc, F_OC_BUILTIN_CODE, 0);
+    return code > dep ? code : dep;
+}
+
+const uint8_t *mn_model_buffer(const mn_model_t *m, uint32_t index, size_t *size) {
+    *size = 0;
+    if (index >= m->n_buffers) {
+        return NULL;
+    }
+    const uint8_t *b = m->buf;
+    uint32_t bt = fb_vec_table(b, m->buffers, index);
+    uint32_t n;
+    uint32_t d = fb_vec(b, bt, F_BUF_DATA, &n);
+    if (d && n) {
+        *size = n;
+        return b + d;
+    }
+    uint32_t po = fb_field(b, bt, F_BUF_OFFSET), ps = fb_field(b, bt, F_BUF_SIZE);
+    uint64_t off = po ? mn_ld_u64(b + po) : 0, sz = ps ? mn_ld_u64(b + ps) : 0;
+    if (off > 1 && sz) {
+        *size = (size_t)sz;
+        return b + off;
+    }
+    return NULL;
+}
+
+const uint8_t *mn_model_metadata(const mn_model_t *m, const char *name, size_t *size) {
+    *size = 0;
+    for (uint32_t i = 0; i < m->n_metadata; i++) {
+        uint32_t md = fb_vec_table(m->buf, m->metadata, i);
+        const char *n = fb_str(m->buf, md, F_MD_NAME);
+        if (n && strcmp(n, name) == 0) {
+            return mn_model_buffer(m, fb_u32(m->buf, md, F_MD_BUFFER, 0), size);
+        }
+    }
+    return NULL;
+}
+
+int32_t mn_model_input_index(const mn_model_t *m, size_t i) {
+    return i < m->n_inputs ? mn_ld_i32(m->buf + m->inputs + 4 * i) : -1;
+}
+
+int32_t mn_model_output_index(const mn_model_t *m, size_t i) {
+    return i < m->n_outputs ? mn_ld_i32(m->buf + m->outputs + 4 * i) : -1;
+}
+
+mn_status_t mn_model_tensor(const mn_model_t *m, size_t index, mn_tensor_t *out) {
+    if (!m || !out || index >= m->n_tensors) {
+        return MN_ERR_ARG;
+    }
+    const uint8_t *b = m->buf;
+    uint32_t t = mn_model_tensor_table(m, (uint32_t)index);
+    uint32_t nd, shape = fb_vec(b, t, F_T_SHAPE, &nd);
+    memset(out, 0, sizeof *out);
+    out->ndim = (uint8_t)nd;
+    for (uint32_t d = 0; d < nd; d++) {
+        out->dims[d] = mn_ld_i32(b + shape + 4 * d);
+    }
+    out->dtype = (uint8_t)fb_i8(b, t, F_T_TYPE, 0);
+    const char *name = fb_str(b, t, F_T_NAME);
+    out->name = name ? name : "";
+    size_t count = mn_tensor_count(out);
+    out->bytes = out->dtype == MN_INT4 ? (count + 1) / 2 : count * mn_dtype_size(out->dtype);
+    if (fb_u8(b, t, F_T_IS_VARIABLE, 0)) {
+        out->flags |= MN_TF_VARIABLE;
+    }
+    size_t dlen;
+    const uint8_t *data = mn_model_buffer(m, fb_u32(b, t, F_T_BUFFER, 0), &dlen);
+    if (data) {
+        out->data = (void *)(uintptr_t)data;  /* read-only: MN_TF_CONST */
+        out->flags |= MN_TF_CONST;
+    }
+    uint32_t q = fb_ref(b, t, F_T_QUANT);
+    if (q) {
+        uint32_t nsc, nzp;
+        uint32_t sc = fb_vec(b, q, F_Q_SCALE, &nsc);
+        uint32_t zp = fb_vec(b, q, F_Q_ZERO_POINT, &nzp);
+        if (nsc) {
+            out->q_count = (int32_t)nsc;
+            out->q_scale_raw = b + sc;
+            out->q_zp_raw = nzp ? b + zp : NULL;
+            out->scale = mn_ld_f32(b + sc);
+            out->zero_point = nzp ? (int32_t)mn_ld_u64(b + zp) : 0;
+            out->q_dim = fb_i32(b, q, F_Q_QDIM, 0);
+        }
+    }
+    for (uint32_t i = 0; i < m->n_inputs; i++) {
+        if ((size_t)mn_ld_i32(b + m->inputs + 4 * i) == index) {
+            out->flags |= MN_TF_INPUT;
+        }
+    }
+    for (uint32_t i = 0; i < m->n_outputs; i++) {
+        if ((size_t)mn_ld_i32(b + m->outputs + 4 * i) == index) {
+            out->flags |= MN_TF_OUTPUT;
+        }
+    }
+    return MN_OK;
+}
+
+mn_status_t mn_model_op_info(const mn_model_t *m, size_t op, mn_op_info_t *out) {
+    if (!m || !out || op >= m->n_ops) {
+        return MN_ERR_ARG;
+    }
+    const uint8_t *b = m->buf;
+    uint32_t o = mn_model_op_table(m, (uint32_t)op);
+    uint32_t oc = fb_vec_table(b, m->opcodes, fb_u32(b, o, F_OP_OPCODE_INDEX, 0));
+    uint32_t n;
+    memset(out, 0, sizeof *out);
+    out->builtin = mn_opcode_builtin(b, oc);
+    out->version = fb_i32(b, oc, F_OC_VERSION, 1);
+    const char *custom = fb_str(b, oc, F_OC_CUSTOM_CODE);
+    out->name = (out->builtin == MN_BUILTIN_CUSTOM && custom) ? custom : mn_op_name(out->builtin);
+    fb_vec(b, o, F_OP_INPUTS, &n);
+    out->n_inputs = (int32_t)n;
+    fb_vec(b, o, F_OP_OUTPUTS, &n);
+    out->n_outputs = (int32_t)n;
+    out->supported = mn_registry_find(NULL, out->builtin, custom) != NULL;
+    return MN_OK;
+}

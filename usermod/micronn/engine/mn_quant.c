@@ -1,0 +1,424 @@
+/* mn_quant.c — see mn_quant.h.
+ *
+ * Bare-metal ports link only a single-precision libm (MicroPython's lib/libm), so the
+ * double-precision helpers needed here (frexp, round) are implemented locally, exactly. */
+#include "mn_quant.h"
+
+#include <math.h>
+#include <string.h>
+
+/* frexp for IEEE-754 binary64: x = m * 2^e with 0.5 <= |m| < 1 (0, inf, nan unchanged). */
+static double mn_frexp(double x, int *e) {
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    int ex = (int)((b >> 52) & 0x7ff);
+    *e = 0;
+    if (ex == 0x7ff || x == 0.0) {
+        return x;
+    }
+    if (ex == 0) {
+        /* subnormal: scale into the normal range first */
+        x *= 18014398509481984.0; /* 2^54 */
+        memcpy(&b, &x, sizeof b);
+        ex = (int)((b >> 52) & 0x7ff) - 54;
+    }
+    *e = ex - 1022;
+    b = (b & ~((uint64_t)0x7ff << 52)) | ((uint64_t)1022 << 52);
+    memcpy(&x, &b, sizeof x);
+    return x;
+}
+
+/* round half away from zero for |x| < 2^62. */
+static int64_t mn_round_i64(double x) {
+    int64_t t = (int64_t)x; /* truncates toward zero */
+    const double frac = x - (double)t; /* exact for |x| < 2^52; 0 above */
+    if (frac >= 0.5) {
+        ++t;
+    } else if (frac <= -0.5) {
+        --t;
+    }
+    return t;
+}
+
+void mn_quantize_multiplier(double m, int32_t *qm, int *shift) {
+    if (m == 0.0 || m != m || m > 1e300 || m < -1e300) {
+        /* zero, or NaN/inf from a malformed model: no scaling at all */
+        *qm = 0;
+        *shift = 0;
+        return;
+    }
+    int e = 0;
+    const double q = mn_frexp(m, &e); /* m = q * 2^e, 0.5 <= |q| < 1 */
+    int64_t q_fixed = mn_round_i64(q * (double)((int64_t)1 << 31));
+    if (q_fixed == ((int64_t)1 << 31)) {
+        q_fixed /= 2;
+        ++e;
+    }
+    if (e < -31) {
+        e = 0;
+        q_fixed = 0;
+    }
+    if (e > 31) {
+        /* absurd multiplier (malformed model): saturate, keep shifts < 32 */
+        e = 31;
+        q_fixed = q_fixed < 0 ? -INT32_MAX : INT32_MAX;
+    }
+    *qm = (int32_t)q_fixed;
+    *shift = e;
+}
+
+void mn_qtype_range(int qtype, int32_t *qmin, int32_t *qmax) {
+    switch (qtype) {
+        case MN_QTYPE_UINT8:
+            *qmin = 0;
+            *qmax = 255;
+            break;
+        case MN_QTYPE_INT16:
+            *qmin = INT16_MIN;
+            *qmax = INT16_MAX;
+            break;
+        case MN_QTYPE_INT32:
+            *qmin = INT32_MIN;
+            *qmax = INT32_MAX;
+            break;
+        case MN_QTYPE_INT8:
+        default:
+            *qmin = INT8_MIN;
+            *qmax = INT8_MAX;
+            break;
+    }
+}
+
+void mn_conv_multipliers(float input_scale, const float *filter_scales, int n_scales,
+    float output_scale, int n_out, int32_t *mult, int32_t *shift) {
+    for (int i = 0; i < n_out; ++i) {
+        const float fs = n_scales > 1 ? filter_scales[i] : filter_scales[0];
+        const double eff = (double)input_scale * (double)fs / (double)output_scale;
+        int s;
+        mn_quantize_multiplier(eff, &mult[i], &s);
+        shift[i] = s;
+    }
+}
+
+float mn_roundf(float x) {
+    return roundf(x);
+}
+
+/* zero_point + round(f / scale), computed in float like TFLite. */
+static int quantize_bound(float scale, int32_t zero_point, float f, int32_t *q) {
+    const float t = roundf(f / scale);
+    if (!(t >= -2147483648.0f && t < 2147483648.0f)) {
+        return -1;
+    }
+    *q = zero_point + (int32_t)t;
+    return 0;
+}
+
+int mn_act_range_quant(int act, float scale, int32_t zero_point,
+    int32_t qmin, int32_t qmax, int32_t *act_min, int32_t *act_max) {
+    int32_t lo = qmin, hi = qmax, t;
+    switch (act) {
+        case MN_FUSED_ACT_NONE:
+            break;
+        case MN_FUSED_ACT_RELU:
+            if (quantize_bound(scale, zero_point, 0.0f, &t)) {
+                return -1;
+            }
+            lo = t > qmin ? t : qmin;
+            break;
+        case MN_FUSED_ACT_RELU6:
+            if (quantize_bound(scale, zero_point, 0.0f, &t)) {
+                return -1;
+            }
+            lo = t > qmin ? t : qmin;
+            if (quantize_bound(scale, zero_point, 6.0f, &t)) {
+                return -1;
+            }
+            hi = t < qmax ? t : qmax;
+            break;
+        case MN_FUSED_ACT_RELU_N1_TO_1:
+            if (quantize_bound(scale, zero_point, -1.0f, &t)) {
+                return -1;
+            }
+            lo = t > qmin ? t : qmin;
+            if (quantize_bound(scale, zero_point, 1.0f, &t)) {
+                return -1;
+            }
+            hi = t < qmax ? t : qmax;
+            break;
+        default:
+            return -1;
+    }
+    *act_min = lo;
+    *act_max = hi;
+    return 0;
+}
+
+int mn_act_range_f32(int act, float *act_min, float *act_max) {
+    switch (act) {
+        case MN_FUSED_ACT_NONE:
+            *act_min = -INFINITY;
+            *act_max = INFINITY;
+            return 0;
+        case MN_FUSED_ACT_RELU:
+            *act_min = 0.0f;
+            *act_max = INFINITY;
+            return 0;
+        case MN_FUSED_ACT_RELU_N1_TO_1:
+            *act_min = -1.0f;
+            *act_max = 1.0f;
+            return 0;
+        case MN_FUSED_ACT_RELU6:
+            *act_min = 0.0f;
+            *act_max = 6.0f;
+            return 0;
+        default:
+            return -1;
+    }
+}
+
+const char *mn_fused_act_name(int act) {
+    switch (act) {
+        case MN_FUSED_ACT_NONE: return "NONE";
+        case MN_FUSED_ACT_RELU: return "RELU";
+        case MN_FUSED_ACT_RELU_N1_TO_1: return "RELU_N1_TO_1";
+        case MN_FUSED_ACT_RELU6: return "RELU6";
+        case MN_FUSED_ACT_TANH: return "TANH";
+        case MN_FUSED_ACT_SIGN_BIT: return "SIGN_BIT";
+        default: return "?";
+    }
+}
+
+int mn_conv_out_size(int padding, int in_size, int filter_size, int stride, int dilation) {
+    /* 64-bit so that absurd sizes from a malformed model cannot overflow */
+    const int64_t eff = ((int64_t)filter_size - 1) * dilation + 1;
+    int64_t out;
+    if (stride <= 0) {
+        return 0;
+    }
+    if (padding == 0) {
+        out = ((int64_t)in_size + stride - 1) / stride;
+    } else if (padding == 1) {
+        out = ((int64_t)in_size + stride - eff) / stride;
+    } else {
+        return 0;
+    }
+    return out < 0 ? 0 : (out > INT32_MAX ? INT32_MAX : (int)out);
+}
+
+int mn_conv_padding(int stride, int dilation, int in_size, int filter_size, int out_size) {
+    const int64_t eff = ((int64_t)filter_size - 1) * dilation + 1;
+    int64_t total = ((int64_t)out_size - 1) * stride + eff - in_size;
+    if (total < 0) {
+        total = 0;
+    }
+    total /= 2;
+    return total > INT32_MAX ? INT32_MAX : (int)total;
+}
+
+/* ---- gemmlowp-style fixed point ------------------------------------------ */
+
+/* exp(a) on [-1/4, 0): Taylor expansion around -1/8, a and result in Q0.31. */
+static int32_t exp_on_interval_neg_quarter_0(int32_t a) {
+    const int32_t constant_term = 1895147668;     /* exp(-1/8) */
+    const int32_t constant_1_over_3 = 715827883;
+    const int32_t x = a + (1 << 28);              /* a + 1/8 */
+    const int32_t x2 = mn_srdhm(x, x);
+    const int32_t x3 = mn_srdhm(x2, x);
+    const int32_t x4 = mn_srdhm(x2, x2);
+    const int32_t x4_over_4 = mn_rdbpot(x4, 2);
+    const int32_t poly = mn_rdbpot(mn_srdhm(x4_over_4 + x3, constant_1_over_3) + x2, 1);
+    return constant_term + mn_srdhm(constant_term, x + poly);
+}
+
+int32_t mn_exp_on_negative_values_q5(int32_t a) {
+    const int frac_bits = 26;                     /* Q5.26 */
+    const int32_t one_quarter = (int32_t)1 << (frac_bits - 2);
+    const int32_t mask = one_quarter - 1;
+    const int32_t a_mod_quarter_minus_quarter = (a & mask) - one_quarter;
+    int32_t result = exp_on_interval_neg_quarter_0(mn_sat_shl(a_mod_quarter_minus_quarter, 5));
+    const int32_t remainder = a_mod_quarter_minus_quarter - a;
+    /* exp(-2^k) for k = -2 .. 4, in Q0.31 */
+    static const int32_t mults[7] = { 1672461947, 1302514674, 790015084, 290630308,
+                                      39332535, 720401, 242 };
+    for (int k = 0; k < 7; ++k) {
+        const int shift = frac_bits + k - 2;
+        if (remainder & ((int32_t)1 << shift)) {
+            result = mn_srdhm(result, mults[k]);
+        }
+    }
+    if (a == 0) {
+        result = INT32_MAX;
+    }
+    return result;
+}
+
+int32_t mn_one_over_one_plus_x(int32_t a) {
+    /* half_denominator = (a + 1) / 2, rounded (gemmlowp RoundingHalfSum) */
+    const int64_t sum = (int64_t)a + (int64_t)INT32_MAX;
+    const int32_t half_den = (int32_t)((sum + (sum >= 0 ? 1 : -1)) / 2);
+    const int32_t c48_17 = 1515870810;            /* 48/17 in Q2.29 */
+    const int32_t cm32_17 = -1010580540;          /* -32/17 in Q2.29 */
+    int32_t x = c48_17 + mn_srdhm(half_den, cm32_17);
+    for (int i = 0; i < 3; ++i) {                 /* Newton-Raphson */
+        const int32_t hdx = mn_srdhm(half_den, x);
+        const int32_t one_minus = ((int32_t)1 << 29) - hdx;
+        x = x + mn_sat_shl(mn_srdhm(x, one_minus), 2);
+    }
+    return mn_sat_shl(x, 1);
+}
+
+static int clz32(uint32_t x) {
+    if (x == 0) {
+        return 32;
+    }
+    int n = 0;
+    while (!(x & 0x80000000u)) {
+        x <<= 1;
+        ++n;
+    }
+    return n;
+}
+
+int32_t mn_get_reciprocal(int32_t x, int x_integer_digits, int *num_bits_over_unit) {
+    const int headroom_plus_one = clz32((uint32_t)x);
+    *num_bits_over_unit = x_integer_digits - headroom_plus_one;
+    const int32_t shifted_minus_one =
+        (int32_t)(((uint32_t)x << headroom_plus_one) - ((uint32_t)1 << 31));
+    return mn_one_over_one_plus_x(shifted_minus_one);
+}
+
+void mn_softmax_scaling(double beta, double input_scale, int integer_bits,
+    int32_t *mult, int *left_shift) {
+    double m = beta * input_scale * (double)(1 << (31 - integer_bits));
+    const double cap = (double)((int64_t)1 << 31) - 1.0;
+    if (m > cap) {
+        m = cap;
+    }
+    mn_quantize_multiplier(m, mult, left_shift);
+}
+
+int mn_input_radius(int integer_bits, int left_shift) {
+    const double max_input_rescaled = 1.0 * (double)((1 << integer_bits) - 1) *
+        (double)((int64_t)1 << (31 - integer_bits)) / (double)((int64_t)1 << left_shift);
+    return (int)max_input_rescaled; /* positive and < 2^31: truncation is floor */
+}
+
+/* ---- gemmlowp int16 fixed point (integer LSTM) ----------------------------- */
+
+/* int32 -> int16 with two's complement wrap-around (the C++ code narrows its
+ * int arithmetic back to int16 the same way). */
+static int16_t w16(int32_t x) {
+    return (int16_t)(uint16_t)(uint32_t)x;
+}
+
+/* gemmlowp RescaleConstantInitializer: int32 raw constant -> int16 raw. */
+static int16_t c16(int32_t c) {
+    return (int16_t)mn_rdbpot(c, 16);
+}
+
+/* SaturatingRoundingDoublingHighMul for int16. */
+static int16_t srdhm16(int16_t a, int16_t b) {
+    if (a == b && a == INT16_MIN) {
+        return INT16_MAX;
+    }
+    const int32_t ab = (int32_t)a * (int32_t)b;
+    const int32_t nudge = ab >= 0 ? (1 << 14) : (1 - (1 << 14));
+    return (int16_t)((ab + nudge) / (1 << 15));
+}
+
+/* Saturating x * 2^e, 0 < e < 15. */
+static int16_t sat_shl16(int16_t x, int e) {
+    const int32_t threshold = ((int32_t)1 << (15 - e)) - 1;
+    if (x > threshold) {
+        return INT16_MAX;
+    }
+    if (x < -threshold) {
+        return INT16_MIN;
+    }
+    return (int16_t)((int32_t)x * ((int32_t)1 << e));
+}
+
+static int16_t sat_add16(int16_t a, int16_t b) {
+    return (int16_t)mn_clamp_i32((int32_t)a + b, INT16_MIN, INT16_MAX);
+}
+
+/* exp(a) on [-1/4, 0), a and result in Q0.15. */
+static int16_t exp_neg_quarter16(int16_t a) {
+    const int16_t constant_term = c16(1895147668);   /* exp(-1/8) */
+    const int16_t one_third = c16(715827883);
+    const int16_t x = w16(a + (1 << 12));            /* a + 1/8 */
+    const int16_t x2 = srdhm16(x, x);
+    const int16_t x3 = srdhm16(x2, x);
+    const int16_t x4 = srdhm16(x2, x2);
+    const int16_t x4_over_4 = (int16_t)mn_rdbpot(x4, 2);
+    const int16_t poly = (int16_t)mn_rdbpot(w16(srdhm16(w16(x4_over_4 + x3), one_third) + x2), 1);
+    return sat_add16(constant_term, srdhm16(constant_term, w16(x + poly)));
+}
+
+/* exp(a) for a <= 0, a in Q(int_bits) (1 <= int_bits <= 7), result in Q0.15. */
+static int16_t exp_neg16(int16_t a, int int_bits) {
+    const int frac_bits = 15 - int_bits;
+    const int16_t one_quarter = (int16_t)(1 << (frac_bits - 2));
+    const int16_t mask = (int16_t)(one_quarter - 1);
+    const int16_t a_mod_quarter_minus_quarter = w16((a & mask) - one_quarter);
+    int16_t result = exp_neg_quarter16(sat_shl16(a_mod_quarter_minus_quarter, int_bits));
+    const int16_t remainder = w16(a_mod_quarter_minus_quarter - a);
+    /* exp(-2^k) for k = -2 .. 4, int32 Q0.31 constants as gemmlowp gives them */
+    static const int32_t mults[7] = { 1672461947, 1302514674, 790015084, 290630308,
+                                      39332535, 720401, 242 };
+    for (int k = -2; k <= 4; ++k) {
+        if (int_bits > k && (remainder & (1 << (frac_bits + k)))) {
+            result = srdhm16(result, c16(mults[k + 2]));
+        }
+    }
+    if (int_bits > 5) {
+        const int16_t clamp = c16(-((int32_t)1 << (36 - int_bits)));  /* -32 */
+        if (a < clamp) {
+            result = 0;
+        }
+    }
+    if (a == 0) {
+        result = INT16_MAX;
+    }
+    return result;
+}
+
+/* Newton-Raphson reciprocal of the half denominator (1 + a) / 2, i.e. 2 / (1 + a)
+ * in Q2.13, for a in Q0.15 (gemmlowp one_over_one_plus_x / one_minus_x_over_one_plus_x). */
+static int16_t two_over_one_plus16(int16_t a) {
+    const int32_t sum = (int32_t)a + INT16_MAX;      /* RoundingHalfSum(a, 1) */
+    const int16_t half_den = (int16_t)((sum + (sum >= 0 ? 1 : -1)) / 2);
+    const int16_t c48_17 = c16(1515870810);          /* 48/17 in Q2.13 */
+    const int16_t cm32_17 = c16(-1010580540);        /* -32/17 in Q2.13 */
+    int16_t x = w16(c48_17 + srdhm16(half_den, cm32_17));
+    for (int i = 0; i < 3; ++i) {
+        const int16_t hdx = srdhm16(half_den, x);
+        const int16_t one_minus = w16((1 << 13) - hdx);
+        x = w16(x + sat_shl16(srdhm16(x, one_minus), 2));
+    }
+    return x;
+}
+
+int16_t mn_logistic_s16_q3(int16_t x) {
+    if (x == 0) {
+        return c16(1 << 30);                         /* 1/2 */
+    }
+    const int positive = x > 0;
+    const int16_t abs_x = positive ? x : w16(-x);
+    /* 1 / (1 + e) = (2 / (1 + e)) / 2: Q2.13 read as Q1.14, rescaled to Q0.15 */
+    const int16_t r = sat_shl16(two_over_one_plus16(exp_neg16(w16(-abs_x), 3)), 1);
+    return positive ? r : w16(INT16_MAX - r);
+}
+
+int16_t mn_tanh_s16(int16_t x, int integer_bits) {
+    if (x == 0) {
+        return 0;
+    }
+    const int negative = x < 0;
+    const int16_t n = negative ? x : w16(-x);
+    /* -tanh(n) = (1 - e) / (1 + e) = 2 / (1 + e) - 1 with e = exp(2n), n <= 0 */
+    const int16_t two_over = two_over_one_plus16(exp_neg16(n, integer_bits + 1));
+    const int16_t t = sat_shl16(w16(two_over - (1 << 13)), 2);
+    return negative ? w16(-t) : t;
+}

@@ -1,0 +1,200 @@
+/*
+ * mn_quant.h — fixed-point arithmetic shared by the reference kernels.
+ *
+ * Every function here reproduces, bit for bit, the integer arithmetic of
+ * TensorFlow Lite's reference kernels (QuantizeMultiplier,
+ * SaturatingRoundingDoublingHighMul, RoundingDivideByPOT,
+ * MultiplyByQuantizedMultiplier in its default "double rounding" form,
+ * activation ranges, padding).  Portable C99, no MicroPython headers.
+ *
+ * Assumption (true for gcc/clang on every target we build for): right shift
+ * of a negative signed integer is arithmetic.
+ */
+#ifndef MN_QUANT_H
+#define MN_QUANT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Fused activation codes, same values as the TFLite schema's
+ * ActivationFunctionType. */
+enum {
+    MN_FUSED_ACT_NONE = 0,
+    MN_FUSED_ACT_RELU = 1,
+    MN_FUSED_ACT_RELU_N1_TO_1 = 2,
+    MN_FUSED_ACT_RELU6 = 3,
+    MN_FUSED_ACT_TANH = 4,
+    MN_FUSED_ACT_SIGN_BIT = 5,
+};
+
+/* Padding codes are the TFLite schema's Padding values (0 = SAME,
+ * 1 = VALID; mn_kernel.h names them MN_PADDING_SAME / MN_PADDING_VALID). */
+
+/* real multiplier -> (Q31 multiplier, power-of-two exponent) such that
+ * m ~= qm * 2^(shift - 31).  shift > 0 means left shift.  Multipliers below
+ * 2^-32 flush to (0, 0).  Same rounding as TFLite (frexp, round half away
+ * from zero, carry into the exponent).  Always -31 <= shift <= 31 (NaN/inf
+ * give (0, 0); multipliers >= 2^31 saturate), so shifts never exceed 31. */
+void mn_quantize_multiplier(double m, int32_t *qm, int *shift);
+
+/* (a * b * 2 + 2^31) >> 32 with round-half-away-from-zero, saturating the
+ * single overflow case a == b == INT32_MIN. */
+static inline int32_t mn_srdhm(int32_t a, int32_t b) {
+    if (a == b && a == INT32_MIN) {
+        return INT32_MAX;
+    }
+    int64_t ab = (int64_t)a * (int64_t)b;
+    int64_t nudge = ab >= 0 ? ((int64_t)1 << 30) : (1 - ((int64_t)1 << 30));
+    return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+}
+
+/* x / 2^e rounded to nearest, ties away from zero.  0 <= e <= 31. */
+static inline int32_t mn_rdbpot(int32_t x, int e) {
+    const int32_t mask = (int32_t)(((int64_t)1 << e) - 1);
+    const int32_t remainder = x & mask;
+    const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+    return (x >> e) + (remainder > threshold ? 1 : 0);
+}
+
+/* x << s with two's complement wrap-around (what the C++ reference does in
+ * practice with x * (1 << s)), without signed-overflow UB. */
+static inline int32_t mn_shl_wrap(int32_t x, int s) {
+    return (int32_t)((uint32_t)x << s);
+}
+
+/* a + b with two's complement wrap-around (int32 accumulation as the C++
+ * reference does it in practice), without signed-overflow UB. */
+static inline int32_t mn_add_wrap(int32_t a, int32_t b) {
+    return (int32_t)((uint32_t)a + (uint32_t)b);
+}
+
+/* TFLite MultiplyByQuantizedMultiplier (int32 x, default double rounding). */
+static inline int32_t mn_mul_by_qm(int32_t x, int32_t qm, int shift) {
+    const int left = shift > 0 ? shift : 0;
+    const int right = shift > 0 ? 0 : -shift;
+    return mn_rdbpot(mn_srdhm(mn_shl_wrap(x, left), qm), right);
+}
+
+/* TFLite MultiplyByQuantizedMultiplierGreaterThanOne. */
+static inline int32_t mn_mul_by_qm_gt_one(int32_t x, int32_t qm, int left_shift) {
+    return mn_srdhm(mn_shl_wrap(x, left_shift), qm);
+}
+
+/* TFLite MultiplyByQuantizedMultiplierSmallerThanOneExp (left_shift <= 0). */
+static inline int32_t mn_mul_by_qm_lt_one(int32_t x, int32_t qm, int left_shift) {
+    return mn_rdbpot(mn_srdhm(x, qm), -left_shift);
+}
+
+static inline int32_t mn_clamp_i32(int32_t x, int32_t lo, int32_t hi) {
+    return x < lo ? lo : (x > hi ? hi : x);
+}
+
+static inline float mn_absf(float x) {
+    return x < 0.0f ? -x : x;
+}
+
+static inline float mn_clamp_f32(float x, float lo, float hi) {
+    /* Same order as TFLite ActivationFunctionWithMinMax: min(max(x, lo), hi). */
+    float y = x < lo ? lo : x;
+    return y > hi ? hi : y;
+}
+
+/* Integer range of a quantized type code (MN_QTYPE_*). */
+enum {
+    MN_QTYPE_INT8 = 0,
+    MN_QTYPE_UINT8 = 1,
+    MN_QTYPE_INT16 = 2,
+    MN_QTYPE_INT32 = 3,
+};
+void mn_qtype_range(int qtype, int32_t *qmin, int32_t *qmax);
+
+/* Quantized activation range (TFLite CalculateActivationRangeQuantized):
+ * clamps of the fused activation, expressed in the output's quantized
+ * domain and intersected with [qmin, qmax].  Returns 0, or -1 when the
+ * activation is not one of NONE/RELU/RELU_N1_TO_1/RELU6 or a bound cannot
+ * be represented. */
+int mn_act_range_quant(int act, float scale, int32_t zero_point,
+    int32_t qmin, int32_t qmax, int32_t *act_min, int32_t *act_max);
+
+/* Float activation range (TFLite CalculateActivationRange).  Returns 0 or -1
+ * for unsupported activations. */
+int mn_act_range_f32(int act, float *act_min, float *act_max);
+
+/* Name of a fused activation code, for error messages. */
+const char *mn_fused_act_name(int act);
+
+/* TFLite ComputeOutSize: output extent for the given padding (0 SAME,
+ * 1 VALID); 0 for an unknown padding or stride <= 0. */
+int mn_conv_out_size(int padding, int in_size, int filter_size, int stride, int dilation);
+
+/* TFLite ComputePaddingWithOffset (only the leading padding is used by the
+ * reference kernels). */
+int mn_conv_padding(int stride, int dilation, int in_size, int filter_size, int out_size);
+
+/* Per-channel multipliers for conv-like ops (TFLite
+ * PopulateConvolutionQuantizationParams): input_scale * filter_scale /
+ * output_scale in double.  filter_scales has n_scales entries, 1 (broadcast
+ * to all n_out channels) or n_out. */
+void mn_conv_multipliers(float input_scale, const float *filter_scales, int n_scales,
+    float output_scale, int n_out, int32_t *mult, int32_t *shift);
+
+/* ---- gemmlowp-style fixed point used by the quantized softmax ----------------
+ * Raw int32 values; "Qm" means m integer bits and 31 - m fraction bits. */
+
+/* Saturating x * 2^e for 0 <= e < 31 (gemmlowp SaturatingRoundingMultiplyByPOT
+ * with a positive exponent). */
+static inline int32_t mn_sat_shl(int32_t x, int e) {
+    const int32_t threshold = (int32_t)(((int64_t)1 << (31 - e)) - 1);
+    if (x > threshold) {
+        return INT32_MAX;
+    }
+    if (x < -threshold) {
+        return INT32_MIN;
+    }
+    return mn_shl_wrap(x, e);
+}
+
+/* exp(a) for a <= 0; a in Q5.26, result in Q0.31 (gemmlowp
+ * exp_on_negative_values with 5 integer bits). */
+int32_t mn_exp_on_negative_values_q5(int32_t a);
+
+/* 1 / (1 + a) for a in [0, 1), Q0.31 in and out (gemmlowp
+ * one_over_one_plus_x_for_x_in_0_1). */
+int32_t mn_one_over_one_plus_x(int32_t a);
+
+/* TFLite GetReciprocal: x in Q(x_integer_digits); returns 1/x as Q0.31 scaled by
+ * 2^num_bits_over_unit.  x > 0. */
+int32_t mn_get_reciprocal(int32_t x, int x_integer_digits, int *num_bits_over_unit);
+
+/* TFLite PreprocessSoftmaxScaling: beta * input_scale * 2^(31 - integer_bits),
+ * capped at 2^31 - 1, as a multiplier > 1 with a left shift. */
+void mn_softmax_scaling(double beta, double input_scale, int integer_bits,
+    int32_t *mult, int *left_shift);
+
+/* TFLite CalculateInputRadius (total_signed_bits = 31). */
+int mn_input_radius(int integer_bits, int left_shift);
+
+/* Round half away from zero, as TfLiteRound (std::round). */
+float mn_roundf(float x);
+
+/* ---- gemmlowp int16 fixed point used by the integer LSTM ----------------------
+ * Raw int16 values; "Qm" means m integer bits and 15 - m fraction bits.  These
+ * reproduce gemmlowp's FixedPoint<int16_t, m> logistic/tanh (what TFLite's
+ * portable ApplySigmoid / ApplyTanh run), including its int16 constants
+ * (the int32 constants rounding-shifted right by 16). */
+
+/* logistic(x): x in Q3.12, result in Q0.15 (TFLite ApplySigmoid). */
+int16_t mn_logistic_s16_q3(int16_t x);
+
+/* tanh(x): x in Q(integer_bits), 0 <= integer_bits <= 6, result in Q0.15
+ * (TFLite ApplyTanh(integer_bits, ...)). */
+int16_t mn_tanh_s16(int16_t x, int integer_bits);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MN_QUANT_H */

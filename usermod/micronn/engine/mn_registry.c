@@ -1,0 +1,126 @@
+/*
+ * Op registry: builtin code / custom name -> kernel, fixed at compile time.
+ *
+ * Each kernel is referenced only when its MICRONN_OP_<NAME> macro is set (mn_config.h), so a
+ * firmware built with a subset links only those kernels. With GCC/Clang the references are weak:
+ * a selected kernel whose file is not part of the build resolves to NULL and is reported as
+ * "unsupported op" at prepare instead of breaking the link (define MICRONN_STRICT_KERNELS=1 to get
+ * link errors instead).
+ */
+#include "mn_internal.h"
+
+#if (defined(__GNUC__) || defined(__clang__)) && !MICRONN_STRICT_KERNELS
+#define MN_WEAK __attribute__((weak))
+#else
+#define MN_WEAK
+#endif
+
+#define MN_DECLARE(NAME) extern const mn_kernel_t mn_kernel_##NAME MN_WEAK;
+#define MN_ENTRY(NAME) { MN_BUILTIN_##NAME, NULL, &mn_kernel_##NAME },
+
+#if MICRONN_OP_ADD
+MN_DECLARE(ADD)
+#endif
+#if MICRONN_OP_AVERAGE_POOL_2D
+MN_DECLARE(AVERAGE_POOL_2D)
+#endif
+#if MICRONN_OP_CONV_2D
+MN_DECLARE(CONV_2D)
+#endif
+#if MICRONN_OP_DEPTHWISE_CONV_2D
+MN_DECLARE(DEPTHWISE_CONV_2D)
+#endif
+#if MICRONN_OP_DEQUANTIZE
+MN_DECLARE(DEQUANTIZE)
+#endif
+#if MICRONN_OP_FULLY_CONNECTED
+MN_DECLARE(FULLY_CONNECTED)
+#endif
+#if MICRONN_OP_MAX_POOL_2D
+MN_DECLARE(MAX_POOL_2D)
+#endif
+#if MICRONN_OP_QUANTIZE
+MN_DECLARE(QUANTIZE)
+#endif
+#if MICRONN_OP_RESHAPE
+MN_DECLARE(RESHAPE)
+#endif
+#if MICRONN_OP_SOFTMAX
+MN_DECLARE(SOFTMAX)
+#endif
+#if MICRONN_OP_SVDF
+MN_DECLARE(SVDF)
+#endif
+#if MICRONN_OP_UNIDIRECTIONAL_SEQUENCE_LSTM
+MN_DECLARE(UNIDIRECTIONAL_SEQUENCE_LSTM)
+#endif
+
+static const mn_registration_t mn_builtin_ops[] = {
+#if MICRONN_OP_ADD
+    MN_ENTRY(ADD)
+#endif
+#if MICRONN_OP_AVERAGE_POOL_2D
+    MN_ENTRY(AVERAGE_POOL_2D)
+#endif
+#if MICRONN_OP_CONV_2D
+    MN_ENTRY(CONV_2D)
+#endif
+#if MICRONN_OP_DEPTHWISE_CONV_2D
+    MN_ENTRY(DEPTHWISE_CONV_2D)
+#endif
+#if MICRONN_OP_DEQUANTIZE
+    MN_ENTRY(DEQUANTIZE)
+#endif
+#if MICRONN_OP_FULLY_CONNECTED
+    MN_ENTRY(FULLY_CONNECTED)
+#endif
+#if MICRONN_OP_MAX_POOL_2D
+    MN_ENTRY(MAX_POOL_2D)
+#endif
+#if MICRONN_OP_QUANTIZE
+    MN_ENTRY(QUANTIZE)
+#endif
+#if MICRONN_OP_RESHAPE
+    MN_ENTRY(RESHAPE)
+#endif
+#if MICRONN_OP_SOFTMAX
+    MN_ENTRY(SOFTMAX)
+#endif
+#if MICRONN_OP_SVDF
+    MN_ENTRY(SVDF)
+#endif
+#if MICRONN_OP_UNIDIRECTIONAL_SEQUENCE_LSTM
+    MN_ENTRY(UNIDIRECTIONAL_SEQUENCE_LSTM)
+#endif
+    { -1, NULL, NULL },  /* keeps the array non-empty when every op is deselected */
+};
+
+static const mn_kernel_t *find_in(const mn_registration_t *r, size_t n, int32_t builtin, const char *custom) {
+    for (size_t i = 0; i < n; i++) {
+        if (!r[i].kernel || r[i].builtin != builtin) {
+            continue;
+        }
+        if (builtin != MN_BUILTIN_CUSTOM) {
+            return r[i].kernel;
+        }
+        if (custom && r[i].custom_name && strcmp(custom, r[i].custom_name) == 0) {
+            return r[i].kernel;
+        }
+    }
+    return NULL;
+}
+
+const mn_kernel_t *mn_registry_find(const mn_config_t *cfg, int32_t builtin, const char *custom_name) {
+    const mn_kernel_t *k = NULL;
+    if (cfg && cfg->ops) {
+        k = find_in(cfg->ops, cfg->n_ops, builtin, custom_name);
+    }
+    if (!k) {
+        k = find_in(mn_builtin_ops, sizeof mn_builtin_ops / sizeof mn_builtin_ops[0], builtin, custom_name);
+    }
+    return (k && k->eval) ? k : NULL;
+}
+
+int mn_op_supported(const mn_config_t *cfg, int32_t builtin, const char *custom_name) {
+    return mn_registry_find(cfg, builtin, custom_name) != NULL;
+}
