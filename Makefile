@@ -10,18 +10,39 @@ VENV := $(CURDIR)/.venv
 PYTHON := $(VENV)/bin/python
 JOBS ?= $(shell nproc)
 
-# The C module is linked in once it exists.
-USERMOD := $(if $(wildcard usermod/micronn/micropython.mk),$(CURDIR)/usermod)
+USERMOD := $(CURDIR)/usermod
+MODELS_DIR ?= $(abspath $(CURDIR)/../shared/models)
+# Test firmware freezes every shared model and links every kernel.
+TEST_MODELS := $(wildcard $(MODELS_DIR)/*.tflite)
 
-.PHONY: setup firmware firmware-all run repl test test-engine test-hil clean help
+# MODELS="a.tflite b.tflite": freeze these models into the firmware (micronn.models) and link only
+# the kernels they use, as the engine reads them (micronn_tools.opset). OPS=all links every kernel;
+# OPS="CONV_2D ..." names the kernels explicitly.
+MODEL_FILES := $(abspath $(MODELS))
+ifeq ($(OPS),all)
+OPS_CMD := echo
+else ifneq ($(OPS),)
+OPS_CMD := echo $(OPS)
+else ifneq ($(MODELS),)
+OPS_CMD := $(PYTHON) -m micronn_tools.opset $(MODEL_FILES)
+else
+OPS_CMD := echo
+endif
+HOST_LIB := build/host/libmicronn.so
+
+.PHONY: setup firmware firmware-all firmware-test run repl test test-engine test-hil clean help bench demo
 
 help:
 	@echo "make setup                 install toolchains, QEMU, MicroPython source, .venv (idempotent)"
 	@echo "make firmware BOARD=X      build one board (default $(BOARD)); boards: $(ALL_BOARDS)"
+	@echo "make firmware BOARD=X MODELS=\"a.tflite ...\" [OPS=all]"
+	@echo "                           freeze models into X, link only the kernels they use"
 	@echo "make firmware-all          build every board"
 	@echo "make run BOARD=X           boot X under QEMU, UART on a pty (path printed first)"
 	@echo "make repl BOARD=X          boot X under QEMU with its REPL on this terminal"
 	@echo "make test                  the whole test suite (what CI runs)"
+	@echo "make demo                  person detection on the default emulated board"
+	@echo "make bench                 benchmark report (build/bench/report.md + .json)"
 
 setup:
 	@tools/setup.sh
@@ -32,32 +53,46 @@ $(MICROPY_DIR)/mpy-cross/build/mpy-cross $(VENV)/bin/micronn:
 
 SETUP_DONE := $(MICROPY_DIR)/mpy-cross/build/mpy-cross $(VENV)/bin/micronn
 
-firmware: $(SETUP_DONE)
+# The host build of the engine (used to read models: op sets, inspect, convert checks).
+$(HOST_LIB): $(wildcard usermod/micronn/engine/*.[ch] usermod/micronn/engine/kernels/reference/*.[ch])
+	$(MAKE) -s -C tests/engine lib
+
 ifeq ($(BOARD),UNIX)
-	$(MAKE) -C $(MICROPY_DIR)/ports/unix -j$(JOBS) \
-		VARIANT_DIR=$(CURDIR)/boards/UNIX BUILD=$(CURDIR)/build/UNIX \
-		PROG=$(CURDIR)/build/UNIX/micropython \
-		FROZEN_MANIFEST=$(CURDIR)/boards/UNIX/manifest.py MPY_LIB_DIR=$(CURDIR)/build/mpy-lib-stub \
-		MICROPY_PY_BTREE=0 MICROPY_PY_SSL=0 MICROPY_SSL_AXTLS=0 MICROPY_PY_FFI=0 \
-		$(if $(USERMOD),USER_C_MODULES=$(USERMOD))
+BUILD_FIRMWARE = $(MAKE) -C $(MICROPY_DIR)/ports/unix -j$(JOBS) \
+	VARIANT_DIR=$(CURDIR)/boards/UNIX BUILD=$(CURDIR)/build/UNIX USER_C_MODULES=$(USERMOD) \
+	MICROPY_PY_BTREE=0 MICROPY_PY_SSL=0 MICROPY_SSL_AXTLS=0 MICROPY_PY_FFI=0
 else
-	$(MAKE) -C port -j$(JOBS) BOARD=$(BOARD) $(if $(USERMOD),USER_C_MODULES=$(USERMOD))
+BUILD_FIRMWARE = $(MAKE) -C port -j$(JOBS) BOARD=$(BOARD) USER_C_MODULES=$(USERMOD) \
+	$(if $(FIRMWARE_BUILD),BUILD=$(abspath $(FIRMWARE_BUILD)))
 endif
+
+firmware: $(SETUP_DONE) $(if $(MODELS),$(HOST_LIB))
+	@ops="$$($(OPS_CMD))" || exit 1; \
+	echo "firmware $(BOARD): models: $(if $(MODELS),$(notdir $(MODEL_FILES)),none); ops: $${ops:-all}"; \
+	$(BUILD_FIRMWARE) MICRONN_MODELS="$(MODEL_FILES)" MICRONN_OPS="$$ops"
 
 firmware-all: $(SETUP_DONE)
 	@for b in $(ALL_BOARDS); do $(MAKE) --no-print-directory firmware BOARD=$$b || exit 1; done
 
-run: firmware
+# Firmware for the test suite: every shared model frozen in, every kernel linked.
+firmware-test: $(SETUP_DONE)
+	@for b in $(ALL_BOARDS); do \
+		$(MAKE) --no-print-directory firmware BOARD=$$b MODELS="$(TEST_MODELS)" OPS=all || exit 1; done
+
+# Build output goes to stderr so that the pty path is the first line on stdout.
+run: $(SETUP_DONE)
+	@$(MAKE) --no-print-directory firmware BOARD=$(BOARD) >&2
 	@$(PYTHON) -m micronn_tools.qemu run $(BOARD)
 
-repl: firmware
+repl: $(SETUP_DONE)
+	@$(MAKE) --no-print-directory firmware BOARD=$(BOARD) >&2
 	@$(PYTHON) -m micronn_tools.qemu repl $(BOARD)
 
 test-engine: $(SETUP_DONE)
 	$(MAKE) -C tests/engine test
 
-test-hil: firmware-all
-	$(VENV)/bin/pytest -n 2 tests --board all
+test-hil: firmware-test
+	$(VENV)/bin/pytest -n 2 tests --board all,UNIX --ignore=tests/engine
 
 test: $(SETUP_DONE)
 	$(MAKE) test-engine
@@ -65,3 +100,19 @@ test: $(SETUP_DONE)
 
 clean:
 	rm -rf build/MPS* build/NETDUINO* build/VIRT* build/UNIX build/host
+
+# ---- demo and bench (the logic is Python: `micronn demo`, micronn_tools.bench_report) ----------
+DEMO_MODELS_DIR := $(or $(MICRONN_MODELS_DIR),$(MODELS_DIR))
+BENCH_BOARDS ?= MPS2_AN386
+BENCH_MODELS ?= person_detect keyword_scrambled
+BENCH_MODEL_FILES = $(foreach m,$(BENCH_MODELS),$(DEMO_MODELS_DIR)/$(m).tflite)
+
+demo: $(SETUP_DONE) $(HOST_LIB)
+	$(MAKE) --no-print-directory firmware BOARD=$(BOARD) MODELS="$(DEMO_MODELS_DIR)/person_detect.tflite"
+	MICRONN_MODELS_DIR=$(DEMO_MODELS_DIR) $(PYTHON) -m micronn_tools.cli demo --board $(BOARD)
+
+bench: $(SETUP_DONE) $(HOST_LIB)
+	@for b in $(BENCH_BOARDS); do \
+		$(MAKE) --no-print-directory firmware BOARD=$$b MODELS="$(BENCH_MODEL_FILES)" || exit 1; done
+	MICRONN_MODELS_DIR=$(DEMO_MODELS_DIR) $(PYTHON) -m micronn_tools.bench_report --out build/bench \
+		$(addprefix --board ,$(BENCH_BOARDS)) $(addprefix --model ,$(BENCH_MODEL_FILES))

@@ -1,0 +1,12 @@
+CROSS_COMPILE ?= riscv64-unknown-elf-
+CFLAGS_ARCH = -march=rv32imc_zicsr -mabi=ilp32 -mcmodel=medany
+# No rv32imc multilib in Debian's toolchain; rv32im's libgcc links with it.
+LIBGCC_ARCH = -march=rv32im -mabi=ilp32
+# Headers only: we link -nostdlib, MicroPython brings its own libc pieces.
+CFLAGS += --specs=picolibc.specs
+SRC_C_ARCH = rv32/startup.c
+SRC_S_ARCH = rv32/entry.S
+SRC_O_SHARED = shared/runtime/gchelper_native.o shared/runtime/gchelper_rv32i.o
+UART_DRIVER = uart_ns16550
+LDSCRIPT = $(BOARD_DIR)/virt_rv32.ld
+MPY_CROSS_FLAGS += -march=rv32imc

@@ -1,0 +1,220 @@
+"""Start and stop emulated boards under QEMU.
+
+The board's UART goes to a pseudo-terminal (``-serial pty``) so the host talks to an emulated board
+exactly as to a USB one (pyserial, mpremote). Stopping must be reliable: QEMU runs in its own
+process group (so a Ctrl-C aimed at pytest does not kill it half-way, and we can kill it with
+everything it spawned), it is killed at interpreter exit, and on Linux it is also told to die with
+its parent (``PR_SET_PDEATHSIG``) so that even a SIGKILLed test run leaves no orphans.
+
+CLI (used by the Makefile)::
+
+    python -m micronn_tools.qemu run BOARD    # first line of stdout: the pty path; runs until killed
+    python -m micronn_tools.qemu repl BOARD   # interactive REPL on this terminal (Ctrl-A x quits)
+    python -m micronn_tools.qemu argv BOARD   # print the QEMU command line
+"""
+import atexit
+import collections
+import ctypes
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import weakref
+
+from . import boards
+
+_PTY_RE = re.compile(rb"char device redirected to (/dev/pts/\d+)")
+_live = weakref.WeakSet()
+
+
+class QemuError(Exception):
+    """QEMU could not be started or died; the message carries its last output."""
+
+
+def _die_with_parent():
+    """preexec_fn: ask Linux to SIGKILL QEMU when the process that started it dies."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except Exception:  # not Linux: the atexit hook and process groups still apply
+        pass
+
+
+class QemuProcess:
+    """One running QEMU instance for one board.
+
+    ``start()`` returns once QEMU has announced its pty. QEMU's own output (stdout+stderr, not
+    the UART) is drained by a thread into ``log`` (last lines kept) so its pipe never fills up.
+
+    ``die_with_parent``: Linux delivers the death signal when the *thread* that started QEMU
+    exits, so pass False when starting it from a short-lived worker thread.
+    """
+
+    def __init__(self, spec, serial="pty", extra_args=(), firmware=None, die_with_parent=True):
+        self.spec = spec
+        self.serial = serial
+        self.die_with_parent = die_with_parent
+        self.argv = spec.qemu_argv(serial=serial, firmware=firmware or spec.require_firmware(),
+                                   extra=extra_args)
+        self.proc = None
+        self.pty = None
+        self.log = collections.deque(maxlen=200)
+        self._pty_seen = threading.Event()
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def start(self, timeout=10.0):
+        if self.proc is not None and self.proc.poll() is None:
+            return self
+        self.pty = None
+        self._pty_seen.clear()
+        try:
+            self.proc = subprocess.Popen(
+                self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, start_new_session=True,
+                preexec_fn=_die_with_parent if self.die_with_parent else None)
+        except FileNotFoundError:
+            raise QemuError(f"{self.spec.name}: {self.argv[0]} not found (run `make setup`)")
+        _live.add(self)
+        threading.Thread(target=self._drain, args=(self.proc,), daemon=True,
+                         name=f"qemu-{self.spec.name}-output").start()
+        if self.serial == "pty":
+            deadline = time.monotonic() + timeout
+            while not self._pty_seen.wait(0.05):
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    why = ("exited with status %d" % self.proc.returncode
+                           if self.proc.poll() is not None else "did not announce a pty")
+                    self.stop()
+                    raise QemuError(f"{self.spec.name}: QEMU {why}.\ncommand: "
+                                    f"{' '.join(self.argv)}\noutput:\n{self.output()}")
+        return self
+
+    def _drain(self, proc):
+        for line in iter(proc.stdout.readline, b""):
+            self.log.append(line.decode(errors="replace").rstrip("\n"))
+            m = _PTY_RE.search(line)
+            if m and self.pty is None:
+                self.pty = m.group(1).decode()
+                self._pty_seen.set()
+        proc.stdout.close()
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def output(self):
+        """QEMU's recent own output (errors, pty notice), for error messages."""
+        return "\n".join(self.log)
+
+    def stop(self, grace=2.0):
+        """Terminate QEMU and its process group; SIGKILL after ``grace`` seconds. Idempotent."""
+        proc, self.proc = self.proc, None
+        _live.discard(self)
+        if proc is None:
+            return
+        for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+            if proc.poll() is not None:
+                break
+            try:
+                os.killpg(proc.pid, sig)
+            except ProcessLookupError:
+                break
+            try:
+                proc.wait(wait)
+            except subprocess.TimeoutExpired:
+                continue
+        # A process group may outlive its leader; make sure nothing in it remains.
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            proc.wait(1)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def restart(self, timeout=10.0):
+        self.stop()
+        return self.start(timeout)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def __del__(self):
+        try:
+            self.stop()
+        except Exception:
+            pass
+
+
+@atexit.register
+def stop_all():
+    """Kill every QEMU this process started (also run at interpreter exit)."""
+    for q in list(_live):
+        q.stop(grace=0.5)
+
+
+# -- CLI ---------------------------------------------------------------------------------------
+class _Stop(Exception):
+    """Raised by the signal handler so cleanup runs in normal code, not inside the handler
+    (Popen.wait() holds a lock while it blocks; waiting again inside a handler would stall)."""
+
+
+def _raise_stop(signum, frame):
+    raise _Stop(signum)
+
+
+def _cmd_run(spec):
+    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(s, _raise_stop)
+    q = QemuProcess(spec)
+    try:
+        q.start()
+        print(q.pty, flush=True)
+        print(f"{spec.name}: UART on {q.pty}; try `mpremote connect {q.pty} repl`. "
+              "Stop with Ctrl-C.", file=sys.stderr, flush=True)
+        rc = q.proc.wait()
+        print(f"QEMU exited with status {rc}:\n{q.output()}", file=sys.stderr)
+        return rc or 1
+    except _Stop as e:
+        return 128 + e.args[0]
+    finally:
+        q.stop(grace=1.0)
+
+
+def _cmd_repl(spec):
+    argv = spec.qemu_argv(serial="mon:stdio", firmware=spec.require_firmware())
+    print(f"{spec.name}: MicroPython REPL on this terminal. Ctrl-A x quits QEMU, "
+          "Ctrl-A Ctrl-A sends Ctrl-A (raw REPL).", file=sys.stderr, flush=True)
+    os.execvp(argv[0], argv)
+
+
+def main(argv=None):
+    import argparse
+    p = argparse.ArgumentParser(prog="python -m micronn_tools.qemu",
+                                description="Run an emulated micronn board under QEMU.")
+    p.add_argument("command", choices=["run", "repl", "argv"],
+                   help="run: UART on a pty (path printed first); repl: UART on this terminal; "
+                        "argv: print the QEMU command line")
+    p.add_argument("board", nargs="?", help="board name (default: the default board)")
+    args = p.parse_args(argv)
+    try:
+        spec = boards.get(args.board) if args.board else boards.default()
+        if not spec.emulated:
+            raise boards.BoardConfigError(f"{spec.name} is not an emulated board")
+        if args.command == "argv":
+            print(" ".join(spec.qemu_argv()))
+            return 0
+        return _cmd_run(spec) if args.command == "run" else _cmd_repl(spec)
+    except (boards.BoardConfigError, QemuError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,2 @@
+// qstrs specific to this port
+// *FORMAT-OFF*

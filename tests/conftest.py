@@ -1,0 +1,243 @@
+"""pytest plugin: which board(s) tests run on, and the ``board`` fixture.
+
+Options:
+  --board NAME[,NAME...]|all   emulated board(s) from boards/*/board.json (default: the default
+                               board; ``all`` = every emulated board; ``UNIX`` = the unix port).
+                               With --port or labgrid, NAME says which board.json describes the
+                               real board (so tests can compare sizes etc.).
+  --port P                     a real board on a serial port: any pyserial URL
+                               (/dev/ttyACM0, socket://host:port, rfc2217://host:port).
+  --lg-env env.yaml            (labgrid's own option) use the serial port of labgrid's target:
+                               RawSerialPort/USBSerialPort → its device, NetworkSerialPort →
+                               rfc2217:// (or socket:// for protocol "raw").
+
+Fixtures:
+  board       a micronn_tools.board.Board, parametrized over the selected boards. The connection
+              (and QEMU) is session-scoped per xdist worker, started on first use and stopped at
+              session end; after a test that timed out, crashed the board or failed, the board is
+              checked and hard-reset if it does not answer, so later tests are unaffected.
+  board_spec  the BoardSpec (board.json) of ``board``; skips the test when unknown (--port
+              without --board).
+
+Parallel runs: ``pytest -n 2`` (pytest.ini sets ``--dist loadgroup``) keeps all tests of one
+board on one worker (see pytest_xdist_make_scheduler), so each board boots once per run and
+boards run side by side.
+"""
+import os
+import sys
+from dataclasses import dataclass
+from typing import Optional
+
+import pytest
+
+# Test helpers (oracle.py, ...) and the host package, importable from every test directory.
+_TESTS = os.path.dirname(os.path.abspath(__file__))
+for _p in (_TESTS, os.path.join(os.path.dirname(_TESTS), "host_tools")):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
+
+from micronn_tools import boards
+from micronn_tools.board import Board, QemuBoard, SerialBoard, UnixBoard
+
+
+@dataclass(frozen=True)
+class BoardTarget:
+    """One entry of the ``board`` parametrization: how to reach one board."""
+
+    kind: str  # "qemu" | "unix" | "port" | "labgrid"
+    spec: Optional[boards.BoardSpec]
+    port: Optional[str] = None
+
+    @property
+    def id(self):
+        if self.kind in ("qemu", "unix"):
+            return self.spec.name
+        return f"{self.kind}-{self.spec.name}" if self.spec else self.kind
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("micronn", "micronn boards")
+    group.addoption("--board", action="store", default=None, metavar="NAME[,NAME...]|all",
+                    help="board(s) to run board tests on (default: the default board; "
+                         "'all': every emulated board)")
+    group.addoption("--port", action="store", default=None, metavar="URL",
+                    help="run board tests on a real board at this pyserial URL/path")
+    group.addoption("--hil-fs-bytes", action="store", default="307200", metavar="N|max",
+                    help="size of the host->board file round trip in tests/hil/test_fs.py "
+                         "(default 300 KiB: uploads run at UART speed; 'max': all free space)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "emulated_only: needs an emulated board (QEMU)")
+    config.addinivalue_line("markers", "serial_only: needs a board with a raw REPL "
+                                       "(emulated or real; not UNIX)")
+    if config.getoption("--board") or config.getoption("--port"):
+        _targets(config)  # a bad board name is a usage error, reported once, up front
+
+
+def _labgrid_active(config):
+    return bool(getattr(config.option, "lg_env", None) or os.environ.get("LG_ENV"))
+
+
+def _spec_names(config):
+    opt = config.getoption("--board")
+    if not opt:
+        return None
+    names = []
+    for part in opt.split(","):
+        part = part.strip()
+        if part == "all":
+            names += [b.name for b in boards.emulated_boards()]
+        elif part:
+            names.append(part)
+    return list(dict.fromkeys(names))
+
+
+def _targets(config):
+    """The selected boards, computed once per session (UsageError on a bad name)."""
+    cached = getattr(config, "_micronn_targets", None)
+    if cached is not None:
+        return cached
+    try:
+        names = _spec_names(config)
+        specs = [boards.get(n) for n in names] if names else None
+        port = config.getoption("--port")
+        if port or _labgrid_active(config):
+            if specs and len(specs) > 1:
+                raise pytest.UsageError("--port/labgrid talk to one board: give at most one "
+                                        "--board NAME to describe it")
+            kind = "port" if port else "labgrid"
+            targets = [BoardTarget(kind, specs[0] if specs else None, port)]
+        else:
+            specs = specs or [boards.default()]
+            if not specs:
+                raise pytest.UsageError("--board all: no emulated boards in boards/")
+            targets = [BoardTarget("qemu" if s.emulated else "unix", s) for s in specs]
+    except boards.BoardConfigError as e:
+        raise pytest.UsageError(str(e)) from None
+    config._micronn_targets = targets
+    return targets
+
+
+def pytest_generate_tests(metafunc):
+    if "board_target" in metafunc.fixturenames:
+        targets = _targets(metafunc.config)
+        metafunc.parametrize("board_target", targets, ids=[t.id for t in targets],
+                             scope="session")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        target = getattr(getattr(item, "callspec", None), "params", {}).get("board_target")
+        if target is None:
+            continue
+        if item.get_closest_marker("emulated_only") and target.kind != "qemu":
+            item.add_marker(pytest.mark.skip(reason="needs an emulated board"))
+        if item.get_closest_marker("serial_only") and target.kind == "unix":
+            item.add_marker(pytest.mark.skip(reason="the UNIX board has no raw REPL/device"))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    """With ``--dist loadgroup`` (pytest.ini): one xdist work unit per board.
+
+    All tests of a board then run on one worker, which boots that board once. (xdist's own
+    ``xdist_group`` marks cannot do this here: xdist 3.8 renames ``item._nodeid``, which
+    pytest 9 no longer reads.) Tests that take no board are scheduled one by one."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    import re
+    from xdist.scheduler import LoadScopeScheduling
+
+    try:
+        names = set(boards.names())
+    except boards.BoardConfigError:
+        names = set()
+    param_re = re.compile(r"\[([^\]]*)\]$")
+
+    class BoardScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            nodeid = nodeid.split("@", 1)[0]
+            m = param_re.search(nodeid)
+            for part in (m.group(1).split("-") if m else ()):
+                if part in names:
+                    return "board:" + part
+            return nodeid
+
+    return BoardScheduling(config, log)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    setattr(item, f"rep_{rep.when}", rep)
+
+
+def _labgrid_url(request):
+    """The pyserial URL of labgrid's target's serial port (kept thin on purpose)."""
+    from labgrid.resource import NetworkSerialPort
+    from labgrid.resource.base import SerialPort
+    target = request.getfixturevalue("target")
+    for res in target.resources:
+        if isinstance(res, NetworkSerialPort):
+            scheme = "rfc2217" if res.protocol == "rfc2217" else "socket"
+            return f"{scheme}://{res.host}:{res.port}", res.speed
+        if isinstance(res, SerialPort) and getattr(res, "port", None):
+            return res.port, res.speed
+    raise pytest.UsageError(f"labgrid target {target.name!r} has no serial port resource "
+                            "(RawSerialPort, USBSerialPort or NetworkSerialPort)")
+
+
+def _connect(target, request) -> Board:
+    spec = target.spec
+    if target.kind == "port":
+        return SerialBoard(target.port, spec=spec)
+    if target.kind == "labgrid":
+        url, speed = _labgrid_url(request)
+        return SerialBoard(url, spec=spec, baudrate=speed)
+    try:
+        spec.require_firmware()
+    except boards.FirmwareMissing as e:
+        pytest.fail(str(e), pytrace=False)
+    return QemuBoard(spec) if target.kind == "qemu" else UnixBoard(spec)
+
+
+@pytest.fixture(scope="session")
+def _board_conn(board_target, request):
+    conn = _connect(board_target, request)
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+def _healthy(conn):
+    ping = getattr(conn, "ping", None)
+    return ping() if ping else True
+
+
+@pytest.fixture
+def board(_board_conn, request) -> Board:
+    conn = _board_conn
+    if getattr(conn, "dirty", False) and not _healthy(conn):
+        conn.hard_reset()
+    yield conn
+    rep = getattr(request.node, "rep_call", None)
+    if getattr(conn, "dirty", False) or (rep is not None and rep.failed):
+        if not _healthy(conn):
+            conn.hard_reset()
+
+
+@pytest.fixture
+def hil_fs_bytes(request):
+    """Cap for the upload round-trip test; None = as much as the filesystem holds."""
+    value = request.config.getoption("--hil-fs-bytes")
+    return None if value == "max" else int(value, 0)
+
+
+@pytest.fixture
+def board_spec(board) -> boards.BoardSpec:
+    if board.spec is None:
+        pytest.skip("board.json of this board is unknown (pass --board NAME with --port or labgrid)")
+    return board.spec
