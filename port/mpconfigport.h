@@ -55,11 +55,17 @@
 #define MICROPY_PY_RANDOM_SEED_INIT_FUNC    ((uint32_t)mp_hal_ticks_cpu64())
 #define MICROPY_VFS                         (1)
 
+// Raw-paste flow control lets the host send half of this before it waits for
+// the board: a larger window means fewer round trips on long transfers (model
+// files, inputs). Boards short of RAM lower it in mpconfigboard.h.
+#ifndef MICROPY_REPL_STDIN_BUFFER_MAX
+#define MICROPY_REPL_STDIN_BUFFER_MAX       (2048)
+#endif
+
 // The UART ISR queues input here. It must hold a whole raw-paste window
-// (MICROPY_REPL_STDIN_BUFFER_MAX, 256) with room to spare or mpremote's
-// flow control overruns it.
+// with room to spare or mpremote's flow control overruns it.
 #ifndef MICROPY_HW_STDIN_BUFFER_LEN
-#define MICROPY_HW_STDIN_BUFFER_LEN         (512)
+#define MICROPY_HW_STDIN_BUFFER_LEN         (2 * MICROPY_REPL_STDIN_BUFFER_MAX)
 #endif
 
 #define MP_SSIZE_MAX (0x7fffffff)

@@ -1,6 +1,8 @@
 // Netduino Plus 2: STM32F405RG, Cortex-M4F at 168 MHz (25 MHz HSE + PLL).
 #define MICROPY_HW_MCU_NAME         "STM32F405RG"
 #define MICROPY_HW_CPU_HZ           (168000000)
+// RAM is scarce (128 KB for heap, stack and buffers): a smaller raw-paste window.
+#define MICROPY_REPL_STDIN_BUFFER_MAX (512)
 
 #define MICROPY_HW_UART_BASE        (0x40011000)   // USART1, QEMU serial 0
 #define MICROPY_HW_UART_BAUD        (115200)
