@@ -49,12 +49,11 @@ class _Tensor(ctypes.Structure):
         ("scale", ctypes.c_float),
         ("zero_point", ctypes.c_int32),
         ("q_count", ctypes.c_int32),
-        ("q_dim", ctypes.c_int32),
-        ("dims", ctypes.c_int32 * MAX_DIMS),
+        ("dims", ctypes.POINTER(ctypes.c_int32)),
         ("ndim", ctypes.c_uint8),
         ("dtype", ctypes.c_uint8),
         ("flags", ctypes.c_uint8),
-        ("reserved", ctypes.c_uint8),
+        ("q_dim", ctypes.c_int8),
     ]
 
 
@@ -81,6 +80,13 @@ class _Profile(ctypes.Structure):
         ("calls", ctypes.c_uint32),
         ("ticks", ctypes.c_uint64),
     ]
+
+
+class _OpCheck(ctypes.Structure):
+    _fields_ = [("status", ctypes.c_int32), ("msg", ctypes.c_char * 160)]
+
+
+OP_INPUTS, OP_OUTPUTS, OP_INTERMEDIATES = 0, 1, 2
 
 
 _TICKS_FN = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_void_p)
@@ -158,6 +164,23 @@ def lib(path=None):
         f = getattr(L, name)
         f.restype = res
         f.argtypes = args
+    # Newer additions: declared when the library has them (an older build simply lacks them).
+    optional = {
+        "mn_model_op_tensor": (S, [P, SZ, S, SZ, ctypes.POINTER(I32)]),
+        "mn_check_ops": (S, [P, ctypes.POINTER(_Config), P, SZ, ctypes.POINTER(_OpCheck), SZ,
+                             ctypes.POINTER(SZ), ctypes.POINTER(SZ), ctypes.POINTER(_Error)]),
+        "mn_status_str": (ctypes.c_char_p, [S]),
+        "mn_tensor_struct_size": (SZ, []),
+    }
+    for name, (res, args) in optional.items():
+        f = getattr(L, name, None)
+        if f is not None:
+            f.restype = res
+            f.argtypes = args
+    # A library built from other sources than this wrapper's _Tensor layout would crash on first use.
+    if hasattr(L, "mn_tensor_struct_size") and L.mn_tensor_struct_size() != ctypes.sizeof(_Tensor):
+        raise OSError(f"{path or default_lib_path()}: mn_tensor_t is {L.mn_tensor_struct_size()} bytes in the "
+                      f"library but {ctypes.sizeof(_Tensor)} in engine.py: the library is stale, rebuild it")
     if path is None:
         _lib = L
     return L
@@ -257,6 +280,42 @@ class Model:
 
     def output_indices(self):
         return [self._L.mn_model_output_index(self._m, i) for i in range(self.num_outputs)]
+
+    def op_tensors(self, op, which=OP_INPUTS):
+        """Tensor indices of operator ``op``'s inputs (OP_INPUTS), outputs (OP_OUTPUTS) or
+        intermediates; -1 marks an omitted optional operand."""
+        if not hasattr(self._L, "mn_model_op_tensor"):
+            raise MicronnError(ERR_STATE, "the engine library predates mn_model_op_tensor; "
+                               "rebuild it with `make -C tests/engine lib`")
+        out, k, t = [], 0, ctypes.c_int32()
+        while self._L.mn_model_op_tensor(self._m, op, which, k, ctypes.byref(t)) == OK:
+            out.append(t.value)
+            k += 1
+        return out
+
+    def check_ops(self, planner="greedy"):
+        """Per-op support diagnostics from the engine (mn_check_ops): every op is looked up and
+        prepared, and every failure is recorded. Returns a list with one entry per op:
+        None when the op prepared, else (status, message)."""
+        if not hasattr(self._L, "mn_check_ops"):
+            raise MicronnError(ERR_STATE, "the engine library predates mn_check_ops; "
+                               "rebuild it with `make -C tests/engine lib`")
+        n = self._L.mn_model_num_ops(self._m)
+        res = (_OpCheck * max(n, 1))()
+        cfg = _make_config(planner, False, None)
+        size = self._L.mn_dry_run_work_hint(self._m)
+        for _ in range(8):
+            work = ctypes.create_string_buffer(size)
+            failed, need, err = ctypes.c_size_t(0), ctypes.c_size_t(0), _Error()
+            s = self._L.mn_check_ops(self._m, ctypes.byref(cfg), work, size, res, n, ctypes.byref(failed),
+                                     ctypes.byref(need), ctypes.byref(err))
+            if s == ERR_ARENA:
+                size = max(2 * size, need.value + 1024)
+                continue
+            if s not in (OK, ERR_UNSUPPORTED):
+                raise MicronnError(s, err.msg.decode())
+            return [None if r.status == OK else (r.status, r.msg.decode("utf-8", "replace")) for r in res[:n]]
+        raise MicronnError(ERR_ARENA, err.msg.decode())
 
     def arena_needed(self, planner="greedy", reuse_inputs=False, profile=False):
         """Exact arena bytes by dry run (raises MicronnError for unsupported ops etc.).

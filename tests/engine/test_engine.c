@@ -479,6 +479,102 @@ static void test_unsupported(void) {
     free(b);
 }
 
+/* ---- mn_check_ops / mn_model_op_tensor (support diagnostics for `micronn inspect`) ---------- */
+
+static mn_status_t picky_prepare(mn_ctx_t *ctx, mn_node_t *node) {
+    void *p = mn_alloc_persistent(ctx, 64);     /* released again when the op fails */
+    (void)p;
+    if (node->index == 1) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 activations not supported");
+    }
+    return MN_OK;
+}
+static mn_status_t picky_eval(mn_ctx_t *ctx, mn_node_t *node) {
+    (void)ctx;
+    (void)node;
+    return MN_OK;
+}
+static const mn_kernel_t picky_kernel = { NULL, picky_prepare, picky_eval, NULL };
+static const mn_registration_t picky_ops[] = { { 9 /* FULLY_CONNECTED */, NULL, &picky_kernel } };
+
+static void test_check_ops(void) {
+    static uint8_t work[256 * 1024];
+    mn_op_check_t res[64];
+    size_t failed = 99, need = 0;
+    mn_error_t err;
+    /* Real models: every op prepares; operand indices match the op's operand counts. */
+    for (size_t k = 0; k < N_MODELS; k++) {
+        size_t len;
+        uint8_t *b = read_file(model_names[k], &len);
+        mn_model_t m;
+        CHECK(mn_model_init(&m, b, len) == MN_OK);
+        CHECK(mn_model_num_ops(&m) <= 64);
+        mn_status_t s = mn_check_ops(&m, NULL, work, sizeof work, res, 64, &failed, &need, &err);
+        size_t arena_need = 0;
+        mn_status_t s2 = mn_arena_needed(&m, NULL, work, sizeof work, &arena_need, NULL);
+        /* same verdict as a dry run */
+        CHECK_MSG((s == MN_OK) == (s2 == MN_OK), "%s: check %d, dry run %d", model_names[k], s, s2);
+        CHECK_MSG(s != MN_OK || failed == 0, "%s", model_names[k]);
+        for (size_t i = 0; i < mn_model_num_ops(&m); i++) {
+            mn_op_info_t info;
+            int32_t t;
+            mn_model_op_info(&m, i, &info);
+            CHECK(s != MN_OK || (res[i].status == MN_OK && res[i].msg[0] == 0));
+            CHECK(mn_model_op_tensor(&m, i, MN_OP_INPUTS, (size_t)info.n_inputs, &t) == MN_ERR_ARG);
+            CHECK(mn_model_op_tensor(&m, i, MN_OP_OUTPUTS, (size_t)info.n_outputs, &t) == MN_ERR_ARG);
+            for (int32_t j = 0; j < info.n_outputs; j++) {
+                CHECK(mn_model_op_tensor(&m, i, MN_OP_OUTPUTS, (size_t)j, &t) == MN_OK
+                    && t >= 0 && (size_t)t < mn_model_num_tensors(&m));
+            }
+            for (int32_t j = 0; j < info.n_inputs; j++) {
+                CHECK(mn_model_op_tensor(&m, i, MN_OP_INPUTS, (size_t)j, &t) == MN_OK
+                    && t >= -1 && t < (int32_t)mn_model_num_tensors(&m));
+            }
+        }
+        CHECK(mn_model_op_tensor(&m, mn_model_num_ops(&m), MN_OP_INPUTS, 0, &(int32_t){0}) == MN_ERR_ARG);
+        CHECK(mn_model_op_tensor(&m, 0, 3, 0, &(int32_t){0}) == MN_ERR_ARG);
+        free(b);
+    }
+    CHECK(mn_tensor_struct_size() == sizeof(mn_tensor_t));
+    /* hello_world_int8: op 0 reads the model input, op 2 writes the model output. */
+    size_t len;
+    uint8_t *b = read_file("hello_world_int8.tflite", &len);
+    mn_model_t m;
+    mn_model_init(&m, b, len);
+    int32_t t = -5;
+    CHECK(mn_model_op_tensor(&m, 0, MN_OP_INPUTS, 0, &t) == MN_OK && t == mn_model_input_index(&m, 0));
+    CHECK(mn_model_op_tensor(&m, 2, MN_OP_OUTPUTS, 0, &t) == MN_OK && t == mn_model_output_index(&m, 0));
+    /* A kernel that refuses op 1 only: op 1 fails with its message, ops 0 and 2 still pass. */
+    mn_config_t cfg = { 0 };
+    cfg.ops = picky_ops;
+    cfg.n_ops = 1;
+    CHECK(mn_check_ops(&m, &cfg, work, sizeof work, res, 64, &failed, &need, &err) == MN_ERR_UNSUPPORTED);
+    CHECK(failed == 1 && res[0].status == MN_OK && res[2].status == MN_OK);
+    CHECK_MSG(res[1].status == MN_ERR_UNSUPPORTED
+        && strcmp(res[1].msg, "op 1 FULLY_CONNECTED: int16 activations not supported") == 0, "%s", res[1].msg);
+    /* Too few result slots, too small a work buffer. */
+    CHECK(mn_check_ops(&m, NULL, work, sizeof work, res, 2, &failed, &need, &err) == MN_ERR_ARG);
+    CHECK(mn_check_ops(&m, NULL, work, 64, res, 64, &failed, &need, &err) == MN_ERR_ARENA && need > 64);
+    CHECK(mn_check_ops(&m, NULL, work, need + 4096, res, 64, &failed, NULL, NULL) == MN_OK && failed == 0);
+    /* No kernel at all for every op (opcode turned into LSH_PROJECTION): all three recorded. */
+    uint32_t oc = fb_vec_table(b, m.opcodes, 0);
+    uint32_t p = fb_field(b, oc, F_OC_BUILTIN_CODE), q = fb_field(b, oc, F_OC_DEPRECATED_CODE);
+    if (p) {
+        b[p] = 15;
+    }
+    if (q) {
+        b[q] = 15;
+    }
+    mn_model_init(&m, b, len);
+    CHECK(mn_check_ops(&m, NULL, work, sizeof work, res, 64, &failed, &need, &err) == MN_ERR_UNSUPPORTED);
+    CHECK(failed == 3);
+    for (int i = 0; i < 3; i++) {
+        CHECK_MSG(res[i].status == MN_ERR_UNSUPPORTED && strstr(res[i].msg, "unsupported op LSH_PROJECTION"),
+            "%s", res[i].msg);
+    }
+    free(b);
+}
+
 static void test_real_models(void) {
     printf("  %-30s %10s %10s %10s %10s %8s\n", "model", "persist", "nonpers", "needed", "copied", "status");
     for (size_t k = 0; k < N_MODELS; k++) {
@@ -536,6 +632,8 @@ int main(int argc, char **argv) {
     test_arena_and_fake_kernels();
     printf("unsupported op\n");
     test_unsupported();
+    printf("support diagnostics (mn_check_ops)\n");
+    test_check_ops();
     printf("real models\n");
     test_real_models();
     printf("fuzz (truncations, bit flips)\n");

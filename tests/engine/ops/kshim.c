@@ -188,7 +188,7 @@ void *kshim_prepare(int32_t builtin, const kshim_tensor_t *ts, int32_t n_tensors
         t->bytes = (size_t)ts[i].bytes;
         t->name = "";
         t->q_count = ts[i].q_count;
-        t->q_dim = ts[i].q_dim;
+        t->q_dim = (int8_t)ts[i].q_dim;
         if (ts[i].q_count > 0) {
             t->q_scale_raw = (const uint8_t *)ts[i].scales;  /* host is little-endian */
             t->q_zp_raw = (const uint8_t *)ts[i].zps;
@@ -198,9 +198,11 @@ void *kshim_prepare(int32_t builtin, const kshim_tensor_t *ts, int32_t n_tensors
         t->ndim = (uint8_t)ts[i].ndim;
         t->dtype = (uint8_t)ts[i].dtype;
         t->flags = (uint8_t)ts[i].flags;
+        int32_t *dims = (int32_t *)track(k, sizeof(int32_t) * 6);
         for (int d = 0; d < 6; ++d) {
-            t->dims[d] = ts[i].dims[d];
+            dims[d] = ts[i].dims[d];
         }
+        t->dims = dims;
     }
     k->it.tensors = tensors;
     k->it.n_tensors = (uint32_t)n_tensors;

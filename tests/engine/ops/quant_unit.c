@@ -165,7 +165,7 @@ static void test_conv_1x1(void) {
     const int8_t w[4] = { 1, 2, -3, 1 };
     const int32_t bias[2] = { 5, -6 };
     int32_t mult[2] = { 1 << 30, 1 << 30 };
-    int32_t shift[2] = { 0, -1 };
+    int8_t shift[2] = { 0, -1 };
     mn_conv_geom_t g = { 1, 1, 1, 2, 1, 1, 2, 1, 1, 1, 2, 1, 1, 1, 1, 0, 0 };
     mn_conv_quant_t q = { -2, 3, -128, 127, mult, shift };
     int8_t out[2];

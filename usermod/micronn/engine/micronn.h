@@ -129,6 +129,9 @@ static inline float mn_ld_f32(const uint8_t *p) {
 
 /*
  * Runtime tensor descriptor, used by callers and kernels alike.
+ * dims: ndim sizes (read-only). They point into the model's shape vector when that is 4-byte
+ * aligned (any 4-byte aligned model), otherwise to a copy in the interpreter's arena (or, for
+ * mn_model_tensor() on such a model, to a buffer in mn_model_t that the next call reuses).
  * Quantization: `scale`/`zero_point` hold channel 0 (per-tensor case). Per-channel parameters
  * stay in the model buffer (possibly unaligned); read them with mn_tensor_scale()/
  * mn_tensor_zero_point(). q_count is 0 when the tensor is not quantized, 1 for per-tensor, and
@@ -143,12 +146,12 @@ typedef struct mn_tensor {
     float scale;                /* per-tensor scale (channel 0); 0.0f when not quantized */
     int32_t zero_point;         /* per-tensor zero point (channel 0) */
     int32_t q_count;
-    int32_t q_dim;              /* quantized_dimension (as stored; may exceed ndim for 1-D bias) */
-    int32_t dims[MN_MAX_DIMS];
+    const int32_t *dims;        /* [ndim], see above; ndim <= MN_MAX_DIMS */
     uint8_t ndim;
     uint8_t dtype;              /* mn_dtype_t */
     uint8_t flags;              /* MN_TF_* */
-    uint8_t reserved;
+    int8_t q_dim;               /* quantized_dimension as stored (may exceed ndim for a per-tensor 1-D
+                                 * bias; values outside int8 saturate: per-channel ones are < ndim) */
 } mn_tensor_t;
 
 static inline float mn_tensor_scale(const mn_tensor_t *t, int32_t ch) {
@@ -183,6 +186,7 @@ typedef struct mn_model {
     uint32_t outputs, n_outputs;
     uint32_t description;           /* offset of description string (0 = none) */
     mn_error_t err;
+    int32_t dims_tmp[MN_MAX_DIMS]; /* mn_model_tensor() dims of a model that is not 4-byte aligned */
 } mn_model_t;
 
 /* Verify buf[0:len) and set up the view. On failure m->err describes the problem. */
@@ -370,6 +374,41 @@ const char *mn_interp_errmsg(const mn_interp_t *it);
 
 /* Is there a kernel in this build (or in cfg->ops) for builtin code / custom name? */
 int mn_op_supported(const mn_config_t *cfg, int32_t builtin, const char *custom_name);
+
+/* ---- inspection helpers (for host tools such as `micronn inspect`) ---------------------------- */
+
+/* Which operand list of an operator mn_model_op_tensor() reads. */
+#define MN_OP_INPUTS 0
+#define MN_OP_OUTPUTS 1
+#define MN_OP_INTERMEDIATES 2
+
+/*
+ * Tensor index of operand k of list `which` (MN_OP_*) of operator `op` of subgraph 0, in *tensor
+ * (-1 = omitted optional operand). MN_ERR_ARG when op, which or k is out of range.
+ */
+mn_status_t mn_model_op_tensor(const mn_model_t *m, size_t op, int which, size_t k, int32_t *tensor);
+
+/* Outcome of one operator in mn_check_ops(). */
+typedef struct mn_op_check {
+    int32_t status;              /* mn_status_t: MN_OK, MN_ERR_UNSUPPORTED (no kernel, or a dtype /
+                                  * parameter the kernel refuses), MN_ERR_KERNEL, ... */
+    char msg[MN_ERR_MSG_LEN];    /* the engine's message ("" when status is MN_OK) */
+} mn_op_check_t;
+
+/*
+ * Support diagnostics: a dry run (as mn_arena_needed) that looks up and prepares EVERY operator
+ * and records each failure in results[op] instead of stopping at the first one. results must
+ * have room for mn_model_num_ops() entries (n_results). *n_failed (may be NULL) = ops that
+ * failed. Returns MN_OK when every op prepared, MN_ERR_UNSUPPORTED when some op failed (see
+ * results), MN_ERR_ARENA when `work` is too small (*needed = a work size to retry with; needed
+ * may be NULL), or another status (with err, which may be NULL) for a model-level problem such
+ * as a sparse tensor. Uses the same registry and kernels as mn_interp_prepare.
+ */
+mn_status_t mn_check_ops(const mn_model_t *m, const mn_config_t *cfg, void *work, size_t work_size,
+    mn_op_check_t *results, size_t n_results, size_t *n_failed, size_t *needed, mn_error_t *err);
+
+/* sizeof(mn_tensor_t), so a foreign-function binding can check that its copy of the layout matches. */
+size_t mn_tensor_struct_size(void);
 
 /* Engine version string. */
 #define MN_VERSION "0.1.0"

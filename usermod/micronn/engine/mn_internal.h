@@ -78,6 +78,17 @@ enum { F_OC_DEPRECATED_CODE = 0, F_OC_CUSTOM_CODE = 1, F_OC_VERSION = 2, F_OC_BU
 enum { F_BUF_DATA = 0, F_BUF_OFFSET = 1, F_BUF_SIZE = 2 };
 enum { F_MD_NAME = 0, F_MD_BUFFER = 1 };
 
+/* Can the int32 vector element at p be read in place as an int32_t (aligned, little-endian
+ * target)? Otherwise it is read with mn_ld_i32 / copied. */
+static inline int mn_i32_in_place(const uint8_t *p) {
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return ((uintptr_t)p & 3u) == 0;
+#else
+    (void)p;
+    return 0;
+#endif
+}
+
 /* ---- model helpers (mn_model.c) ----------------------------------------------------------- */
 
 mn_status_t mn_verify(mn_model_t *m);
@@ -162,12 +173,12 @@ typedef struct mn_plan_src {
 } mn_plan_src_t;
 size_t mn_plan_nomem(const mn_plan_src_t *src, int kind);
 
-/* Scratch request record (persistent, linked). */
+/* Scratch request record (persistent, linked, newest first; 16 bytes on 32-bit targets). The
+ * list holds requests n_scratch-1 ... 0 in that order, so a record's index is its position. */
 struct mn_scratch {
     size_t bytes;
     size_t offset;     /* planning: 0 = not placed, else offset + 1 */
     uint32_t op;
-    uint32_t index;
     struct mn_scratch *next;
 };
 

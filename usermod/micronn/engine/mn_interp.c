@@ -66,7 +66,6 @@ mn_status_t mn_request_scratch(mn_ctx_t *ctx, size_t bytes, int32_t *index) {
     }
     s->bytes = bytes;
     s->op = ctx->cur_op;
-    s->index = ctx->n_scratch;
     s->next = ctx->scratch_req;
     ctx->scratch_req = s;
     *index = (int32_t)ctx->n_scratch++;
@@ -127,9 +126,24 @@ static mn_status_t setup_tensors(mn_interp_t *it) {
     if (!it->tensors && m->n_tensors) {
         return MN_ERR_ARENA;
     }
+    /* Shapes are used in place in the model; only an unaligned model needs copies (one block). */
+    size_t n_dims = 0;
+    for (uint32_t i = 0; i < m->n_tensors; i++) {
+        uint32_t nd, shape = fb_vec(m->buf, mn_model_tensor_table(m, i), F_T_SHAPE, &nd);
+        n_dims += (nd && !mn_i32_in_place(m->buf + shape)) ? nd : 0;
+    }
+    int32_t *dims_pool = n_dims ? mn_arena_persistent(it, mn_mul(n_dims, sizeof(int32_t))) : NULL;
+    if (n_dims && !dims_pool) {
+        return MN_ERR_ARENA;
+    }
     for (uint32_t i = 0; i < m->n_tensors; i++) {
         mn_tensor_t *t = &it->tensors[i];
         mn_model_tensor(m, i, t);
+        if (t->dims == m->dims_tmp) {
+            memcpy(dims_pool, t->dims, sizeof(int32_t) * t->ndim);
+            t->dims = dims_pool;
+            dims_pool += t->ndim;
+        }
         if (fb_field(m->buf, mn_model_tensor_table(m, i), F_T_SPARSITY)) {
             return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "tensor %u (%s): sparse tensors are not supported",
                 (unsigned)i, t->name);
@@ -164,16 +178,39 @@ static mn_status_t setup_tensors(mn_interp_t *it) {
     return MN_OK;
 }
 
+/* An operand list (flatbuffer int32 vector at b + v) can be used in place, without a copy in the
+ * arena, when it is 4-byte aligned and the target is little-endian (the usual case: flatbuffers
+ * align int32 vectors, so any 4-byte aligned model qualifies). */
+static int idx_in_place(const uint8_t *b, uint32_t v) {
+    return mn_i32_in_place(b + v);
+}
+
+/* int32 slots the operand lists of op table o need in the copy pool (0 when used in place). */
+static size_t idx_copy_count(const uint8_t *b, uint32_t o) {
+    static const int fields[3] = { F_OP_INPUTS, F_OP_OUTPUTS, F_OP_INTERMEDIATES };
+    size_t total = 0;
+    for (int f = 0; f < 3; f++) {
+        uint32_t n, v = fb_vec(b, o, fields[f], &n);
+        total += (n && !idx_in_place(b, v)) ? n : 0;
+    }
+    return total;
+}
+
 static mn_status_t copy_indices(mn_interp_t *it, const uint8_t *b, uint32_t o, int field, int32_t **dst, uint16_t *n,
-    int32_t *pool) {
+    int32_t **pool) {
     uint32_t cnt, v = fb_vec(b, o, field, &cnt);
     if (cnt > 0xffff) {
         return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u: more than 65535 tensors", (unsigned)it->cur_op);
     }
-    for (uint32_t i = 0; i < cnt; i++) {
-        pool[i] = mn_ld_i32(b + v + 4 * i);
+    if (cnt && idx_in_place(b, v)) {
+        *dst = (int32_t *)(uintptr_t)(b + v);   /* zero copy; the engine never writes it */
+    } else {
+        for (uint32_t i = 0; i < cnt; i++) {
+            (*pool)[i] = mn_ld_i32(b + v + 4 * i);
+        }
+        *dst = *pool;
+        *pool += cnt;
     }
-    *dst = pool;
     *n = (uint16_t)cnt;
     return MN_OK;
 }
@@ -207,12 +244,10 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
     if (nin > 0xffff || nout > 0xffff || nint > 0xffff) {
         return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u: more than 65535 operands", (unsigned)i);
     }
-    int32_t *pool = *pool_next;
-    *pool_next += (size_t)nin + nout + nint;
-    if ((s = copy_indices(it, b, o, F_OP_INPUTS, (int32_t **)&node->inputs, &node->n_inputs, pool))
-        || (s = copy_indices(it, b, o, F_OP_OUTPUTS, (int32_t **)&node->outputs, &node->n_outputs, pool + nin))
+    if ((s = copy_indices(it, b, o, F_OP_INPUTS, (int32_t **)&node->inputs, &node->n_inputs, pool_next))
+        || (s = copy_indices(it, b, o, F_OP_OUTPUTS, (int32_t **)&node->outputs, &node->n_outputs, pool_next))
         || (s = copy_indices(it, b, o, F_OP_INTERMEDIATES, (int32_t **)&node->intermediates, &node->n_intermediates,
-                pool + nin + nout))) {
+                pool_next))) {
         return s;
     }
     for (uint32_t k = 0; k < nout; k++) {
@@ -248,7 +283,7 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
  */
 typedef struct {
     size_t bytes;
-    uint32_t op, index;
+    uint32_t op;
 } scratch_copy_t;
 
 static mn_status_t dry_release(mn_interp_t *it, size_t tail0, mn_scratch_t *list0) {
@@ -263,7 +298,6 @@ static mn_status_t dry_release(mn_interp_t *it, size_t tail0, mn_scratch_t *list
     for (mn_scratch_t *r = it->scratch_req; r != list0; r = r->next, j++) {
         tmp[j].bytes = r->bytes;
         tmp[j].op = r->op;
-        tmp[j].index = r->index;
     }
     size_t used = it->tail - tail0;
     MN_POISON(it->arena + it->arena_size - it->tail, used);
@@ -279,7 +313,6 @@ static mn_status_t dry_release(mn_interp_t *it, size_t tail0, mn_scratch_t *list
         it->dry_extra -= MN_BLOCK(sizeof *r);  /* counted once, in `used` */
         r->bytes = tmp[j].bytes;
         r->op = tmp[j].op;
-        r->index = tmp[j].index;
         r->next = it->scratch_req;
         it->scratch_req = r;
     }
@@ -381,7 +414,7 @@ static int src_get(void *c, int32_t k, mn_plan_buf_t *out) {
     const mn_scratch_t *rec = it->scratch_ptr[(uint32_t)k - it->n_tensors];
     out->size = MN_BLOCK(rec->bytes);
     out->first = out->last = (int32_t)rec->op;
-    out->id = -1 - (int32_t)rec->index;
+    out->id = -1 - (int32_t)((uint32_t)k - it->n_tensors);
     return 1;
 }
 
@@ -430,8 +463,9 @@ static mn_status_t plan_memory(mn_interp_t *it) {
     plan_ctx_t pc = { it, it->cfg.planner == MN_PLANNER_OFFLINE ? offline_plan(it->model) : NULL };
     mn_plan_src_t src = { src_get, src_set_offset, src_get_offset, &pc, (int32_t)(it->n_tensors + it->n_scratch) };
     mn_plan_buf_t tmp;
-    for (mn_scratch_t *r = it->scratch_req; r; r = r->next) {
-        it->scratch_ptr[r->index] = r;    /* index -> record while planning */
+    uint32_t idx = it->n_scratch;
+    for (mn_scratch_t *r = it->scratch_req; r && idx > 0; r = r->next) {
+        it->scratch_ptr[--idx] = r;       /* index -> record while planning (newest first) */
     }
     int32_t n = 0;
     size_t sum = 0;
@@ -511,19 +545,13 @@ static mn_status_t do_prepare(mn_interp_t *it) {
     if (!it->nodes && m->n_ops) {
         return MN_ERR_ARENA;
     }
-    /* One block for every op's operand lists (saves per-allocation rounding). */
+    /* One block for the operand lists that cannot be used in place (saves per-allocation rounding). */
     size_t n_idx = 0;
     for (uint32_t i = 0; i < m->n_ops; i++) {
-        uint32_t o = mn_model_op_table(m, i), n;
-        fb_vec(m->buf, o, F_OP_INPUTS, &n);
-        n_idx += n;
-        fb_vec(m->buf, o, F_OP_OUTPUTS, &n);
-        n_idx += n;
-        fb_vec(m->buf, o, F_OP_INTERMEDIATES, &n);
-        n_idx += n;
+        n_idx += idx_copy_count(m->buf, mn_model_op_table(m, i));
     }
-    int32_t *pool = mn_arena_persistent(it, mn_mul(n_idx, sizeof(int32_t)));
-    if (!pool) {
+    int32_t *pool = n_idx ? mn_arena_persistent(it, mn_mul(n_idx, sizeof(int32_t))) : NULL;
+    if (!pool && n_idx) {
         return MN_ERR_ARENA;
     }
     for (uint32_t i = 0; i < m->n_ops; i++) {
@@ -787,4 +815,123 @@ void mn_interp_profile_clear(mn_interp_t *it) {
         memset(it->prof_ticks, 0, it->n_nodes * sizeof(uint64_t));
         memset(it->prof_calls, 0, it->n_nodes * sizeof(uint32_t));
     }
+}
+
+/* ---- support diagnostics (mn_check_ops) ----------------------------------------------------- */
+
+static void record_op(mn_op_check_t *r, const mn_error_t *e, mn_status_t s) {
+    r->status = s;
+    memcpy(r->msg, e->msg, sizeof r->msg);
+    r->msg[sizeof r->msg - 1] = 0;
+    if (!r->msg[0]) {
+        mn_fmt(r->msg, sizeof r->msg, "%s", mn_status_str(s));
+    }
+}
+
+static mn_status_t check_ops(mn_interp_t *it, mn_op_check_t *results, size_t *n_failed) {
+    const mn_model_t *m = it->model;
+    mn_status_t s;
+    if ((s = setup_tensors(it))) {
+        return s;
+    }
+    it->n_nodes = m->n_ops;
+    it->nodes = mn_arena_persistent(it, mn_mul(m->n_ops, sizeof(mn_node_t)));
+    if (!it->nodes && m->n_ops) {
+        return MN_ERR_ARENA;
+    }
+    size_t n_idx = 0;
+    for (uint32_t i = 0; i < m->n_ops; i++) {
+        uint32_t o = mn_model_op_table(m, i), n;
+        fb_vec(m->buf, o, F_OP_INPUTS, &n);
+        n_idx += n;
+        fb_vec(m->buf, o, F_OP_OUTPUTS, &n);
+        n_idx += n;
+        fb_vec(m->buf, o, F_OP_INTERMEDIATES, &n);
+        n_idx += n;
+    }
+    int32_t *pool = mn_arena_persistent(it, mn_mul(n_idx, sizeof(int32_t)));
+    if (!pool && n_idx) {
+        return MN_ERR_ARENA;
+    }
+    for (uint32_t i = 0; i < m->n_ops; i++) {
+        it->err.status = MN_OK;
+        it->err.msg[0] = 0;
+        if ((s = setup_node(it, i, &pool))) {
+            if (s == MN_ERR_ARENA) {
+                return s;
+            }
+            record_op(&results[i], &it->err, s);
+            it->nodes[i].kernel = NULL;
+            (*n_failed)++;
+        }
+    }
+    for (uint32_t i = 0; i < m->n_ops; i++) {
+        if (!it->nodes[i].kernel) {
+            continue;
+        }
+        size_t tail0 = it->tail;
+        mn_scratch_t *list0 = it->scratch_req;
+        it->err.msg[0] = 0;
+        s = prepare_node(it, i);
+        if (s == MN_ERR_ARENA) {
+            return s;
+        }
+        if (s != MN_OK) {
+            record_op(&results[i], &it->err, s);
+            (*n_failed)++;
+            /* forget what the failed op allocated; it is never evaluated or freed */
+            it->tail = tail0;
+            it->scratch_req = list0;
+            it->nodes[i].user_data = NULL;
+            it->nodes[i].kernel = NULL;
+            mn_arena_temp_reset(it);
+        }
+    }
+    return MN_OK;
+}
+
+mn_status_t mn_check_ops(const mn_model_t *m, const mn_config_t *cfg, void *work, size_t work_size,
+    mn_op_check_t *results, size_t n_results, size_t *n_failed, size_t *needed, mn_error_t *err) {
+    mn_interp_t it;
+    size_t failed = 0;
+    if (!m || !results || n_results < m->n_ops) {
+        if (err) {
+            mn_err_set(err, MN_ERR_ARG, "mn_check_ops: results has %zu entries, the model has %zu ops",
+                n_results, m ? (size_t)m->n_ops : (size_t)0);
+        }
+        return MN_ERR_ARG;
+    }
+    memset(results, 0, m->n_ops * sizeof *results);
+    mn_status_t s = mn_interp_init(&it, m, work, work_size, cfg);
+    if (s == MN_OK) {
+        it.dry_run = 1;
+        it.state = ST_PREPARING;
+        s = check_ops(&it, results, &failed);
+        it.phase = PH_NONE;
+        mn_arena_temp_reset(&it);
+    }
+    if (s == MN_ERR_ARENA) {
+        size_t n = MN_ALIGN_UP(it.shortfall) + (MN_ARENA_ALIGN - 1);
+        if (n <= work_size) {
+            n = 2 * work_size;
+        }
+        mn_err_set(&it.err, MN_ERR_ARENA, "check: work buffer too small: need at least %zu bytes, have %zu",
+            n, work_size);
+        if (needed) {
+            *needed = n;
+        }
+    } else if (s != MN_OK && it.err.status == MN_OK) {
+        mn_err_set(&it.err, s, "check failed (%s)", mn_status_str(s));
+    }
+    if (err) {
+        *err = it.err;
+    }
+    if (n_failed) {
+        *n_failed = failed;
+    }
+    mn_interp_deinit(&it);
+    if (s == MN_OK && failed) {
+        return MN_ERR_UNSUPPORTED;
+    }
+    return s;
 }

@@ -104,10 +104,21 @@ mn_status_t mn_model_tensor(const mn_model_t *m, size_t index, mn_tensor_t *out)
     const uint8_t *b = m->buf;
     uint32_t t = mn_model_tensor_table(m, (uint32_t)index);
     uint32_t nd, shape = fb_vec(b, t, F_T_SHAPE, &nd);
+    static const int32_t no_dims[1] = { 0 };
     memset(out, 0, sizeof *out);
-    out->ndim = (uint8_t)nd;
-    for (uint32_t d = 0; d < nd; d++) {
-        out->dims[d] = mn_ld_i32(b + shape + 4 * d);
+    out->ndim = (uint8_t)nd;   /* the verifier bounds nd by MN_MAX_DIMS */
+    if (!nd) {
+        out->dims = no_dims;
+    } else if (mn_i32_in_place(b + shape)) {
+        out->dims = (const int32_t *)(const void *)(b + shape);   /* zero copy */
+    } else {
+        /* Unaligned model: a per-model buffer (mn_model_t is always caller RAM; the interpreter
+         * copies these dims into its arena right away). */
+        int32_t *tmp = ((mn_model_t *)(uintptr_t)m)->dims_tmp;
+        for (uint32_t d = 0; d < nd; d++) {
+            tmp[d] = mn_ld_i32(b + shape + 4 * d);
+        }
+        out->dims = tmp;
     }
     out->dtype = (uint8_t)fb_i8(b, t, F_T_TYPE, 0);
     const char *name = fb_str(b, t, F_T_NAME);
@@ -134,7 +145,8 @@ mn_status_t mn_model_tensor(const mn_model_t *m, size_t index, mn_tensor_t *out)
             out->q_zp_raw = nzp ? b + zp : NULL;
             out->scale = mn_ld_f32(b + sc);
             out->zero_point = nzp ? (int32_t)mn_ld_u64(b + zp) : 0;
-            out->q_dim = fb_i32(b, q, F_Q_QDIM, 0);
+            int32_t qd = fb_i32(b, q, F_Q_QDIM, 0);
+            out->q_dim = (int8_t)(qd > 127 ? 127 : qd < -128 ? -128 : qd);
         }
     }
     for (uint32_t i = 0; i < m->n_inputs; i++) {
@@ -169,4 +181,21 @@ mn_status_t mn_model_op_info(const mn_model_t *m, size_t op, mn_op_info_t *out) 
     out->n_outputs = (int32_t)n;
     out->supported = mn_registry_find(NULL, out->builtin, custom) != NULL;
     return MN_OK;
+}
+
+mn_status_t mn_model_op_tensor(const mn_model_t *m, size_t op, int which, size_t k, int32_t *tensor) {
+    static const int fields[3] = { F_OP_INPUTS, F_OP_OUTPUTS, F_OP_INTERMEDIATES };
+    if (!m || !m->buf || !tensor || op >= m->n_ops || which < 0 || which > 2) {
+        return MN_ERR_ARG;
+    }
+    uint32_t n, v = fb_vec(m->buf, mn_model_op_table(m, (uint32_t)op), fields[which], &n);
+    if (k >= n) {
+        return MN_ERR_ARG;
+    }
+    *tensor = mn_ld_i32(m->buf + v + 4 * k);
+    return MN_OK;
+}
+
+size_t mn_tensor_struct_size(void) {
+    return sizeof(mn_tensor_t);
 }

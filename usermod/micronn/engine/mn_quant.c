@@ -90,13 +90,13 @@ void mn_qtype_range(int qtype, int32_t *qmin, int32_t *qmax) {
 }
 
 void mn_conv_multipliers(float input_scale, const float *filter_scales, int n_scales,
-    float output_scale, int n_out, int32_t *mult, int32_t *shift) {
+    float output_scale, int n_out, int32_t *mult, int8_t *shift) {
     for (int i = 0; i < n_out; ++i) {
         const float fs = n_scales > 1 ? filter_scales[i] : filter_scales[0];
         const double eff = (double)input_scale * (double)fs / (double)output_scale;
         int s;
         mn_quantize_multiplier(eff, &mult[i], &s);
-        shift[i] = s;
+        shift[i] = (int8_t)s;   /* mn_quantize_multiplier keeps shifts in [-31, 31] */
     }
 }
 

@@ -139,7 +139,7 @@ int mn_conv_padding(int stride, int dilation, int in_size, int filter_size, int 
  * output_scale in double.  filter_scales has n_scales entries, 1 (broadcast
  * to all n_out channels) or n_out. */
 void mn_conv_multipliers(float input_scale, const float *filter_scales, int n_scales,
-    float output_scale, int n_out, int32_t *mult, int32_t *shift);
+    float output_scale, int n_out, int32_t *mult, int8_t *shift);
 
 /* ---- gemmlowp-style fixed point used by the quantized softmax ----------------
  * Raw int32 values; "Qm" means m integer bits and 31 - m fraction bits. */

@@ -12,6 +12,12 @@ void mn_conv_s8_per_channel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
     const int groups = in_c / f_in_c;
     const int per_group = out_c / groups;
     const int32_t in_off = q->input_offset;
+    /* Locals, not q->/g-> loads: the int8 output stores may alias anything, so fields read
+     * through the structs would be reloaded for every output element. */
+    const int32_t out_off = q->output_offset, act_min = q->act_min, act_max = q->act_max;
+    const int32_t *const mult = q->mult;
+    const int8_t *const shift = q->shift;
+    const int dil_h = g->dil_h, dil_w = g->dil_w;
     for (int b = 0; b < g->batches; ++b) {
         const int8_t *in_b = input + (size_t)b * in_h * in_w * in_c;
         for (int oy = 0; oy < g->out_h; ++oy) {
@@ -24,12 +30,12 @@ void mn_conv_s8_per_channel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
                     const int8_t *f_oc = filter + (size_t)oc * f_h * f_w * f_in_c;
                     uint32_t acc = 0; /* int32 accumulator, wrap-around defined */
                     for (int fy = 0; fy < f_h; ++fy) {
-                        const int iy = iy0 + g->dil_h * fy;
+                        const int iy = iy0 + dil_h * fy;
                         if (iy < 0 || iy >= in_h) {
                             continue;
                         }
                         for (int fx = 0; fx < f_w; ++fx) {
-                            const int ix = ix0 + g->dil_w * fx;
+                            const int ix = ix0 + dil_w * fx;
                             if (ix < 0 || ix >= in_w) {
                                 continue;
                             }
@@ -43,9 +49,9 @@ void mn_conv_s8_per_channel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
                     if (bias) {
                         acc += (uint32_t)bias[oc];
                     }
-                    int32_t v = mn_mul_by_qm((int32_t)acc, q->mult[oc], q->shift[oc]);
-                    v = mn_add_wrap(v, q->output_offset);
-                    out_px[oc] = (int8_t)mn_clamp_i32(v, q->act_min, q->act_max);
+                    int32_t v = mn_mul_by_qm((int32_t)acc, mult[oc], shift[oc]);
+                    v = mn_add_wrap(v, out_off);
+                    out_px[oc] = (int8_t)mn_clamp_i32(v, act_min, act_max);
                 }
             }
         }
@@ -100,10 +106,16 @@ void mn_conv_f32(const mn_conv_geom_t *g, float act_min, float act_max,
 #include "ref_glue.h"
 
 typedef struct {
-    mn_conv_geom_t g;
-    mn_conv_quant_t q;
-    float fmin, fmax;
-    uint8_t dtype;
+    ref_geom_t g;                       /* g.dtype: input dtype */
+    union {
+        struct {
+            /* int8 ranges (zero points and activation bounds are checked in prepare) */
+            int16_t input_offset, output_offset, act_min, act_max;
+        } q;                            /* int8; the multiplier/shift tables follow in the same block */
+        struct {
+            float min, max;             /* float32 activation range */
+        } f;
+    } u;
 } conv_data_t;
 
 static mn_status_t conv_prepare(mn_ctx_t *ctx, mn_node_t *node) {
@@ -130,8 +142,14 @@ static mn_status_t conv_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "stride %dx%d / dilation %dx%d not supported",
             stride_h, stride_w, dil_h, dil_w);
     }
-    REF_ALLOC(d, conv_data_t, ctx, 1);
-    mn_conv_geom_t *g = &d->g;
+    int32_t *mult = NULL;
+    int8_t *shift = NULL;
+    const int32_t n_tables = in->dtype == MN_INT8 ? filter->dims[0] : 0;   /* per-channel entries (out_c) */
+    conv_data_t *d = (conv_data_t *)ref_alloc_with_tables(ctx, sizeof(conv_data_t), n_tables, &mult, &shift);
+    if (!d) {
+        return MN_ERR_ARENA;
+    }
+    mn_conv_geom_t geom, *g = &geom;
     g->batches = in->dims[0];
     g->in_h = in->dims[1];
     g->in_w = in->dims[2];
@@ -162,7 +180,7 @@ static mn_status_t conv_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         return mn_fail(ctx, MN_ERR_MODEL, "bias has %d elements, expected %d",
             (int)mn_tensor_count(bias), g->out_c);
     }
-    d->dtype = in->dtype;
+    d->g.dtype = in->dtype;
 
     if (in->dtype == MN_FLOAT32) {
         if (filter->dtype != MN_FLOAT32) {
@@ -174,7 +192,7 @@ static mn_status_t conv_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         if (out->dtype != MN_FLOAT32) {
             return ref_fail_combo(ctx, in, out);
         }
-        REF_TRY(ref_act_range_f(ctx, act, &d->fmin, &d->fmax));
+        REF_TRY(ref_act_range_f(ctx, act, &d->u.f.min, &d->u.f.max));
     } else if (in->dtype == MN_INT8) {
         if (filter->dtype != MN_INT8) {
             return ref_fail_dtype(ctx, "filter (with int8 input)", filter);
@@ -197,8 +215,6 @@ static mn_status_t conv_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter quantized_dimension %d not supported (need 0)",
                 (int)filter->q_dim);
         }
-        REF_ALLOC(mult, int32_t, ctx, g->out_c);
-        REF_ALLOC(shift, int32_t, ctx, g->out_c);
         for (int32_t c = 0; c < g->out_c; ++c) {
             const int32_t ch = nq > 1 ? c : 0;
             if (mn_tensor_zero_point(filter, ch) != 0) {
@@ -208,29 +224,36 @@ static mn_status_t conv_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             const float fs = mn_tensor_scale(filter, ch);
             mn_conv_multipliers(in->scale, &fs, 1, out->scale, 1, &mult[c], &shift[c]);
         }
-        d->q.mult = mult;
-        d->q.shift = shift;
-        d->q.input_offset = -in->zero_point;
-        d->q.output_offset = out->zero_point;
-        REF_TRY(ref_act_range_q(ctx, act, out, &d->q.act_min, &d->q.act_max));
+        int32_t act_min, act_max;
+        REF_TRY(ref_act_range_q(ctx, act, out, &act_min, &act_max));
+        d->u.q.input_offset = (int16_t)-in->zero_point;   /* ref_need_quant: zero points in int8 range */
+        d->u.q.output_offset = (int16_t)out->zero_point;
+        d->u.q.act_min = (int16_t)act_min;                 /* within int8 (clamped to the type range) */
+        d->u.q.act_max = (int16_t)act_max;
     } else {
         return ref_fail_dtype(ctx, "input", in);
     }
+    REF_TRY(ref_geom_store(ctx, g, &d->g));
     node->user_data = d;
     return MN_OK;
 }
 
 static mn_status_t conv_eval(mn_ctx_t *ctx, mn_node_t *node) {
     const conv_data_t *d = (const conv_data_t *)node->user_data;
+    mn_conv_geom_t geom;
+    const mn_conv_geom_t *g = ref_geom_load(&d->g, &geom);
     mn_tensor_t *in = mn_input(ctx, node, 0);
     mn_tensor_t *filter = mn_input(ctx, node, 1);
     mn_tensor_t *bias = mn_input(ctx, node, 2);
     mn_tensor_t *out = mn_output(ctx, node, 0);
-    if (d->dtype == MN_INT8) {
-        mn_conv_s8_per_channel(&d->g, &d->q, (const int8_t *)in->data, (const int8_t *)filter->data,
+    if (d->g.dtype == MN_INT8) {
+        mn_conv_quant_t q = { d->u.q.input_offset, d->u.q.output_offset, d->u.q.act_min, d->u.q.act_max,
+            NULL, NULL };
+        ref_tables(d, sizeof *d, g->out_c, &q.mult, &q.shift);
+        mn_conv_s8_per_channel(g, &q, (const int8_t *)in->data, (const int8_t *)filter->data,
             bias ? (const int32_t *)bias->data : NULL, (int8_t *)out->data);
     } else {
-        mn_conv_f32(&d->g, d->fmin, d->fmax, (const float *)in->data, (const float *)filter->data,
+        mn_conv_f32(g, d->u.f.min, d->u.f.max, (const float *)in->data, (const float *)filter->data,
             bias ? (const float *)bias->data : NULL, (float *)out->data);
     }
     return MN_OK;

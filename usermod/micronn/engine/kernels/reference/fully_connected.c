@@ -12,6 +12,11 @@ double mn_fc_real_multiplier(float input_scale, float filter_scale, float output
 void mn_fully_connected_s8(const mn_fc_params_t *p,
     const int8_t *input, const int8_t *weights, const int32_t *bias, int8_t *output) {
     const int depth = p->depth, units = p->units;
+    const int32_t mult = p->mult;
+    const int shift = (int)p->shift;
+    /* locals: the int8 output stores may alias the struct, which would force reloads */
+    const int32_t w_off = p->weights_offset, in_off = p->input_offset, out_off = p->output_offset;
+    const int32_t act_min = p->act_min, act_max = p->act_max;
     for (int b = 0; b < p->batches; ++b) {
         const int8_t *in = input + (size_t)b * depth;
         int8_t *out = output + (size_t)b * units;
@@ -19,14 +24,14 @@ void mn_fully_connected_s8(const mn_fc_params_t *p,
             const int8_t *w = weights + (size_t)u * depth;
             uint32_t acc = 0; /* int32 accumulator, wrap-around defined */
             for (int d = 0; d < depth; ++d) {
-                acc += (uint32_t)(((int32_t)w[d] + p->weights_offset) * ((int32_t)in[d] + p->input_offset));
+                acc += (uint32_t)(((int32_t)w[d] + w_off) * ((int32_t)in[d] + in_off));
             }
             if (bias) {
                 acc += (uint32_t)bias[u];
             }
-            int32_t v = mn_mul_by_qm((int32_t)acc, p->mult, (int)p->shift);
-            v = mn_add_wrap(v, p->output_offset);
-            out[u] = (int8_t)mn_clamp_i32(v, p->act_min, p->act_max);
+            int32_t v = mn_mul_by_qm((int32_t)acc, mult, shift);
+            v = mn_add_wrap(v, out_off);
+            out[u] = (int8_t)mn_clamp_i32(v, act_min, act_max);
         }
     }
 }
@@ -34,6 +39,11 @@ void mn_fully_connected_s8(const mn_fc_params_t *p,
 void mn_fully_connected_s8_per_channel(const mn_fc_params_t *p,
     const int8_t *input, const int8_t *weights, const int32_t *bias, int8_t *output) {
     const int depth = p->depth, units = p->units;
+    const int32_t *const mult_pc = p->mult_pc;
+    const int8_t *const shift_pc = p->shift_pc;
+    /* locals: the int8 output stores may alias the struct, which would force reloads */
+    const int32_t w_off = p->weights_offset, in_off = p->input_offset, out_off = p->output_offset;
+    const int32_t act_min = p->act_min, act_max = p->act_max;
     for (int b = 0; b < p->batches; ++b) {
         const int8_t *in = input + (size_t)b * depth;
         int8_t *out = output + (size_t)b * units;
@@ -41,14 +51,14 @@ void mn_fully_connected_s8_per_channel(const mn_fc_params_t *p,
             const int8_t *w = weights + (size_t)u * depth;
             uint32_t acc = 0; /* int32 accumulator, wrap-around defined */
             for (int d = 0; d < depth; ++d) {
-                acc += (uint32_t)(((int32_t)w[d] + p->weights_offset) * ((int32_t)in[d] + p->input_offset));
+                acc += (uint32_t)(((int32_t)w[d] + w_off) * ((int32_t)in[d] + in_off));
             }
             if (bias) {
                 acc += (uint32_t)bias[u];
             }
-            int32_t v = mn_mul_by_qm((int32_t)acc, p->mult_pc[u], (int)p->shift_pc[u]);
-            v = mn_add_wrap(v, p->output_offset);
-            out[u] = (int8_t)mn_clamp_i32(v, p->act_min, p->act_max);
+            int32_t v = mn_mul_by_qm((int32_t)acc, mult_pc[u], (int)shift_pc[u]);
+            v = mn_add_wrap(v, out_off);
+            out[u] = (int8_t)mn_clamp_i32(v, act_min, act_max);
         }
     }
 }
@@ -95,7 +105,14 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     if (w->ndim != 2) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "weights must be 2-D (got %d-D)", w->ndim);
     }
-    REF_ALLOC(d, fc_data_t, ctx, 1);
+    int32_t *mult = NULL;
+    int8_t *shift = NULL;
+    const int per_channel = in->dtype == MN_INT8 && w->q_count > 1;
+    fc_data_t *d = (fc_data_t *)ref_alloc_with_tables(ctx, sizeof(fc_data_t), per_channel ? w->dims[0] : 0, &mult,
+        &shift);
+    if (!d) {
+        return MN_ERR_ARENA;
+    }
     mn_fc_params_t *p = &d->p;
     p->units = w->dims[0];
     p->depth = w->dims[1];
@@ -149,8 +166,6 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
                     "weights per-channel quantization (%d scales, dim %d) does not match %d units",
                     (int)w->q_count, (int)w->q_dim, p->units);
             }
-            REF_ALLOC(mult, int32_t, ctx, p->units);
-            REF_ALLOC(shift, int32_t, ctx, p->units);
             for (int u = 0; u < p->units; ++u) {
                 if (mn_tensor_zero_point(w, u) != 0) {
                     return mn_fail(ctx, MN_ERR_UNSUPPORTED,

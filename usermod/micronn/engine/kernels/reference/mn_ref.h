@@ -44,7 +44,7 @@ typedef struct {
     int32_t output_offset;  /* output zero point */
     int32_t act_min, act_max;
     const int32_t *mult;    /* [out_c] */
-    const int32_t *shift;   /* [out_c], > 0 = left */
+    const int8_t *shift;    /* [out_c], > 0 = left (always in [-31, 31]) */
 } mn_conv_quant_t;
 
 void mn_conv_s8_per_channel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
@@ -66,7 +66,7 @@ typedef struct {
     int32_t mult;             /* per-tensor */
     int32_t shift;
     const int32_t *mult_pc;   /* per-channel, or NULL */
-    const int32_t *shift_pc;
+    const int8_t *shift_pc;
 } mn_fc_params_t;
 
 void mn_fully_connected_s8(const mn_fc_params_t *p,

@@ -96,4 +96,77 @@ static inline mn_status_t ref_need_quant(mn_ctx_t *ctx, const char *what, const 
         return MN_ERR_ARENA; \
     }
 
+/*
+ * One persistent block holding a kernel's data struct (`head` bytes) followed by n int32
+ * multipliers and n int8 shifts: per-channel tables cost 5 bytes per channel and the block is
+ * rounded to MN_ARENA_ALIGN once. NULL when the arena is exhausted (return MN_ERR_ARENA).
+ */
+static inline void *ref_alloc_with_tables(mn_ctx_t *ctx, size_t head, int32_t n, int32_t **mult, int8_t **shift) {
+    const size_t h = (head + 3u) & ~(size_t)3u;
+    const size_t cnt = n > 0 ? (size_t)n : 0u;
+    const size_t total = cnt > (SIZE_MAX / 2 - h) / 5u ? SIZE_MAX / 2 : h + 5u * cnt;
+    uint8_t *p = (uint8_t *)mn_alloc_persistent(ctx, total);
+    if (p) {
+        *mult = (int32_t *)(void *)(p + h);
+        *shift = (int8_t *)(p + h + 4u * cnt);
+    }
+    return p;
+}
+
+/* The tables of a block made by ref_alloc_with_tables(ctx, head, n, ...) (for eval). */
+static inline void ref_tables(const void *block, size_t head, int32_t n, const int32_t **mult, const int8_t **shift) {
+    const uint8_t *p = (const uint8_t *)block + ((head + 3u) & ~(size_t)3u);
+    *mult = (const int32_t *)(const void *)p;
+    *shift = (const int8_t *)(p + 4u * (size_t)(n > 0 ? n : 0));
+}
+
+/*
+ * Conv geometry in kernel data: 17 int16 instead of 17 int (34 bytes less per op) when every value
+ * fits, which is the usual case; eval expands it into a stack mn_conv_geom_t. Otherwise the kernel
+ * keeps a full copy (REF_GEOM_STORE).
+ */
+#define REF_GEOM_FIELDS(X) X(batches) X(in_h) X(in_w) X(in_c) X(f_h) X(f_w) X(f_in_c) X(depth_mult) \
+    X(out_h) X(out_w) X(out_c) X(stride_h) X(stride_w) X(dil_h) X(dil_w) X(pad_h) X(pad_w)
+#define REF_GEOM_N 17
+
+typedef struct {
+    const mn_conv_geom_t *wide;   /* full geometry when some value does not fit int16, else NULL */
+    int16_t v[REF_GEOM_N];
+    uint8_t dtype;                /* free for the kernel (the conv kernels keep the input dtype) */
+} ref_geom_t;
+
+/* Store *g into *dst (allocating a full copy only when needed). */
+static inline mn_status_t ref_geom_store(mn_ctx_t *ctx, const mn_conv_geom_t *g, ref_geom_t *dst) {
+    int i = 0, fits = 1;
+#define REF_GEOM_FIT_(f) fits &= g->f >= INT16_MIN && g->f <= INT16_MAX;
+    REF_GEOM_FIELDS(REF_GEOM_FIT_)
+#undef REF_GEOM_FIT_
+    dst->wide = NULL;
+    if (!fits) {
+        mn_conv_geom_t *w = (mn_conv_geom_t *)mn_alloc_persistent(ctx, sizeof *w);
+        if (!w) {
+            return MN_ERR_ARENA;
+        }
+        *w = *g;
+        dst->wide = w;
+        return MN_OK;
+    }
+#define REF_GEOM_PACK_(f) dst->v[i++] = (int16_t)g->f;
+    REF_GEOM_FIELDS(REF_GEOM_PACK_)
+#undef REF_GEOM_PACK_
+    return MN_OK;
+}
+
+/* Geometry for eval: the full copy, or *tmp filled from the packed form. */
+static inline const mn_conv_geom_t *ref_geom_load(const ref_geom_t *src, mn_conv_geom_t *tmp) {
+    int i = 0;
+    if (src->wide) {
+        return src->wide;
+    }
+#define REF_GEOM_UNPACK_(f) tmp->f = src->v[i++];
+    REF_GEOM_FIELDS(REF_GEOM_UNPACK_)
+#undef REF_GEOM_UNPACK_
+    return tmp;
+}
+
 #endif /* MN_REF_GLUE_H */

@@ -75,8 +75,10 @@ void mn_svdf_s8(const mn_svdf_params_t *p, const int8_t *input,
             o[u] = (int32_t)acc;
         }
     }
+    const int32_t mult2 = p->mult2, out_zp = p->output_zp;
+    const int shift2 = p->shift2;
     for (int i = 0; i < nb * nu; ++i) {
-        const int32_t y = mn_add_wrap(mn_mul_by_qm(scratch_out[i], p->mult2, p->shift2), p->output_zp);
+        const int32_t y = mn_add_wrap(mn_mul_by_qm(scratch_out[i], mult2, shift2), out_zp);
         output[i] = (int8_t)mn_clamp_i32(y, INT8_MIN, INT8_MAX);
     }
 }
