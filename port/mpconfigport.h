@@ -55,6 +55,9 @@
 #define MICROPY_PY_RANDOM_SEED_INIT_FUNC    ((uint32_t)mp_hal_ticks_cpu64())
 #define MICROPY_VFS                         (1)
 
+// mphalport.h provides uint64_t mp_hal_ticks_cpu64(): the _micronn profiler uses it.
+#define MICRONN_HAVE_TICKS_CPU64            (1)
+
 // Raw-paste flow control lets the host send half of this before it waits for
 // the board: a larger window means fewer round trips on long transfers (model
 // files, inputs). Boards short of RAM lower it in mpconfigboard.h.

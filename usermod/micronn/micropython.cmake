@@ -1,0 +1,98 @@
+# micronn: the _micronn user C module for MicroPython's cmake-based ports (esp32, rp2).
+#   idf.py -D USER_C_MODULES=<repo>/usermod/micropython.cmake [-D MICRONN_MODELS="a.tflite;b.tflite"]
+#          [-D MICRONN_OPS="CONV_2D;SOFTMAX"] build
+# (or include this file from a micropython.cmake that lists several modules).
+#
+# Same settings as micropython.mk:
+#   MICRONN_MODELS      .tflite files (or directories: every *.tflite in them) built into the
+#                       firmware as micronn.models[<stem>]; list separated by ';' or spaces.
+#   MICRONN_MODELS_DIR  used when MICRONN_MODELS is not set.
+#   MICRONN_OPS         builtin ops whose kernels are linked (default: all).
+# Both can also come from the environment. The model table is generated at configure time
+# (python3 -m micronn_tools.convert --table); changing a listed model file re-runs the configure step.
+# Toolchains of cmake ports ship a double-precision libm (newlib/picolibc), so unlike
+# micropython.mk nothing from lib/libm_dbl is needed.
+
+set(MICRONN_DIR ${CMAKE_CURRENT_LIST_DIR})
+get_filename_component(MICRONN_ROOT ${MICRONN_DIR}/../.. ABSOLUTE)
+set(MICRONN_GEN ${CMAKE_BINARY_DIR}/micronn_gen)
+
+if(NOT DEFINED MICRONN_MODELS AND DEFINED ENV{MICRONN_MODELS})
+    set(MICRONN_MODELS $ENV{MICRONN_MODELS})
+endif()
+if(NOT DEFINED MICRONN_MODELS)
+    if(NOT DEFINED MICRONN_MODELS_DIR AND DEFINED ENV{MICRONN_MODELS_DIR})
+        set(MICRONN_MODELS_DIR $ENV{MICRONN_MODELS_DIR})
+    endif()
+    set(MICRONN_MODELS "${MICRONN_MODELS_DIR}")
+endif()
+if(NOT DEFINED MICRONN_OPS AND DEFINED ENV{MICRONN_OPS})
+    set(MICRONN_OPS $ENV{MICRONN_OPS})
+endif()
+separate_arguments(MICRONN_MODELS)
+separate_arguments(MICRONN_OPS)
+
+# Expand directories, resolve relative paths against the repo root.
+set(MICRONN_MODEL_FILES)
+foreach(path ${MICRONN_MODELS})
+    if(NOT IS_ABSOLUTE ${path} AND NOT EXISTS ${path})
+        set(path ${MICRONN_ROOT}/${path})
+    endif()
+    get_filename_component(path ${path} ABSOLUTE)
+    if(IS_DIRECTORY ${path})
+        file(GLOB found ${path}/*.tflite)
+        list(SORT found)
+        list(APPEND MICRONN_MODEL_FILES ${found})
+    elseif(EXISTS ${path})
+        list(APPEND MICRONN_MODEL_FILES ${path})
+    else()
+        message(FATAL_ERROR "micronn: MICRONN_MODELS: no such file: ${path}")
+    endif()
+endforeach()
+
+find_package(Python3 COMPONENTS Interpreter REQUIRED)
+file(MAKE_DIRECTORY ${MICRONN_GEN})
+execute_process(
+    COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${MICRONN_ROOT}/host_tools
+            ${Python3_EXECUTABLE} -m micronn_tools.convert --table ${MICRONN_GEN}/micronn_models.h
+            ${MICRONN_MODEL_FILES}
+    RESULT_VARIABLE micronn_gen_result
+)
+if(NOT micronn_gen_result EQUAL 0)
+    message(FATAL_ERROR "micronn: generating the built-in model table failed")
+endif()
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+    ${MICRONN_MODEL_FILES} ${MICRONN_ROOT}/host_tools/micronn_tools/convert.py)
+
+file(GLOB MICRONN_ENGINE_SRC
+    ${MICRONN_DIR}/engine/*.c
+    ${MICRONN_DIR}/engine/kernels/reference/*.c
+)
+
+add_library(usermod_micronn INTERFACE)
+
+target_sources(usermod_micronn INTERFACE
+    ${MICRONN_DIR}/modmicronn.c
+    ${MICRONN_DIR}/mod_model.c
+    ${MICRONN_DIR}/mod_interp.c
+    ${MICRONN_DIR}/mod_tensor.c
+    ${MICRONN_DIR}/mod_models.c
+    ${MICRONN_ENGINE_SRC}
+)
+
+target_include_directories(usermod_micronn INTERFACE
+    ${MICRONN_DIR}
+    ${MICRONN_DIR}/engine
+    ${MICRONN_DIR}/engine/kernels/reference
+    ${MICRONN_GEN}
+)
+
+if(MICRONN_OPS)
+    set(micronn_op_defs MICRONN_OPS_ALL=0)
+    foreach(op ${MICRONN_OPS})
+        list(APPEND micronn_op_defs MICRONN_OP_${op}=1)
+    endforeach()
+    target_compile_definitions(usermod_micronn INTERFACE ${micronn_op_defs})
+endif()
+
+target_link_libraries(usermod INTERFACE usermod_micronn)

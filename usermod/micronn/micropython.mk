@@ -1,0 +1,91 @@
+# micronn: the _micronn user C module for MicroPython's make-based ports.
+#   make ... USER_C_MODULES=<repo>/usermod [MICRONN_MODELS="..."] [MICRONN_OPS="..."]
+#
+# Variables (all optional):
+#   MICRONN_MODELS      .tflite files built into the firmware as micronn.models[<stem>], read in
+#                       place from flash. A directory entry means every *.tflite in it. Use
+#                       absolute paths (make runs in the port's directory; relative paths are also
+#                       tried against the repo root). Default: none.
+#   MICRONN_MODELS_DIR  used only when MICRONN_MODELS is not set: every *.tflite in this directory.
+#   MICRONN_OPS         builtin ops whose kernels are linked, e.g. "CONV_2D DEPTHWISE_CONV_2D
+#                       AVERAGE_POOL_2D RESHAPE SOFTMAX". Default: every kernel the engine has.
+# Changing any of them rebuilds what depends on it (the values are recorded in $(BUILD)/micronn_gen).
+
+MICRONN_DIR := $(USERMOD_DIR)
+MICRONN_ENGINE := $(MICRONN_DIR)/engine
+MICRONN_ROOT := $(abspath $(MICRONN_DIR)/../..)
+MICRONN_GEN := $(BUILD)/micronn_gen
+# Object directory of this module's files (py.mk strips USER_C_MODULES from source paths).
+MICRONN_OBJ_DIR := $(BUILD)/$(patsubst $(USER_C_MODULES)/%,%,$(MICRONN_DIR))
+
+MICRONN_ENGINE_SRC := $(sort $(wildcard $(MICRONN_ENGINE)/*.c)) \
+	$(sort $(wildcard $(MICRONN_ENGINE)/kernels/reference/*.c))
+
+# Binding files (scanned for qstrs).
+SRC_USERMOD_C += \
+	$(MICRONN_DIR)/modmicronn.c \
+	$(MICRONN_DIR)/mod_model.c \
+	$(MICRONN_DIR)/mod_interp.c \
+	$(MICRONN_DIR)/mod_tensor.c
+
+# The portable engine and the built-in model table use no qstrs.
+SRC_USERMOD_LIB_C += $(MICRONN_DIR)/mod_models.c $(MICRONN_ENGINE_SRC)
+
+CFLAGS_USERMOD += -I$(MICRONN_DIR) -I$(MICRONN_ENGINE) -I$(MICRONN_ENGINE)/kernels/reference -I$(MICRONN_GEN)
+
+# ---- optimisation ------------------------------------------------------------------------------
+# Ports build MicroPython for size (-Os); the engine's inner loops are worth -O2 (see README).
+# MICRONN_COPT= (empty) keeps the port's setting.
+MICRONN_COPT ?= -O2
+ifneq ($(strip $(MICRONN_COPT)),)
+$(MICRONN_OBJ_DIR)/engine/%.o: CFLAGS += $(MICRONN_COPT)
+endif
+
+# ---- double-precision libm --------------------------------------------------------------------
+# The engine computes quantization multipliers in double, like TFLite (frexp, round, floor, ...).
+# Bare-metal ports link -nostdlib with MicroPython's single-precision lib/libm only, so by default
+# cross builds (CROSS_COMPILE set) also compile these few functions from MicroPython's
+# lib/libm_dbl. Set MICRONN_LIBM_DBL=0 if the port already links a double libm (e.g. newlib's
+# libm, or lib/libm_dbl for MICROPY_FLOAT_IMPL_DOUBLE); 1 forces them in.
+MICRONN_LIBM_DBL ?= $(if $(CROSS_COMPILE),1,0)
+ifeq ($(MICRONN_LIBM_DBL),1)
+SRC_USERMOD_LIB_C += $(addprefix lib/libm_dbl/,frexp.c round.c floor.c ceil.c trunc.c)
+# Third-party code: its libm.h redefines DBL_EPSILON & co. when the C library's float.h (e.g.
+# picolibc's) already did, with the same values.
+$(BUILD)/lib/libm_dbl/%.o: CFLAGS += -w
+endif
+
+# ---- op selection ------------------------------------------------------------------------------
+MICRONN_KNOWN_OPS := $(filter-out NAMES,$(patsubst MICRONN_OP_%,%,$(shell sed -n 's/^\#ifndef \(MICRONN_OP_[A-Z0-9_]*\).*/\1/p' $(MICRONN_ENGINE)/mn_config.h)))
+ifneq ($(strip $(MICRONN_OPS)),)
+$(foreach op,$(filter-out $(MICRONN_KNOWN_OPS),$(MICRONN_OPS)),$(warning micronn: MICRONN_OPS: the engine has no kernel option for $(op); known: $(MICRONN_KNOWN_OPS)))
+CFLAGS_USERMOD += -DMICRONN_OPS_ALL=0 $(foreach op,$(MICRONN_OPS),-DMICRONN_OP_$(op)=1)
+endif
+
+# ---- built-in models ---------------------------------------------------------------------------
+ifeq ($(origin MICRONN_MODELS),undefined)
+MICRONN_MODELS := $(MICRONN_MODELS_DIR)
+endif
+micronn_path = $(firstword $(wildcard $(1) $(MICRONN_ROOT)/$(1)) $(1))
+MICRONN_MODEL_FILES := $(foreach p,$(MICRONN_MODELS),$(if $(wildcard $(call micronn_path,$(p))/.),\
+	$(sort $(wildcard $(abspath $(call micronn_path,$(p)))/*.tflite)),$(abspath $(call micronn_path,$(p)))))
+$(foreach f,$(MICRONN_MODEL_FILES),$(if $(wildcard $(f)),,$(error micronn: MICRONN_MODELS: no such file: $(f))))
+
+# Record the settings; the files change only when the settings do, so make rebuilds exactly then.
+$(shell mkdir -p $(MICRONN_GEN))
+ifneq ($(wildcard $(MICRONN_GEN)/models.txt)$(file < $(MICRONN_GEN)/models.txt),$(MICRONN_GEN)/models.txt$(strip $(MICRONN_MODEL_FILES)))
+$(file > $(MICRONN_GEN)/models.txt,$(strip $(MICRONN_MODEL_FILES)))
+endif
+ifneq ($(wildcard $(MICRONN_GEN)/ops.txt)$(file < $(MICRONN_GEN)/ops.txt),$(MICRONN_GEN)/ops.txt$(strip $(MICRONN_OPS)))
+$(file > $(MICRONN_GEN)/ops.txt,$(strip $(MICRONN_OPS)))
+endif
+
+MICRONN_MODELS_H := $(MICRONN_GEN)/micronn_models.h
+
+$(MICRONN_MODELS_H): $(MICRONN_GEN)/models.txt $(MICRONN_MODEL_FILES) $(MICRONN_ROOT)/host_tools/micronn_tools/convert.py
+	$(ECHO) "GEN $@"
+	$(Q)PYTHONPATH=$(MICRONN_ROOT)/host_tools $(PYTHON) -m micronn_tools.convert --table $@ $(MICRONN_MODEL_FILES)
+
+$(MICRONN_OBJ_DIR)/mod_models.o: $(MICRONN_MODELS_H)
+
+$(MICRONN_OBJ_DIR)/modmicronn.o $(patsubst $(MICRONN_DIR)/%.c,$(MICRONN_OBJ_DIR)/%.o,$(MICRONN_ENGINE_SRC)): $(MICRONN_GEN)/ops.txt

@@ -1,0 +1,449 @@
+// micronn.Interpreter: runs a Model with an arena that is allocated once (or given by the user).
+#include <string.h>
+
+#include "py/runtime.h"
+#include "py/gc.h"
+#include "modmicronn.h"
+
+// Raise from an error record that may live in an object about to become garbage: the message is
+// copied to the stack first, so a garbage collection while the exception is built cannot clobber it.
+static NORETURN void raise_copy(mn_status_t st, const mn_error_t *err) {
+    char msg[MN_ERR_MSG_LEN];
+    memcpy(msg, err->msg, sizeof(msg));
+    msg[sizeof(msg) - 1] = '\0';
+    micronn_raise(st, msg);
+}
+
+// After the engine refused a model as unsupported (a kernel exists but rejects a dtype or a
+// parameter): run the engine's per-op check and raise NotImplementedError naming EVERY op it
+// refuses, with the engine's reason. Returns when that diagnosis is not possible (the caller then
+// raises the original error).
+static void raise_unsupported_ops(const mn_model_t *m, const mn_config_t *cfg) {
+    size_t n = mn_model_num_ops(m);
+    if (n == 0) {
+        return;
+    }
+    mn_op_check_t *results = m_new_maybe(mn_op_check_t, n);
+    if (results == NULL) {
+        return;
+    }
+    size_t work_size = mn_dry_run_work_hint(m);
+    size_t failed = 0;
+    mn_status_t st = MN_ERR_ARENA;
+    for (int attempt = 0; attempt < 8 && st == MN_ERR_ARENA; attempt++) {
+        uint8_t *work = m_new_maybe(uint8_t, work_size);
+        if (work == NULL) {
+            break;
+        }
+        size_t needed = 0;
+        st = mn_check_ops(m, cfg, work, work_size, results, n, &failed, &needed, NULL);
+        m_del(uint8_t, work, work_size);
+        size_t grown = work_size + work_size / 2;
+        work_size = needed > grown ? needed : grown;
+    }
+    if (st == MN_ERR_UNSUPPORTED && failed > 0) {
+        vstr_t msg;
+        vstr_init(&msg, 64);
+        vstr_add_str(&msg, "unsupported ops: ");
+        bool first = true;
+        for (size_t i = 0; i < n; i++) {
+            if (results[i].status == MN_OK) {
+                continue;
+            }
+            mn_op_info_t info;
+            const char *name = "?";
+            if (mn_model_op_info(m, i, &info) == MN_OK) {
+                name = info.name;
+            }
+            const char *reason = results[i].msg;
+            if (strncmp(reason, "op ", 3) == 0 && strstr(reason, ": ") != NULL) {
+                reason = strstr(reason, ": ") + 2; // drop the engine's own "op N NAME: " prefix
+            }
+            vstr_printf(&msg, "%s%s (op %u): %s", first ? "" : "; ", name, (unsigned)i, reason);
+            first = false;
+        }
+        m_del(mn_op_check_t, results, n);
+        mp_raise_msg_varg(&mp_type_NotImplementedError, MP_ERROR_TEXT("%s"), vstr_null_terminated_str(&msg));
+    }
+    m_del(mn_op_check_t, results, n);
+}
+
+size_t micronn_arena_needed(const mn_model_t *model, const mn_config_t *cfg) {
+    size_t work_size = mn_dry_run_work_hint(model);
+    mn_error_t err;
+    mn_status_t st = MN_ERR_ARENA;
+    for (int attempt = 0; attempt < 8; attempt++) {
+        uint8_t *work = m_new(uint8_t, work_size);
+        size_t needed = 0;
+        memset(&err, 0, sizeof(err));
+        st = mn_arena_needed(model, cfg, work, work_size, &needed, &err);
+        m_del(uint8_t, work, work_size);
+        if (st == MN_OK) {
+            return needed;
+        }
+        if (st != MN_ERR_ARENA) {
+            break;
+        }
+        // The work buffer was too small; `needed` may be only a lower bound: grow by at least half.
+        size_t grown = work_size + work_size / 2;
+        work_size = needed > grown ? needed : grown;
+    }
+    if (st == MN_ERR_UNSUPPORTED) {
+        raise_unsupported_ops(model, cfg);
+    }
+    raise_copy(st, &err);
+}
+
+// NotImplementedError naming every op the firmware has no kernel for, if there is any.
+static void check_ops(const mn_model_t *m, const mn_config_t *cfg) {
+    size_t n = mn_model_num_ops(m);
+    vstr_t msg;
+    bool any = false;
+    for (size_t i = 0; i < n; i++) {
+        mn_op_info_t info;
+        if (mn_model_op_info(m, i, &info) != MN_OK) {
+            raise_copy(MN_ERR_MODEL, &m->err);
+        }
+        if (cfg->ops != NULL && !info.supported) {
+            info.supported = mn_op_supported(cfg, info.builtin, info.name);
+        }
+        if (info.supported) {
+            continue;
+        }
+        if (!any) {
+            vstr_init(&msg, 64);
+            vstr_add_str(&msg, "unsupported ops: ");
+            any = true;
+        } else {
+            vstr_add_str(&msg, ", ");
+        }
+        if (info.name[0] == '?' || info.name[0] == '\0') {
+            vstr_printf(&msg, "builtin %d (op %u)", (int)info.builtin, (unsigned)i);
+        } else {
+            vstr_printf(&msg, "%s (op %u)", info.name, (unsigned)i);
+        }
+    }
+    if (any) {
+        mp_raise_msg_varg(&mp_type_NotImplementedError, MP_ERROR_TEXT("%s"), vstr_null_terminated_str(&msg));
+    }
+}
+
+// Interpreter(model, arena_size=None, arena=None, *, profile=False, preserve_all=False,
+//             reuse_inputs=False)
+//   model: a Model, or any buffer holding a .tflite flatbuffer (a Model is made of it).
+//   arena: a writable buffer used in place as the arena (e.g. a bytearray made once at boot).
+//   arena_size: allocate an arena of this many bytes once.
+//   neither: the engine's dry run computes the exact size, then it is allocated once.
+//   profile: record per-op ticks (see profile()).
+//   preserve_all: give every tensor its own memory so intermediates stay readable via tensor(i).
+//   reuse_inputs: let the planner reuse input memory once the inputs are consumed (as TFLM does;
+//     smaller arena, but the inputs no longer hold their values after invoke()).
+static mp_obj_t interp_make_new(const mp_obj_type_t *type, size_t n_args, size_t n_kw, const mp_obj_t *all_args) {
+    enum { ARG_model, ARG_arena_size, ARG_arena, ARG_profile, ARG_preserve_all, ARG_reuse_inputs };
+    static const mp_arg_t allowed_args[] = {
+        { MP_QSTR_model, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
+        { MP_QSTR_arena_size, MP_ARG_OBJ, {.u_obj = mp_const_none} },
+        { MP_QSTR_arena, MP_ARG_OBJ, {.u_obj = mp_const_none} },
+        { MP_QSTR_profile, MP_ARG_KW_ONLY | MP_ARG_BOOL, {.u_bool = false} },
+        { MP_QSTR_preserve_all, MP_ARG_KW_ONLY | MP_ARG_BOOL, {.u_bool = false} },
+        { MP_QSTR_reuse_inputs, MP_ARG_KW_ONLY | MP_ARG_BOOL, {.u_bool = false} },
+    };
+    mp_arg_val_t args[MP_ARRAY_SIZE(allowed_args)];
+    mp_arg_parse_all_kw_array(n_args, n_kw, all_args, MP_ARRAY_SIZE(allowed_args), allowed_args, args);
+
+    micronn_model_obj_t *model = micronn_get_model(args[ARG_model].u_obj);
+    mn_config_t cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.planner = args[ARG_preserve_all].u_bool ? MN_PLANNER_NO_REUSE : MN_PLANNER_GREEDY;
+    if (args[ARG_reuse_inputs].u_bool) {
+        cfg.flags |= MN_CFG_REUSE_INPUTS;
+    }
+    if (args[ARG_profile].u_bool) {
+        cfg.ticks = micronn_ticks_fn;
+        cfg.ticks_mask = micronn_ticks_mask;
+    }
+
+    check_ops(&model->model, &cfg);
+
+    mp_obj_t arena_obj = args[ARG_arena].u_obj;
+    mp_obj_t size_obj = args[ARG_arena_size].u_obj;
+    if (arena_obj != mp_const_none && size_obj != mp_const_none) {
+        mp_raise_ValueError(MP_ERROR_TEXT("give arena or arena_size, not both"));
+    }
+
+    micronn_interp_obj_t *self = mp_obj_malloc(micronn_interp_obj_t, type);
+    self->model = MP_OBJ_FROM_PTR(model);
+    self->arena_obj = mp_const_none;
+    self->arena_alloc = NULL;
+    self->arena_len = 0;
+    self->inputs = mp_const_empty_tuple;
+    self->outputs = mp_const_empty_tuple;
+    self->profile = args[ARG_profile].u_bool;
+    memset(&self->interp, 0, sizeof(self->interp));
+
+    uint8_t *arena;
+    size_t arena_len;
+    if (arena_obj != mp_const_none) {
+        mp_buffer_info_t bufinfo;
+        mp_get_buffer_raise(arena_obj, &bufinfo, MP_BUFFER_RW);
+        self->arena_obj = arena_obj;
+        arena = bufinfo.buf;
+        arena_len = bufinfo.len;
+    } else {
+        if (size_obj != mp_const_none) {
+            mp_int_t size = mp_obj_get_int(size_obj);
+            if (size <= 0) {
+                mp_raise_ValueError(MP_ERROR_TEXT("arena_size must be > 0"));
+            }
+            arena_len = (size_t)size;
+        } else {
+            arena_len = micronn_arena_needed(&model->model, &cfg);
+        }
+        arena = m_new_maybe(uint8_t, arena_len);
+        if (arena == NULL) {
+            mp_raise_msg_varg(&mp_type_MemoryError,
+                MP_ERROR_TEXT("cannot allocate an arena of %u bytes from the heap"), (unsigned)arena_len);
+        }
+        self->arena_alloc = arena;
+    }
+    self->arena_len = arena_len;
+
+    mn_interp_t *it = &self->interp;
+    mn_status_t st = mn_interp_init(it, &model->model, arena, arena_len, &cfg);
+    if (st == MN_OK) {
+        st = mn_interp_prepare(it);
+    }
+    if (st != MN_OK) {
+        mn_error_t err = it->err;
+        if (self->arena_alloc != NULL) {
+            m_del(uint8_t, self->arena_alloc, arena_len);
+            self->arena_alloc = NULL;
+        }
+        if (st == MN_ERR_UNSUPPORTED) {
+            raise_unsupported_ops(&model->model, &cfg);
+        }
+        if (st == MN_ERR_ARENA) {
+            // The engine may only know a lower bound after a failed prepare: state the exact need.
+            size_t need = micronn_arena_needed(&model->model, &cfg);
+            mp_raise_msg_varg(&mp_type_MemoryError, MP_ERROR_TEXT("arena too small: need %u bytes, have %u"),
+                (unsigned)need, (unsigned)arena_len);
+        }
+        raise_copy(st, &err);
+    }
+
+    mp_obj_t self_obj = MP_OBJ_FROM_PTR(self);
+    size_t n_in = mn_interp_num_inputs(it);
+    size_t n_out = mn_interp_num_outputs(it);
+    mp_obj_tuple_t *ins = MP_OBJ_TO_PTR(mp_obj_new_tuple(n_in, NULL));
+    self->inputs = MP_OBJ_FROM_PTR(ins);
+    for (size_t i = 0; i < n_in; i++) {
+        ins->items[i] = micronn_tensor_new(self_obj, mn_model_input_index(&model->model, i), mn_interp_input(it, i));
+    }
+    mp_obj_tuple_t *outs = MP_OBJ_TO_PTR(mp_obj_new_tuple(n_out, NULL));
+    self->outputs = MP_OBJ_FROM_PTR(outs);
+    for (size_t i = 0; i < n_out; i++) {
+        outs->items[i] = micronn_tensor_new(self_obj, mn_model_output_index(&model->model, i), mn_interp_output(it, i));
+    }
+    return self_obj;
+}
+
+static micronn_interp_obj_t *get_self(mp_obj_t self_in) {
+    return MP_OBJ_TO_PTR(self_in);
+}
+
+static mp_obj_t tuple_item(mp_obj_t tuple, mp_obj_t index_in) {
+    size_t len;
+    mp_obj_t *items;
+    mp_obj_tuple_get(tuple, &len, &items);
+    mp_int_t i = mp_obj_get_int(index_in);
+    if (i < 0 || (size_t)i >= len) {
+        mp_raise_msg_varg(&mp_type_IndexError, MP_ERROR_TEXT("index %d out of range (model has %u)"),
+            (int)i, (unsigned)len);
+    }
+    return items[i];
+}
+
+// input(i=0) / output(i=0) -> Tensor (the same object every time; no allocation).
+static mp_obj_t interp_input(size_t n_args, const mp_obj_t *args) {
+    return tuple_item(get_self(args[0])->inputs, n_args > 1 ? args[1] : MP_OBJ_NEW_SMALL_INT(0));
+}
+static MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(interp_input_obj, 1, 2, interp_input);
+
+static mp_obj_t interp_output(size_t n_args, const mp_obj_t *args) {
+    return tuple_item(get_self(args[0])->outputs, n_args > 1 ? args[1] : MP_OBJ_NEW_SMALL_INT(0));
+}
+static MP_DEFINE_CONST_FUN_OBJ_VAR_BETWEEN(interp_output_obj, 1, 2, interp_output);
+
+static mp_obj_t interp_inputs(mp_obj_t self_in) {
+    return get_self(self_in)->inputs;
+}
+static MP_DEFINE_CONST_FUN_OBJ_1(interp_inputs_obj, interp_inputs);
+
+static mp_obj_t interp_outputs(mp_obj_t self_in) {
+    return get_self(self_in)->outputs;
+}
+static MP_DEFINE_CONST_FUN_OBJ_1(interp_outputs_obj, interp_outputs);
+
+// tensor(index) -> Tensor for any tensor of the model. Intermediate tensors share memory unless
+// the interpreter was made with preserve_all=True.
+static mp_obj_t interp_tensor(mp_obj_t self_in, mp_obj_t index_in) {
+    micronn_interp_obj_t *self = get_self(self_in);
+    mp_int_t index = mp_obj_get_int(index_in);
+    mn_tensor_t *t = NULL;
+    if (index >= 0) {
+        t = mn_interp_tensor(&self->interp, (size_t)index);
+    }
+    if (t == NULL) {
+        mp_raise_msg(&mp_type_IndexError, MP_ERROR_TEXT("tensor index out of range"));
+    }
+    return micronn_tensor_new(self_in, (int32_t)index, t);
+}
+static MP_DEFINE_CONST_FUN_OBJ_2(interp_tensor_obj, interp_tensor);
+
+// invoke(): run the model once. Allocates nothing (works under micropython.heap_lock()).
+static mp_obj_t interp_invoke(mp_obj_t self_in) {
+    micronn_interp_obj_t *self = get_self(self_in);
+    mn_status_t st = mn_interp_invoke(&self->interp);
+    if (st != MN_OK) {
+        micronn_raise(st, mn_interp_error(&self->interp));
+    }
+    return mp_const_none;
+}
+static MP_DEFINE_CONST_FUN_OBJ_1(interp_invoke_obj, interp_invoke);
+
+// reset(): zero the variable (state) tensors.
+static mp_obj_t interp_reset(mp_obj_t self_in) {
+    micronn_interp_obj_t *self = get_self(self_in);
+    mn_status_t st = mn_interp_reset(&self->interp);
+    if (st != MN_OK) {
+        micronn_raise(st, mn_interp_error(&self->interp));
+    }
+    return mp_const_none;
+}
+static MP_DEFINE_CONST_FUN_OBJ_1(interp_reset_obj, interp_reset);
+
+static void get_stats(micronn_interp_obj_t *self, mn_arena_stats_t *s) {
+    mn_status_t st = mn_interp_stats(&self->interp, s);
+    if (st != MN_OK) {
+        micronn_raise(st, mn_interp_error(&self->interp));
+    }
+}
+
+// arena_used() -> persistent + non-persistent bytes.
+static mp_obj_t interp_arena_used(mp_obj_t self_in) {
+    mn_arena_stats_t s;
+    get_stats(get_self(self_in), &s);
+    return mp_obj_new_int_from_uint(s.persistent + s.nonpersistent);
+}
+static MP_DEFINE_CONST_FUN_OBJ_1(interp_arena_used_obj, interp_arena_used);
+
+// stats() -> dict of arena accounting in bytes.
+static mp_obj_t interp_stats(mp_obj_t self_in) {
+    mn_arena_stats_t s;
+    get_stats(get_self(self_in), &s);
+    mp_obj_t d = mp_obj_new_dict(8);
+    mp_obj_dict_store(d, MP_OBJ_NEW_QSTR(MP_QSTR_arena_size), mp_obj_new_int_from_uint(s.arena_size));
+    mp_obj_dict_store(d, MP_OBJ_NEW_QSTR(MP_QSTR_persistent), mp_obj_new_int_from_uint(s.persistent));
+    mp_obj_dict_store(d, MP_OBJ_NEW_QSTR(MP_QSTR_nonpersistent), mp_obj_new_int_from_uint(s.nonpersistent));
+    mp_obj_dict_store(d, MP_OBJ_NEW_QSTR(MP_QSTR_total), mp_obj_new_int_from_uint(s.persistent + s.nonpersistent));
+    mp_obj_dict_store(d, MP_OBJ_NEW_QSTR(MP_QSTR_needed), mp_obj_new_int_from_uint(s.needed));
+    mp_obj_dict_store(d, MP_OBJ_NEW_QSTR(MP_QSTR_temp_peak), mp_obj_new_int_from_uint(s.temp_peak));
+    mp_obj_dict_store(d, MP_OBJ_NEW_QSTR(MP_QSTR_copied), mp_obj_new_int_from_uint(s.copied_bytes));
+    mp_obj_dict_store(d, MP_OBJ_NEW_QSTR(MP_QSTR_scratch_buffers), mp_obj_new_int_from_uint(s.n_scratch));
+    return d;
+}
+static MP_DEFINE_CONST_FUN_OBJ_1(interp_stats_obj, interp_stats);
+
+// profile() -> [(op_index, op_name, calls, ticks), ...]; ticks in units of _micronn.PROFILE_CLOCK.
+static mp_obj_t interp_profile(mp_obj_t self_in) {
+    micronn_interp_obj_t *self = get_self(self_in);
+    if (!self->profile) {
+        mp_raise_msg(&mp_type_RuntimeError, MP_ERROR_TEXT("profiling is off: use Interpreter(..., profile=True)"));
+    }
+    size_t n = mn_interp_num_ops(&self->interp);
+    mp_obj_t list = mp_obj_new_list(0, NULL);
+    for (size_t i = 0; i < n; i++) {
+        mn_op_profile_t p;
+        mn_status_t st = mn_interp_profile(&self->interp, i, &p);
+        if (st != MN_OK) {
+            micronn_raise(st, mn_interp_error(&self->interp));
+        }
+        mp_obj_t item[4] = {
+            MP_OBJ_NEW_SMALL_INT(i),
+            mp_obj_new_str_from_cstr(p.name ? p.name : "?"),
+            mp_obj_new_int_from_uint(p.calls),
+            mp_obj_new_int_from_ull(p.ticks),
+        };
+        mp_obj_list_append(list, mp_obj_new_tuple(4, item));
+    }
+    return list;
+}
+static MP_DEFINE_CONST_FUN_OBJ_1(interp_profile_obj, interp_profile);
+
+static mp_obj_t interp_profile_clear(mp_obj_t self_in) {
+    mn_interp_profile_clear(&get_self(self_in)->interp);
+    return mp_const_none;
+}
+static MP_DEFINE_CONST_FUN_OBJ_1(interp_profile_clear_obj, interp_profile_clear);
+
+static void interp_attr(mp_obj_t self_in, qstr attr, mp_obj_t *dest) {
+    if (dest[0] != MP_OBJ_NULL) {
+        return; // read-only
+    }
+    micronn_interp_obj_t *self = get_self(self_in);
+    switch (attr) {
+        case MP_QSTR_model:
+            dest[0] = self->model;
+            break;
+        case MP_QSTR_num_inputs:
+            dest[0] = MP_OBJ_NEW_SMALL_INT(mn_interp_num_inputs(&self->interp));
+            break;
+        case MP_QSTR_num_outputs:
+            dest[0] = MP_OBJ_NEW_SMALL_INT(mn_interp_num_outputs(&self->interp));
+            break;
+        case MP_QSTR_num_ops:
+            dest[0] = MP_OBJ_NEW_SMALL_INT(mn_interp_num_ops(&self->interp));
+            break;
+        case MP_QSTR_arena_size:
+            dest[0] = mp_obj_new_int_from_uint(self->arena_len);
+            break;
+        case MP_QSTR_invokes:
+            dest[0] = mp_obj_new_int_from_uint(self->interp.invokes);
+            break;
+        default:
+            dest[1] = MP_OBJ_SENTINEL;
+            break;
+    }
+}
+
+static void interp_print(const mp_print_t *print, mp_obj_t self_in, mp_print_kind_t kind) {
+    (void)kind;
+    micronn_interp_obj_t *self = get_self(self_in);
+    mp_printf(print, "<Interpreter %u ops, arena %u bytes>",
+        (unsigned)mn_interp_num_ops(&self->interp), (unsigned)self->arena_len);
+}
+
+static const mp_rom_map_elem_t interp_locals_dict_table[] = {
+    { MP_ROM_QSTR(MP_QSTR_input), MP_ROM_PTR(&interp_input_obj) },
+    { MP_ROM_QSTR(MP_QSTR_output), MP_ROM_PTR(&interp_output_obj) },
+    { MP_ROM_QSTR(MP_QSTR_inputs), MP_ROM_PTR(&interp_inputs_obj) },
+    { MP_ROM_QSTR(MP_QSTR_outputs), MP_ROM_PTR(&interp_outputs_obj) },
+    { MP_ROM_QSTR(MP_QSTR_tensor), MP_ROM_PTR(&interp_tensor_obj) },
+    { MP_ROM_QSTR(MP_QSTR_invoke), MP_ROM_PTR(&interp_invoke_obj) },
+    { MP_ROM_QSTR(MP_QSTR_reset), MP_ROM_PTR(&interp_reset_obj) },
+    { MP_ROM_QSTR(MP_QSTR_arena_used), MP_ROM_PTR(&interp_arena_used_obj) },
+    { MP_ROM_QSTR(MP_QSTR_stats), MP_ROM_PTR(&interp_stats_obj) },
+    { MP_ROM_QSTR(MP_QSTR_profile), MP_ROM_PTR(&interp_profile_obj) },
+    { MP_ROM_QSTR(MP_QSTR_profile_clear), MP_ROM_PTR(&interp_profile_clear_obj) },
+};
+static MP_DEFINE_CONST_DICT(interp_locals_dict, interp_locals_dict_table);
+
+MP_DEFINE_CONST_OBJ_TYPE(
+    micronn_type_interpreter,
+    MP_QSTR_Interpreter,
+    MP_TYPE_FLAG_NONE,
+    make_new, interp_make_new,
+    print, interp_print,
+    attr, interp_attr,
+    locals_dict, &interp_locals_dict
+    );

@@ -1,0 +1,305 @@
+// micronn.Tensor: zero-copy view of one tensor of an Interpreter (buffer protocol, items, slices).
+#include <string.h>
+
+#include "py/runtime.h"
+#include "py/binary.h"
+#include "py/objarray.h"
+#include "modmicronn.h"
+
+mp_obj_t micronn_tensor_new(mp_obj_t interp, int32_t index, mn_tensor_t *t) {
+    if (t == NULL) {
+        mp_raise_msg(&mp_type_RuntimeError, MP_ERROR_TEXT("tensor not available"));
+    }
+    micronn_tensor_obj_t *self = mp_obj_malloc(micronn_tensor_obj_t, &micronn_type_tensor);
+    self->interp = interp;
+    self->t = t;
+    self->index = index;
+    return MP_OBJ_FROM_PTR(self);
+}
+
+mp_obj_t micronn_shape_tuple(const mn_tensor_t *t) {
+    mp_obj_tuple_t *shape = MP_OBJ_TO_PTR(mp_obj_new_tuple(t->ndim, NULL));
+    for (size_t i = 0; i < t->ndim; i++) {
+        shape->items[i] = MP_OBJ_NEW_SMALL_INT(t->dims[i]);
+    }
+    return MP_OBJ_FROM_PTR(shape);
+}
+
+mp_obj_t micronn_tensor_info(const mn_tensor_t *t) {
+    mp_obj_t item[5] = {
+        mp_obj_new_str_from_cstr(t->name ? t->name : ""),
+        micronn_shape_tuple(t),
+        mp_obj_new_str_from_cstr(mn_dtype_name(t->dtype)),
+        mp_obj_new_float_from_f(t->scale),
+        MP_OBJ_NEW_SMALL_INT(t->zero_point),
+    };
+    return mp_obj_new_tuple(5, item);
+}
+
+static mn_tensor_t *get_tensor(mp_obj_t self_in) {
+    micronn_tensor_obj_t *self = MP_OBJ_TO_PTR(self_in);
+    return self->t;
+}
+
+static size_t tensor_itemsize(const mn_tensor_t *t) {
+    return mp_binary_get_size('@', micronn_dtype_typecode(t->dtype), NULL);
+}
+
+// Number of elements as seen through the buffer protocol.
+static size_t tensor_len(const mn_tensor_t *t) {
+    return t->bytes / tensor_itemsize(t);
+}
+
+static void *tensor_data(const mn_tensor_t *t) {
+    if (t->data == NULL) {
+        mp_raise_msg(&mp_type_RuntimeError, MP_ERROR_TEXT("tensor has no data"));
+    }
+    return t->data;
+}
+
+static void tensor_print(const mp_print_t *print, mp_obj_t self_in, mp_print_kind_t kind) {
+    (void)kind;
+    micronn_tensor_obj_t *self = MP_OBJ_TO_PTR(self_in);
+    const mn_tensor_t *t = self->t;
+    mp_printf(print, "<Tensor %d '%s' %s (", (int)self->index, t->name ? t->name : "", mn_dtype_name(t->dtype));
+    for (size_t i = 0; i < t->ndim; i++) {
+        mp_printf(print, i ? ", %d" : "%d", (int)t->dims[i]);
+    }
+    mp_printf(print, t->ndim == 1 ? ",)" : ")");
+    if (t->q_count > 0) {
+        mp_printf(print, " scale=%f zero_point=%d", (double)t->scale, (int)t->zero_point);
+    }
+    mp_printf(print, ">");
+}
+
+static mp_int_t tensor_get_buffer(mp_obj_t self_in, mp_buffer_info_t *bufinfo, mp_uint_t flags) {
+    (void)flags;
+    mn_tensor_t *t = get_tensor(self_in);
+    if (t->data == NULL) {
+        return 1;
+    }
+    bufinfo->buf = t->data;
+    bufinfo->len = t->bytes;
+    bufinfo->typecode = micronn_dtype_typecode(t->dtype);
+    return 0;
+}
+
+// Kind of a buffer typecode: 'f' float, 'i' signed integer, 'u' unsigned integer, 0 other.
+static char typecode_kind(char tc) {
+    switch (tc) {
+        case 'f':
+        case 'd':
+            return 'f';
+        case 'b':
+        case 'h':
+        case 'i':
+        case 'l':
+        case 'q':
+            return 'i';
+        case 'B':
+        case 'H':
+        case 'I':
+        case 'L':
+        case 'Q':
+        case BYTEARRAY_TYPECODE:
+            return 'u';
+        default:
+            return 0;
+    }
+}
+
+// Copy `value` into elements [start, start + n) of the tensor.
+// Accepted: raw bytes (bytes/bytearray/1-byte arrays) of exactly n * itemsize bytes; arrays or
+// memoryviews of the same element type and count; lists/tuples of n numbers.
+static void tensor_assign(mn_tensor_t *t, size_t start, size_t n, mp_obj_t value) {
+    char tc = micronn_dtype_typecode(t->dtype);
+    size_t isz = tensor_itemsize(t);
+    uint8_t *dst = (uint8_t *)tensor_data(t) + start * isz;
+    mp_buffer_info_t src;
+    if (!mp_obj_is_str(value) && mp_get_buffer(value, &src, MP_BUFFER_READ)) {
+        char stc = src.typecode & 0x7f; // memoryview marks writable buffers with the high bit
+        size_t ssz = mp_binary_get_size('@', stc, NULL);
+        if (ssz == 0) {
+            ssz = 1;
+        }
+        // 1-byte sources (bytes, bytearray, array('b'/'B')) are raw bytes, accepted for any
+        // dtype; wider sources must have the tensor's element size and kind.
+        if (ssz != 1 && (ssz != isz || typecode_kind(stc) != typecode_kind(tc))) {
+            mp_raise_msg_varg(&mp_type_TypeError,
+                MP_ERROR_TEXT("cannot copy a buffer of typecode '%c' into a tensor of dtype %s"),
+                stc, mn_dtype_name(t->dtype));
+        }
+        if (src.len != n * isz) {
+            mp_raise_msg_varg(&mp_type_ValueError,
+                MP_ERROR_TEXT("size mismatch: %s tensor needs %u bytes (%u elements), got %u bytes"),
+                mn_dtype_name(t->dtype), (unsigned)(n * isz), (unsigned)n, (unsigned)src.len);
+        }
+        memmove(dst, src.buf, src.len);
+        return;
+    }
+    if (mp_obj_is_type(value, &mp_type_list) || mp_obj_is_type(value, &mp_type_tuple)) {
+        size_t len;
+        mp_obj_t *items;
+        mp_obj_get_array(value, &len, &items);
+        if (len != n) {
+            mp_raise_msg_varg(&mp_type_ValueError,
+                MP_ERROR_TEXT("size mismatch: tensor needs %u elements, got %u"), (unsigned)n, (unsigned)len);
+        }
+        for (size_t i = 0; i < n; i++) {
+            mp_binary_set_val_array(tc, dst, i, items[i]);
+        }
+        return;
+    }
+    mp_raise_msg_varg(&mp_type_TypeError,
+        MP_ERROR_TEXT("can't assign '%s' to a tensor: need a buffer, list or tuple"),
+        mp_obj_get_type_str(value));
+}
+
+static mp_obj_t tensor_subscr(mp_obj_t self_in, mp_obj_t index, mp_obj_t value) {
+    if (value == MP_OBJ_NULL) {
+        return MP_OBJ_NULL; // delete: not supported
+    }
+    mn_tensor_t *t = get_tensor(self_in);
+    size_t len = tensor_len(t);
+    char tc = micronn_dtype_typecode(t->dtype);
+    if (mp_obj_is_type(index, &mp_type_slice)) {
+        mp_bound_slice_t slice;
+        if (!mp_seq_get_fast_slice_indexes(len, index, &slice)) {
+            mp_raise_NotImplementedError(MP_ERROR_TEXT("only slices with step 1"));
+        }
+        size_t n = slice.stop > slice.start ? (size_t)(slice.stop - slice.start) : 0;
+        if (value == MP_OBJ_SENTINEL) {
+            // Load: a writable memoryview of the elements (zero copy).
+            uint8_t *data = (uint8_t *)tensor_data(t) + (size_t)slice.start * tensor_itemsize(t);
+            return mp_obj_new_memoryview(tc | MP_OBJ_ARRAY_TYPECODE_FLAG_RW, n, data);
+        }
+        tensor_assign(t, (size_t)slice.start, n, value);
+        return mp_const_none;
+    }
+    size_t i = mp_get_index(&micronn_type_tensor, len, index, false);
+    if (value == MP_OBJ_SENTINEL) {
+        return mp_binary_get_val_array(tc, tensor_data(t), i);
+    }
+    mp_binary_set_val_array(tc, tensor_data(t), i, value);
+    return mp_const_none;
+}
+
+static mp_obj_t tensor_unary_op(mp_unary_op_t op, mp_obj_t self_in) {
+    mn_tensor_t *t = get_tensor(self_in);
+    switch (op) {
+        case MP_UNARY_OP_LEN:
+            return MP_OBJ_NEW_SMALL_INT(tensor_len(t));
+        case MP_UNARY_OP_BOOL:
+            return mp_obj_new_bool(tensor_len(t) != 0);
+        default:
+            return MP_OBJ_NULL;
+    }
+}
+
+// Iteration goes through a memoryview of the data (one small allocation per loop).
+static mp_obj_t tensor_getiter(mp_obj_t self_in, mp_obj_iter_buf_t *iter_buf) {
+    mn_tensor_t *t = get_tensor(self_in);
+    mp_obj_t mv = mp_obj_new_memoryview(micronn_dtype_typecode(t->dtype), tensor_len(t), tensor_data(t));
+    return mp_getiter(mv, iter_buf);
+}
+
+// tolist() -> list of the elements (a copy).
+static mp_obj_t tensor_tolist(mp_obj_t self_in) {
+    mn_tensor_t *t = get_tensor(self_in);
+    size_t len = tensor_len(t);
+    char tc = micronn_dtype_typecode(t->dtype);
+    void *data = tensor_data(t);
+    mp_obj_list_t *list = MP_OBJ_TO_PTR(mp_obj_new_list(len, NULL));
+    for (size_t i = 0; i < len; i++) {
+        list->items[i] = mp_binary_get_val_array(tc, data, i);
+    }
+    return MP_OBJ_FROM_PTR(list);
+}
+static MP_DEFINE_CONST_FUN_OBJ_1(tensor_tolist_obj, tensor_tolist);
+
+// fill(value): set every element.
+static mp_obj_t tensor_fill(mp_obj_t self_in, mp_obj_t value) {
+    mn_tensor_t *t = get_tensor(self_in);
+    size_t len = tensor_len(t);
+    char tc = micronn_dtype_typecode(t->dtype);
+    void *data = tensor_data(t);
+    if (len > 0) {
+        mp_binary_set_val_array(tc, data, 0, value);
+        size_t isz = tensor_itemsize(t);
+        for (size_t i = 1; i < len; i++) {
+            memcpy((uint8_t *)data + i * isz, data, isz);
+        }
+    }
+    return mp_const_none;
+}
+static MP_DEFINE_CONST_FUN_OBJ_2(tensor_fill_obj, tensor_fill);
+
+static void tensor_attr(mp_obj_t self_in, qstr attr, mp_obj_t *dest) {
+    if (dest[0] != MP_OBJ_NULL) {
+        return; // read-only
+    }
+    micronn_tensor_obj_t *self = MP_OBJ_TO_PTR(self_in);
+    const mn_tensor_t *t = self->t;
+    switch (attr) {
+        case MP_QSTR_shape:
+            dest[0] = micronn_shape_tuple(t);
+            break;
+        case MP_QSTR_dtype:
+            dest[0] = mp_obj_new_str_from_cstr(mn_dtype_name(t->dtype));
+            break;
+        case MP_QSTR_scale:
+            dest[0] = mp_obj_new_float_from_f(t->scale);
+            break;
+        case MP_QSTR_zero_point:
+            dest[0] = MP_OBJ_NEW_SMALL_INT(t->zero_point);
+            break;
+        case MP_QSTR_quantized:
+            dest[0] = mp_obj_new_bool(t->q_count > 0);
+            break;
+        case MP_QSTR_name:
+            dest[0] = mp_obj_new_str_from_cstr(t->name ? t->name : "");
+            break;
+        case MP_QSTR_index:
+            dest[0] = MP_OBJ_NEW_SMALL_INT(self->index);
+            break;
+        case MP_QSTR_nbytes:
+            dest[0] = mp_obj_new_int_from_uint(t->bytes);
+            break;
+        case MP_QSTR_itemsize:
+            dest[0] = MP_OBJ_NEW_SMALL_INT(tensor_itemsize(t));
+            break;
+        case MP_QSTR_typecode: {
+            char tc = micronn_dtype_typecode(t->dtype);
+            dest[0] = mp_obj_new_str(&tc, 1);
+            break;
+        }
+        case MP_QSTR_address:
+            dest[0] = mp_obj_new_int_from_uint((uintptr_t)t->data);
+            break;
+        case MP_QSTR_interpreter:
+            dest[0] = self->interp;
+            break;
+        default:
+            dest[1] = MP_OBJ_SENTINEL;
+            break;
+    }
+}
+
+static const mp_rom_map_elem_t tensor_locals_dict_table[] = {
+    { MP_ROM_QSTR(MP_QSTR_tolist), MP_ROM_PTR(&tensor_tolist_obj) },
+    { MP_ROM_QSTR(MP_QSTR_fill), MP_ROM_PTR(&tensor_fill_obj) },
+};
+static MP_DEFINE_CONST_DICT(tensor_locals_dict, tensor_locals_dict_table);
+
+MP_DEFINE_CONST_OBJ_TYPE(
+    micronn_type_tensor,
+    MP_QSTR_Tensor,
+    MP_TYPE_FLAG_ITER_IS_GETITER,
+    print, tensor_print,
+    attr, tensor_attr,
+    subscr, tensor_subscr,
+    unary_op, tensor_unary_op,
+    buffer, tensor_get_buffer,
+    iter, tensor_getiter,
+    locals_dict, &tensor_locals_dict
+    );

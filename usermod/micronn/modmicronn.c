@@ -1,0 +1,161 @@
+// The _micronn module: TFLite-Micro-class inference for MicroPython.
+// Python API: Model(buf), Interpreter(model, ...), Tensor, ops(), models, version.
+// The frozen package `micronn` (py_lib/micronn) wraps it with helpers.
+#include "py/runtime.h"
+#include "py/mphal.h"
+#include "py/objstr.h"
+#include "modmicronn.h"
+#include "mn_builtin.h"
+
+// A port with a 64-bit CPU cycle counter, mp_hal_ticks_cpu64(), says so in its mpconfigport.h
+// (micronn's own bare-metal port does); others get a host clock or ticks_us.
+#if !defined(MICRONN_HAVE_TICKS_CPU64)
+#define MICRONN_HAVE_TICKS_CPU64 (0)
+#endif
+
+#if !MICRONN_HAVE_TICKS_CPU64 && (defined(__unix__) || defined(__APPLE__))
+#include <time.h>
+#endif
+
+// ---- profiler clock ---------------------------------------------------------------------------
+
+#if MICRONN_HAVE_TICKS_CPU64
+#define MICRONN_PROFILE_CLOCK "cpu"
+static uint64_t micronn_ticks(void *user) {
+    (void)user;
+    return mp_hal_ticks_cpu64();
+}
+const uint64_t micronn_ticks_mask = 0;
+#elif defined(__unix__) || defined(__APPLE__)
+#define MICRONN_PROFILE_CLOCK "ns"
+static uint64_t micronn_ticks(void *user) {
+    (void)user;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+const uint64_t micronn_ticks_mask = 0;
+#else
+#define MICRONN_PROFILE_CLOCK "us"
+static uint64_t micronn_ticks(void *user) {
+    (void)user;
+    return mp_hal_ticks_us();
+}
+const uint64_t micronn_ticks_mask = (mp_uint_t)-1;
+#endif
+const mn_ticks_fn micronn_ticks_fn = micronn_ticks;
+
+// ---- helpers shared by the other files --------------------------------------------------------
+
+NORETURN void micronn_raise(mn_status_t status, const char *msg) {
+    const mp_obj_type_t *type;
+    switch (status) {
+        case MN_ERR_UNSUPPORTED:
+            type = &mp_type_NotImplementedError;
+            break;
+        case MN_ERR_ARENA:
+            type = &mp_type_MemoryError;
+            break;
+        case MN_ERR_STATE:
+        case MN_ERR_KERNEL:
+            type = &mp_type_RuntimeError;
+            break;
+        default:
+            type = &mp_type_ValueError;
+            break;
+    }
+    if (msg == NULL || msg[0] == '\0') {
+        msg = mn_status_str(status);
+    }
+    mp_raise_msg_varg(type, MP_ERROR_TEXT("%s"), msg);
+}
+
+char micronn_dtype_typecode(int32_t dtype) {
+    switch (dtype) {
+        case MN_FLOAT32:
+            return 'f';
+        case MN_FLOAT64:
+            return 'd';
+        case MN_INT8:
+            return 'b';
+        case MN_INT16:
+            return 'h';
+        case MN_UINT16:
+        case MN_FLOAT16:
+            return 'H';
+        case MN_INT32:
+            return 'i';
+        case MN_UINT32:
+            return 'I';
+        case MN_INT64:
+            return 'q';
+        case MN_UINT64:
+            return 'Q';
+        default:
+            // uint8, bool, int4 (packed) and anything else: raw bytes.
+            return 'B';
+    }
+}
+
+// ---- module functions -------------------------------------------------------------------------
+
+// ops() -> tuple of the names of the builtin operators this firmware has kernels for.
+static mp_obj_t micronn_ops(void) {
+    size_t n = 0;
+    for (int32_t code = 0; code <= MN_BUILTIN_MAX; code++) {
+        if (code != MN_BUILTIN_CUSTOM && mn_op_supported(NULL, code, NULL)) {
+            n++;
+        }
+    }
+    mp_obj_tuple_t *tuple = MP_OBJ_TO_PTR(mp_obj_new_tuple(n, NULL));
+    n = 0;
+    for (int32_t code = 0; code <= MN_BUILTIN_MAX; code++) {
+        if (code != MN_BUILTIN_CUSTOM && mn_op_supported(NULL, code, NULL)) {
+            const char *name = mn_op_name(code);
+            if (name[0] == '?') {
+                tuple->items[n++] = MP_OBJ_NEW_SMALL_INT(code);
+            } else {
+                tuple->items[n++] = mp_obj_new_str_from_cstr(name);
+            }
+        }
+    }
+    return MP_OBJ_FROM_PTR(tuple);
+}
+static MP_DEFINE_CONST_FUN_OBJ_0(micronn_ops_obj, micronn_ops);
+
+// op_name(code) -> name of a builtin operator code ("CONV_2D").
+static mp_obj_t micronn_op_name(mp_obj_t code_in) {
+    return mp_obj_new_str_from_cstr(mn_op_name(mp_obj_get_int(code_in)));
+}
+static MP_DEFINE_CONST_FUN_OBJ_1(micronn_op_name_obj, micronn_op_name);
+
+// ticks() -> current value of the profiler clock (unit: PROFILE_CLOCK).
+static mp_obj_t micronn_ticks_now(void) {
+    return mp_obj_new_int_from_ull(micronn_ticks(NULL));
+}
+static MP_DEFINE_CONST_FUN_OBJ_0(micronn_ticks_now_obj, micronn_ticks_now);
+
+static const MP_DEFINE_STR_OBJ(micronn_version_obj, MN_VERSION);
+static const MP_DEFINE_STR_OBJ(micronn_profile_clock_obj, MICRONN_PROFILE_CLOCK);
+
+static const mp_rom_map_elem_t micronn_module_globals_table[] = {
+    { MP_ROM_QSTR(MP_QSTR___name__), MP_ROM_QSTR(MP_QSTR__micronn) },
+    { MP_ROM_QSTR(MP_QSTR_Model), MP_ROM_PTR(&micronn_type_model) },
+    { MP_ROM_QSTR(MP_QSTR_Interpreter), MP_ROM_PTR(&micronn_type_interpreter) },
+    { MP_ROM_QSTR(MP_QSTR_Tensor), MP_ROM_PTR(&micronn_type_tensor) },
+    { MP_ROM_QSTR(MP_QSTR_ops), MP_ROM_PTR(&micronn_ops_obj) },
+    { MP_ROM_QSTR(MP_QSTR_op_name), MP_ROM_PTR(&micronn_op_name_obj) },
+    { MP_ROM_QSTR(MP_QSTR_ticks), MP_ROM_PTR(&micronn_ticks_now_obj) },
+    { MP_ROM_QSTR(MP_QSTR_models), MP_ROM_PTR(&micronn_models_dict) },
+    { MP_ROM_QSTR(MP_QSTR_version), MP_ROM_PTR(&micronn_version_obj) },
+    { MP_ROM_QSTR(MP_QSTR_PROFILE_CLOCK), MP_ROM_PTR(&micronn_profile_clock_obj) },
+    { MP_ROM_QSTR(MP_QSTR_ARENA_ALIGN), MP_ROM_INT(MN_ARENA_ALIGN) },
+};
+static MP_DEFINE_CONST_DICT(micronn_module_globals, micronn_module_globals_table);
+
+const mp_obj_module_t micronn_user_cmodule = {
+    .base = { &mp_type_module },
+    .globals = (mp_obj_dict_t *)&micronn_module_globals,
+};
+
+MP_REGISTER_MODULE(MP_QSTR__micronn, micronn_user_cmodule);

@@ -1,0 +1,69 @@
+// Shared declarations of the _micronn MicroPython module (Model, Interpreter, Tensor).
+// The engine (engine/micronn.h) has no MicroPython dependency; these files bind it to Python.
+#ifndef MICROPY_INCLUDED_MICRONN_MODMICRONN_H
+#define MICROPY_INCLUDED_MICRONN_MODMICRONN_H
+
+#include "py/obj.h"
+#include "micronn.h"
+
+// micronn.Model: a verified, zero-copy view of a TFLite flatbuffer held by `buf`.
+typedef struct _micronn_model_obj_t {
+    mp_obj_base_t base;
+    mp_obj_t buf;               // keeps the model bytes alive (bytes in flash, bytearray, memoryview)
+    mn_model_t model;
+} micronn_model_obj_t;
+
+// micronn.Interpreter: engine interpreter state plus the arena it owns or borrows.
+typedef struct _micronn_interp_obj_t {
+    mp_obj_base_t base;
+    mp_obj_t model;             // micronn_model_obj_t (interp.model points into it)
+    mp_obj_t arena_obj;         // user arena object, or mp_const_none
+    uint8_t *arena_alloc;       // arena allocated by us (head of a GC block), or NULL
+    size_t arena_len;
+    mp_obj_t inputs;            // tuple of Tensor, created once so input()/output() never allocate
+    mp_obj_t outputs;
+    bool profile;
+    mn_interp_t interp;
+} micronn_interp_obj_t;
+
+// micronn.Tensor: a view of one engine tensor; keeps its interpreter alive.
+typedef struct _micronn_tensor_obj_t {
+    mp_obj_base_t base;
+    mp_obj_t interp;            // micronn_interp_obj_t
+    mn_tensor_t *t;             // lives in the interpreter's arena
+    int32_t index;              // model tensor index
+} micronn_tensor_obj_t;
+
+extern const mp_obj_type_t micronn_type_model;
+extern const mp_obj_type_t micronn_type_interpreter;
+extern const mp_obj_type_t micronn_type_tensor;
+
+// Built-in models (mod_models.c, generated table).
+extern const mp_obj_dict_t micronn_models_dict;
+
+// Raise the Python exception matching an engine status, with the engine's message.
+NORETURN void micronn_raise(mn_status_t status, const char *msg);
+
+// New Tensor object for tensor `index` of a prepared interpreter.
+mp_obj_t micronn_tensor_new(mp_obj_t interp, int32_t index, mn_tensor_t *t);
+
+// Model object of any argument: a Model, or anything with the buffer protocol.
+micronn_model_obj_t *micronn_get_model(mp_obj_t obj);
+
+// Exact arena size (bytes) for `model` with `cfg`, via the engine's dry run.
+size_t micronn_arena_needed(const mn_model_t *model, const mn_config_t *cfg);
+
+// Profiler clock (see modmicronn.c): NULL when this port has none.
+extern const mn_ticks_fn micronn_ticks_fn;
+extern const uint64_t micronn_ticks_mask;
+
+// Tuple of a tensor's dimensions.
+mp_obj_t micronn_shape_tuple(const mn_tensor_t *t);
+
+// (name, shape, dtype, scale, zero_point) of a tensor descriptor.
+mp_obj_t micronn_tensor_info(const mn_tensor_t *t);
+
+// Typecode of the buffer protocol for an engine dtype ('b', 'f', ...).
+char micronn_dtype_typecode(int32_t dtype);
+
+#endif // MICROPY_INCLUDED_MICRONN_MODMICRONN_H
