@@ -1,0 +1,199 @@
+"""`micronn inspect MODEL [--json] [--board B | --port P]`: what is in a model and what it needs."""
+import ctypes
+import json
+import os
+
+from .cli_common import CliError, add_board_args, check_firmware_ops, ensure_model, open_target, \
+    say, sha256, verify_model
+
+JSON_DOC = """\
+--json prints one object with these keys (stable; new keys may be added):
+  model, size, sha256        the file, its size in bytes and sha256
+  subgraphs                  number of subgraphs (subgraph 0 runs)
+  inputs, outputs            tensor indices of the model's inputs / outputs
+  operators[]                index, name (builtin name or custom code), builtin (code), version,
+                             custom (bool), inputs, outputs (tensor indices, -1 = omitted),
+                             input_dtypes, supported (bool: the engine prepared it),
+                             error (null or {status, message}: the engine's reason)
+  tensors[]                  index, name, dtype, shape, bytes, const, variable,
+                             quantization (null or {scale[], zero_point[], quantized_dimension})
+  supported                  true when every operator prepared in the engine
+  unsupported[]              op, name, dtypes, reason: one entry per failing operator
+  arena                      bytes (exact arena the engine needs, null if unsupported ops),
+                             persistent, nonpersistent, computed_by ("host engine"),
+                             pointer_bits (of the host build; 32-bit boards need less), error
+  board_arena                (only with --board/--port) bytes, persistent, nonpersistent,
+                             board: the same figures from the board's own engine"""
+
+STATUS = {1: "bad argument", 2: "model error", 3: "unsupported", 4: "arena", 5: "state", 6: "kernel error"}
+
+
+def add_parser(sub):
+    p = sub.add_parser(
+        "inspect", help="operators, tensors, quantization, op support and exact arena of a model",
+        description="Show a model's operators (with input/output tensor indices), tensors "
+                    "(dtype, shape, quantization, constant or not, bytes), inputs and outputs, "
+                    "which operators the engine supports (with the engine's reason for each one "
+                    "it does not: op, dtype, parameter) and the exact arena the engine needs. "
+                    "Everything is computed by the engine's own C code (host build, "
+                    "build/host/libmicronn.so). The host build has 64-bit pointers, so its arena "
+                    "figure is a little larger than on a 32-bit board: give --board/--port to "
+                    "also get the figure from the board's own engine.",
+        epilog=JSON_DOC + "\n\nexit status: 0 ok (also when ops are unsupported), 1 error, 2 usage",
+        formatter_class=_raw())
+    p.add_argument("model", metavar="MODEL.tflite")
+    p.add_argument("--json", action="store_true", help="machine-readable output (keys below)")
+    p.add_argument("--no-tensors", action="store_true", help="text output: leave out the tensor table")
+    p.add_argument("--strict", action="store_true",
+                   help="exit 1 when some operator is not supported by the engine")
+    add_board_args(p, default_note="none (host engine only)")
+    p.set_defaults(func=run)
+    return p
+
+
+def _raw():
+    import argparse
+    return argparse.RawDescriptionHelpFormatter
+
+
+def collect(path):
+    """The inspect report as plain data (the --json object without board_arena)."""
+    data, m = verify_model(path)
+    from . import engine
+    ops = m.ops()
+    checks = m.check_ops()
+    tensors = m.tensors()
+    out_ops, unsupported = [], []
+    for op, chk in zip(ops, checks):
+        ins = m.op_tensors(op["index"], engine.OP_INPUTS)
+        outs = m.op_tensors(op["index"], engine.OP_OUTPUTS)
+        dts = [tensors[t]["dtype"] if t >= 0 else None for t in ins]
+        entry = {
+            "index": op["index"], "name": op["name"], "builtin": op["builtin"],
+            "version": op["version"], "custom": op["builtin"] == 32,
+            "inputs": ins, "outputs": outs, "input_dtypes": dts,
+            "supported": chk is None,
+            "error": None if chk is None else {"status": STATUS.get(chk[0], str(chk[0])),
+                                               "message": chk[1]},
+        }
+        out_ops.append(entry)
+        if chk is not None:
+            unsupported.append({"op": op["index"], "name": op["name"],
+                                "dtypes": sorted({d for d in dts if d}), "reason": chk[1]})
+    out_t = []
+    for t in tensors:
+        q = None
+        if t["scales"]:
+            q = {"scale": [float(x) for x in t["scales"]],
+                 "zero_point": [int(x) for x in t["zero_points"]],
+                 "quantized_dimension": t["quantized_dimension"]}
+        out_t.append({"index": t["index"], "name": t["name"], "dtype": t["dtype"],
+                      "shape": list(t["shape"]), "bytes": t["bytes"], "const": t["const"],
+                      "variable": t["variable"], "quantization": q})
+    arena = {"bytes": None, "persistent": None, "nonpersistent": None,
+             "computed_by": "host engine", "pointer_bits": 8 * ctypes.sizeof(ctypes.c_void_p),
+             "error": None}
+    if not unsupported:
+        try:
+            need = m.arena_needed()
+            st = engine.Interpreter(m, arena_size=need).stats()
+            arena.update(bytes=need, persistent=st["persistent"], nonpersistent=st["nonpersistent"])
+        except engine.MicronnError as e:
+            arena["error"] = str(e)
+    else:
+        arena["error"] = f"{len(unsupported)} operator(s) cannot be prepared"
+    return {
+        "model": os.path.abspath(path), "size": len(data), "sha256": sha256(data),
+        "subgraphs": m.num_subgraphs, "inputs": m.input_indices(), "outputs": m.output_indices(),
+        "operators": out_ops, "tensors": out_t, "supported": not unsupported,
+        "unsupported": unsupported, "arena": arena,
+    }
+
+
+def board_arena(args, data, model):
+    """Arena figures from the board's own engine (model frozen or copied there)."""
+    board = open_target(args)
+    try:
+        check_firmware_ops(board, model, args.timeout)
+        src, where = ensure_model(board, data, args.model, args)
+        st = board.eval("_it.stats()", timeout=args.timeout,
+                        pre=f"import micronn\n_m = micronn.load({src})\n"
+                            "_it = micronn.Interpreter(_m)\n_n = _m.arena_needed()\n"
+                            "assert _n == _it.arena_size, (_n, _it.arena_size)")
+        return {"bytes": st["arena_size"], "persistent": st["persistent"],
+                "nonpersistent": st["nonpersistent"], "board": board.name, "model": where}
+    finally:
+        board.close()
+
+
+def _shape(s):
+    return "[" + ",".join(map(str, s)) + "]"
+
+
+def _quant(q):
+    if not q:
+        return ""
+    if len(q["scale"]) == 1:
+        return f"scale {q['scale'][0]:.6g} zp {q['zero_point'][0]}"
+    return f"per-channel x{len(q['scale'])} (dim {q['quantized_dimension']})"
+
+
+def print_text(r, no_tensors=False):
+    ts = r["tensors"]
+    print(f"{r['model']}")
+    print(f"  {r['size']} bytes, sha256 {r['sha256']}")
+    print(f"  {r['subgraphs']} subgraph(s), {len(r['operators'])} operators, {len(ts)} tensors")
+    for kind in ("inputs", "outputs"):
+        for i, t in enumerate(r[kind]):
+            d = ts[t]
+            print(f"  {kind[:-1]} {i}: tensor {t} {d['name']!r} {d['dtype']} {_shape(d['shape'])}"
+                  + (f" ({_quant(d['quantization'])})" if d["quantization"] else ""))
+    print("\nOperators:")
+    print(f"  {'op':>3}  {'name':<30} {'inputs':<18} {'outputs':<10} support")
+    for op in r["operators"]:
+        ins = ",".join(map(str, op["inputs"]))
+        outs = ",".join(map(str, op["outputs"]))
+        sup = "ok" if op["supported"] else "NO: " + op["error"]["message"]
+        print(f"  {op['index']:>3}  {op['name']:<30} {ins:<18} {outs:<10} {sup}")
+    if not no_tensors:
+        print("\nTensors:")
+        print(f"  {'idx':>3}  {'name':<44} {'dtype':<8} {'shape':<16} {'bytes':>8}  {'kind':<8} quantization")
+        for t in ts:
+            kind = "const" if t["const"] else "variable" if t["variable"] else "-"
+            name = t["name"] if len(t["name"]) <= 44 else "..." + t["name"][-41:]
+            print(f"  {t['index']:>3}  {name:<44} {t['dtype']:<8} {_shape(t['shape']):<16} "
+                  f"{t['bytes']:>8}  {kind:<8} {_quant(t['quantization'])}")
+    print()
+    if r["supported"]:
+        print(f"Support: all {len(r['operators'])} operators are supported by the engine")
+    else:
+        print(f"Support: {len(r['unsupported'])} of {len(r['operators'])} operators are NOT supported:")
+        for u in r["unsupported"]:
+            print(f"  op {u['op']} {u['name']} (input dtypes {', '.join(u['dtypes']) or '-'}): {u['reason']}")
+    a = r["arena"]
+    if a["bytes"] is not None:
+        print(f"Arena ({a['computed_by']}, {a['pointer_bits']}-bit): {a['bytes']} bytes "
+              f"(persistent {a['persistent']} + non-persistent {a['nonpersistent']} + alignment slack)")
+    else:
+        print(f"Arena: not computable: {a['error']}")
+    b = r.get("board_arena")
+    if b:
+        print(f"Arena on {b['board']} (its own engine): {b['bytes']} bytes "
+              f"(persistent {b['persistent']} + non-persistent {b['nonpersistent']})")
+
+
+def run(args):
+    r = collect(args.model)
+    if args.board or args.port:
+        if not r["supported"]:
+            raise CliError("the model has operators the engine cannot prepare; no board arena to ask for")
+        data, m = verify_model(args.model)
+        r["board_arena"] = board_arena(args, data, m)
+    if args.json:
+        print(json.dumps(r, indent=1))
+    else:
+        print_text(r, args.no_tensors)
+    if args.strict and not r["supported"]:
+        say(f"micronn: {len(r['unsupported'])} unsupported operator(s)")
+        return 1
+    return 0
