@@ -2,7 +2,9 @@
 import ctypes
 import json
 import os
+import subprocess
 
+from . import engine
 from .cli_common import CliError, add_board_args, check_firmware_ops, ensure_model, open_target, \
     say, sha256, verify_model
 
@@ -19,9 +21,10 @@ JSON_DOC = """\
                              quantization (null or {scale[], zero_point[], quantized_dimension})
   supported                  true when every operator prepared in the engine
   unsupported[]              op, name, dtypes, reason: one entry per failing operator
-  arena                      bytes (exact arena the engine needs, null if unsupported ops),
-                             persistent, nonpersistent, computed_by ("host engine"),
-                             pointer_bits (of the host build; 32-bit boards need less), error
+  arena                      bytes (exact arena the engine needs on a 32-bit board, null if
+                             unsupported ops), persistent, nonpersistent, computed_by,
+                             pointer_bits (32), error
+  host_arena                 the same keys from the 64-bit host library (= the UNIX build)
   board_arena                (only with --board/--port) bytes, persistent, nonpersistent,
                              board: the same figures from the board's own engine"""
 
@@ -35,10 +38,11 @@ def add_parser(sub):
                     "(dtype, shape, quantization, constant or not, bytes), inputs and outputs, "
                     "which operators the engine supports (with the engine's reason for each one "
                     "it does not: op, dtype, parameter) and the exact arena the engine needs. "
-                    "Everything is computed by the engine's own C code (host build, "
-                    "build/host/libmicronn.so). The host build has 64-bit pointers, so its arena "
-                    "figure is a little larger than on a 32-bit board: give --board/--port to "
-                    "also get the figure from the board's own engine.",
+                    "Everything is computed by the engine's own C code: the model through the host "
+                    "library (build/host/libmicronn.so), the arena by a 32-bit host build of the "
+                    "engine (build/host/mn_arena32), so it is exactly what a 32-bit board needs; "
+                    "the 64-bit figure (the UNIX build's) is reported as host_arena. "
+                    "--board/--port also asks the board's own engine.",
         epilog=JSON_DOC + "\n\nexit status: 0 ok (also when ops are unsupported), 1 error, 2 usage",
         formatter_class=_raw())
     p.add_argument("model", metavar="MODEL.tflite")
@@ -59,7 +63,6 @@ def _raw():
 def collect(path):
     """The inspect report as plain data (the --json object without board_arena)."""
     data, m = verify_model(path)
-    from . import engine
     ops = m.ops()
     checks = m.check_ops()
     tensors = m.tensors()
@@ -90,24 +93,39 @@ def collect(path):
         out_t.append({"index": t["index"], "name": t["name"], "dtype": t["dtype"],
                       "shape": list(t["shape"]), "bytes": t["bytes"], "const": t["const"],
                       "variable": t["variable"], "quantization": q})
-    arena = {"bytes": None, "persistent": None, "nonpersistent": None,
-             "computed_by": "host engine", "pointer_bits": 8 * ctypes.sizeof(ctypes.c_void_p),
-             "error": None}
+    host_arena = {"bytes": None, "persistent": None, "nonpersistent": None,
+                  "computed_by": "engine, 64-bit host library",
+                  "pointer_bits": 8 * ctypes.sizeof(ctypes.c_void_p), "error": None}
+    arena = dict(host_arena, computed_by="engine, 32-bit host build", pointer_bits=32)
     if not unsupported:
         try:
             need = m.arena_needed()
             st = engine.Interpreter(m, arena_size=need).stats()
-            arena.update(bytes=need, persistent=st["persistent"], nonpersistent=st["nonpersistent"])
+            host_arena.update(bytes=need, persistent=st["persistent"], nonpersistent=st["nonpersistent"])
+            arena.update(arena32(path))
         except engine.MicronnError as e:
-            arena["error"] = str(e)
+            arena["error"] = host_arena["error"] = str(e)
     else:
-        arena["error"] = f"{len(unsupported)} operator(s) cannot be prepared"
+        arena["error"] = host_arena["error"] = f"{len(unsupported)} operator(s) cannot be prepared"
     return {
         "model": os.path.abspath(path), "size": len(data), "sha256": sha256(data),
         "subgraphs": m.num_subgraphs, "inputs": m.input_indices(), "outputs": m.output_indices(),
         "operators": out_ops, "tensors": out_t, "supported": not unsupported,
-        "unsupported": unsupported, "arena": arena,
+        "unsupported": unsupported, "arena": arena, "host_arena": host_arena,
     }
+
+
+def arena32(path):
+    """Arena figures from the 32-bit host build of the engine (tests/engine/Makefile builds it
+    next to the host library)."""
+    tool = os.path.join(os.path.dirname(engine.default_lib_path()), "mn_arena32")
+    if not os.path.isfile(tool):
+        raise CliError(f"{tool} missing: build it with `make -C tests/engine lib`")
+    p = subprocess.run([tool, path], capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        raise engine.MicronnError(engine.ERR_MODEL, p.stderr.strip() or f"mn_arena32 exit {p.returncode}")
+    r = json.loads(p.stdout)
+    return {"bytes": r["bytes"], "persistent": r["persistent"], "nonpersistent": r["nonpersistent"]}
 
 
 def board_arena(args, data, model):
@@ -172,8 +190,10 @@ def print_text(r, no_tensors=False):
             print(f"  op {u['op']} {u['name']} (input dtypes {', '.join(u['dtypes']) or '-'}): {u['reason']}")
     a = r["arena"]
     if a["bytes"] is not None:
-        print(f"Arena ({a['computed_by']}, {a['pointer_bits']}-bit): {a['bytes']} bytes "
+        h = r["host_arena"]
+        print(f"Arena on a 32-bit board: {a['bytes']} bytes "
               f"(persistent {a['persistent']} + non-persistent {a['nonpersistent']} + alignment slack)")
+        print(f"Arena on a 64-bit host (UNIX build): {h['bytes']} bytes")
     else:
         print(f"Arena: not computable: {a['error']}")
     b = r.get("board_arena")

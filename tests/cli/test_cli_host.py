@@ -48,10 +48,15 @@ def test_inspect_json_matches_engine_and_litert(cli, model, name):
     m = engine.Model(data)
     # the arena is the engine's own figure (dry run), split as a real prepare reports it
     assert j["supported"] and j["unsupported"] == []
-    assert j["arena"]["bytes"] == m.arena_needed()
+    h = j["host_arena"]
+    assert h["bytes"] == m.arena_needed()
     st = engine.Interpreter(m).stats()
-    assert (j["arena"]["persistent"], j["arena"]["nonpersistent"]) == (st["persistent"], st["nonpersistent"])
-    assert j["arena"]["bytes"] >= j["arena"]["persistent"] + j["arena"]["nonpersistent"]
+    assert (h["persistent"], h["nonpersistent"]) == (st["persistent"], st["nonpersistent"])
+    assert h["bytes"] >= h["persistent"] + h["nonpersistent"]
+    # the 32-bit figure: same activations, smaller metadata (4-byte pointers)
+    a = j["arena"]
+    assert a["pointer_bits"] == 32 and a["nonpersistent"] == h["nonpersistent"]
+    assert a["persistent"] < h["persistent"] and a["bytes"] >= a["persistent"] + a["nonpersistent"]
     # operators and their operands agree with LiteRT's view of the model
     import oracle
     it = Interpreter(model_content=oracle.patch_quantized_dimension(data) if oracle._needs_patch(data) else data,
@@ -79,7 +84,7 @@ def test_inspect_unsupported_op(cli, lsh_model):
     r = cli("inspect", lsh_model, "--json")
     assert r.code == 0, r
     j = json.loads(r.out)
-    assert not j["supported"] and j["arena"]["bytes"] is None
+    assert not j["supported"] and j["arena"]["bytes"] is None and j["host_arena"]["bytes"] is None
     assert [u["op"] for u in j["unsupported"]] == [0, 1, 2]  # every op, not just the first
     for u in j["unsupported"]:
         assert u["name"] == "LSH_PROJECTION" and "unsupported op LSH_PROJECTION" in u["reason"]
