@@ -11,11 +11,10 @@ import sys
 
 import pytest
 
+# tests/ and host_tools/ come from tests/conftest.py; this directory for `import devhelp`.
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-for p in (os.path.join(ROOT, "tests"), os.path.join(ROOT, "host_tools"), HERE):
-    if p not in sys.path:
-        sys.path.insert(0, p)
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
 
 
 @pytest.fixture

@@ -2,15 +2,8 @@
 LiteRT oracle (tests/oracle.py). Needs build/host/libmicronn.so (`make -C tests/engine lib`);
 `make -C tests/engine test` runs them against the ASan build."""
 import os
-import sys
 
 import pytest
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-for p in (os.path.join(ROOT, "tests"), os.path.join(ROOT, "host_tools")):
-    if p not in sys.path:
-        sys.path.insert(0, p)
 
 
 @pytest.fixture(scope="session")

@@ -68,6 +68,18 @@ static void raise_unsupported_ops(const mn_model_t *m, const mn_config_t *cfg) {
     m_del(mn_op_check_t, results, n);
 }
 
+void micronn_config_init(mn_config_t *cfg, bool profile, bool preserve_all, bool reuse_inputs) {
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->planner = preserve_all ? MN_PLANNER_NO_REUSE : MN_PLANNER_GREEDY;
+    if (reuse_inputs) {
+        cfg->flags |= MN_CFG_REUSE_INPUTS;
+    }
+    if (profile) {
+        cfg->ticks = micronn_ticks_fn;
+        cfg->ticks_mask = micronn_ticks_mask;
+    }
+}
+
 size_t micronn_arena_needed(const mn_model_t *model, const mn_config_t *cfg) {
     size_t work_size = mn_dry_run_work_hint(model);
     mn_error_t err;
@@ -153,15 +165,7 @@ static mp_obj_t interp_make_new(const mp_obj_type_t *type, size_t n_args, size_t
 
     micronn_model_obj_t *model = micronn_get_model(args[ARG_model].u_obj);
     mn_config_t cfg;
-    memset(&cfg, 0, sizeof(cfg));
-    cfg.planner = args[ARG_preserve_all].u_bool ? MN_PLANNER_NO_REUSE : MN_PLANNER_GREEDY;
-    if (args[ARG_reuse_inputs].u_bool) {
-        cfg.flags |= MN_CFG_REUSE_INPUTS;
-    }
-    if (args[ARG_profile].u_bool) {
-        cfg.ticks = micronn_ticks_fn;
-        cfg.ticks_mask = micronn_ticks_mask;
-    }
+    micronn_config_init(&cfg, args[ARG_profile].u_bool, args[ARG_preserve_all].u_bool, args[ARG_reuse_inputs].u_bool);
 
     check_ops(&model->model, &cfg);
 

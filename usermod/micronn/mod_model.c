@@ -50,6 +50,13 @@ static mp_obj_t tensor_info_by_index(const mn_model_t *m, int32_t index) {
     return micronn_tensor_info(&t);
 }
 
+// Info of op i, or raise the model's error.
+static void op_info(const mn_model_t *m, size_t i, mn_op_info_t *info) {
+    if (mn_model_op_info(m, i, info) != MN_OK) {
+        micronn_raise(MN_ERR_MODEL, m->err.msg);
+    }
+}
+
 // ops() -> [(name, supported), ...] in execution order.
 static mp_obj_t model_ops(mp_obj_t self_in) {
     const mn_model_t *m = get_model(self_in);
@@ -57,9 +64,7 @@ static mp_obj_t model_ops(mp_obj_t self_in) {
     mp_obj_t list = mp_obj_new_list(0, NULL);
     for (size_t i = 0; i < n; i++) {
         mn_op_info_t info;
-        if (mn_model_op_info(m, i, &info) != MN_OK) {
-            micronn_raise(MN_ERR_MODEL, m->err.msg);
-        }
+        op_info(m, i, &info);
         mp_obj_t item[2] = {
             mp_obj_new_str_from_cstr(info.name),
             mp_obj_new_bool(info.supported),
@@ -77,9 +82,7 @@ static mp_obj_t model_unsupported(mp_obj_t self_in) {
     mp_obj_t list = mp_obj_new_list(0, NULL);
     for (size_t i = 0; i < n; i++) {
         mn_op_info_t info;
-        if (mn_model_op_info(m, i, &info) != MN_OK) {
-            micronn_raise(MN_ERR_MODEL, m->err.msg);
-        }
+        op_info(m, i, &info);
         if (!info.supported) {
             mp_obj_t item[2] = { MP_OBJ_NEW_SMALL_INT(i), mp_obj_new_str_from_cstr(info.name) };
             mp_obj_list_append(list, mp_obj_new_tuple(2, item));
@@ -129,15 +132,7 @@ static mp_obj_t model_arena_needed(size_t n_args, const mp_obj_t *pos_args, mp_m
     mp_arg_parse_all(n_args - 1, pos_args + 1, kw_args, MP_ARRAY_SIZE(allowed_args), allowed_args, args);
     const mn_model_t *m = get_model(pos_args[0]);
     mn_config_t cfg;
-    memset(&cfg, 0, sizeof(cfg));
-    cfg.planner = args[ARG_preserve_all].u_bool ? MN_PLANNER_NO_REUSE : MN_PLANNER_GREEDY;
-    if (args[ARG_reuse_inputs].u_bool) {
-        cfg.flags |= MN_CFG_REUSE_INPUTS;
-    }
-    if (args[ARG_profile].u_bool) {
-        cfg.ticks = micronn_ticks_fn;
-        cfg.ticks_mask = micronn_ticks_mask;
-    }
+    micronn_config_init(&cfg, args[ARG_profile].u_bool, args[ARG_preserve_all].u_bool, args[ARG_reuse_inputs].u_bool);
     return mp_obj_new_int_from_uint(micronn_arena_needed(m, &cfg));
 }
 static MP_DEFINE_CONST_FUN_OBJ_KW(model_arena_needed_obj, 1, model_arena_needed);

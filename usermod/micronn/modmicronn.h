@@ -53,6 +53,9 @@ micronn_model_obj_t *micronn_get_model(mp_obj_t obj);
 // Exact arena size (bytes) for `model` with `cfg`, via the engine's dry run.
 size_t micronn_arena_needed(const mn_model_t *model, const mn_config_t *cfg);
 
+// Engine configuration for the keyword options shared by Interpreter() and Model.arena_needed().
+void micronn_config_init(mn_config_t *cfg, bool profile, bool preserve_all, bool reuse_inputs);
+
 // Profiler clock (see modmicronn.c): NULL when this port has none.
 extern const mn_ticks_fn micronn_ticks_fn;
 extern const uint64_t micronn_ticks_mask;

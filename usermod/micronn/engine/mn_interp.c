@@ -185,13 +185,14 @@ static int idx_in_place(const uint8_t *b, uint32_t v) {
     return mn_i32_in_place(b + v);
 }
 
-/* int32 slots the operand lists of op table o need in the copy pool (0 when used in place). */
-static size_t idx_copy_count(const uint8_t *b, uint32_t o) {
+/* int32 slots the operand lists of op table o need in the copy pool: with copies_only, 0 for a
+ * list used in place; otherwise every operand. */
+static size_t idx_count(const uint8_t *b, uint32_t o, int copies_only) {
     static const int fields[3] = { F_OP_INPUTS, F_OP_OUTPUTS, F_OP_INTERMEDIATES };
     size_t total = 0;
     for (int f = 0; f < 3; f++) {
         uint32_t n, v = fb_vec(b, o, fields[f], &n);
-        total += (n && !idx_in_place(b, v)) ? n : 0;
+        total += (!copies_only || (n && !idx_in_place(b, v))) ? n : 0;
     }
     return total;
 }
@@ -534,7 +535,13 @@ static mn_status_t plan_memory(mn_interp_t *it) {
     return MN_OK;
 }
 
-static mn_status_t do_prepare(mn_interp_t *it) {
+/*
+ * First steps of prepare and of check_ops: tensors, the node array and one block (*pool) for the
+ * operand lists (saves per-allocation rounding). Prepare (copies_only) sizes the block for the
+ * lists that cannot be used in place and allocates none when there are none; check_ops always
+ * allocates one, for every operand.
+ */
+static mn_status_t setup_graph(mn_interp_t *it, int copies_only, int32_t **pool) {
     const mn_model_t *m = it->model;
     mn_status_t s;
     if ((s = setup_tensors(it))) {
@@ -545,14 +552,23 @@ static mn_status_t do_prepare(mn_interp_t *it) {
     if (!it->nodes && m->n_ops) {
         return MN_ERR_ARENA;
     }
-    /* One block for the operand lists that cannot be used in place (saves per-allocation rounding). */
     size_t n_idx = 0;
     for (uint32_t i = 0; i < m->n_ops; i++) {
-        n_idx += idx_copy_count(m->buf, mn_model_op_table(m, i));
+        n_idx += idx_count(m->buf, mn_model_op_table(m, i), copies_only);
     }
-    int32_t *pool = n_idx ? mn_arena_persistent(it, mn_mul(n_idx, sizeof(int32_t))) : NULL;
-    if (!pool && n_idx) {
+    *pool = (n_idx || !copies_only) ? mn_arena_persistent(it, mn_mul(n_idx, sizeof(int32_t))) : NULL;
+    if (!*pool && n_idx) {
         return MN_ERR_ARENA;
+    }
+    return MN_OK;
+}
+
+static mn_status_t do_prepare(mn_interp_t *it) {
+    const mn_model_t *m = it->model;
+    int32_t *pool;
+    mn_status_t s;
+    if ((s = setup_graph(it, 1, &pool))) {
+        return s;
     }
     for (uint32_t i = 0; i < m->n_ops; i++) {
         if ((s = setup_node(it, i, &pool))) {
@@ -830,28 +846,10 @@ static void record_op(mn_op_check_t *r, const mn_error_t *e, mn_status_t s) {
 
 static mn_status_t check_ops(mn_interp_t *it, mn_op_check_t *results, size_t *n_failed) {
     const mn_model_t *m = it->model;
+    int32_t *pool;
     mn_status_t s;
-    if ((s = setup_tensors(it))) {
+    if ((s = setup_graph(it, 0, &pool))) {
         return s;
-    }
-    it->n_nodes = m->n_ops;
-    it->nodes = mn_arena_persistent(it, mn_mul(m->n_ops, sizeof(mn_node_t)));
-    if (!it->nodes && m->n_ops) {
-        return MN_ERR_ARENA;
-    }
-    size_t n_idx = 0;
-    for (uint32_t i = 0; i < m->n_ops; i++) {
-        uint32_t o = mn_model_op_table(m, i), n;
-        fb_vec(m->buf, o, F_OP_INPUTS, &n);
-        n_idx += n;
-        fb_vec(m->buf, o, F_OP_OUTPUTS, &n);
-        n_idx += n;
-        fb_vec(m->buf, o, F_OP_INTERMEDIATES, &n);
-        n_idx += n;
-    }
-    int32_t *pool = mn_arena_persistent(it, mn_mul(n_idx, sizeof(int32_t)));
-    if (!pool && n_idx) {
-        return MN_ERR_ARENA;
     }
     for (uint32_t i = 0; i < m->n_ops; i++) {
         it->err.status = MN_OK;

@@ -105,18 +105,7 @@ void mn_conv_f32(const mn_conv_geom_t *g, float act_min, float act_max,
 
 #include "ref_glue.h"
 
-typedef struct {
-    ref_geom_t g;                       /* g.dtype: input dtype */
-    union {
-        struct {
-            /* int8 ranges (zero points and activation bounds are checked in prepare) */
-            int16_t input_offset, output_offset, act_min, act_max;
-        } q;                            /* int8; the multiplier/shift tables follow in the same block */
-        struct {
-            float min, max;             /* float32 activation range */
-        } f;
-    } u;
-} conv_data_t;
+typedef ref_conv_data_t conv_data_t;   /* ref_glue.h */
 
 static mn_status_t conv_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     REF_INPUT(in, ctx, node, 0, "input");
@@ -131,17 +120,7 @@ static mn_status_t conv_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     const int dil_w = mn_opt_i32(node, MN_CONV2D_DILATION_W, 1);
     const int dil_h = mn_opt_i32(node, MN_CONV2D_DILATION_H, 1);
 
-    if (in->ndim != 4 || filter->ndim != 4 || out->ndim != 4) {
-        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input/filter/output must be 4-D (got %d/%d/%d)",
-            in->ndim, filter->ndim, out->ndim);
-    }
-    if (padding != MN_PADDING_SAME && padding != MN_PADDING_VALID) {
-        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "padding %d not supported", padding);
-    }
-    if (stride_w < 1 || stride_h < 1 || dil_w < 1 || dil_h < 1) {
-        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "stride %dx%d / dilation %dx%d not supported",
-            stride_h, stride_w, dil_h, dil_w);
-    }
+    REF_TRY(ref_conv_check_opts(ctx, in, filter, out, padding, stride_h, stride_w, dil_h, dil_w));
     int32_t *mult = NULL;
     int8_t *shift = NULL;
     const int32_t n_tables = in->dtype == MN_INT8 ? filter->dims[0] : 0;   /* per-channel entries (out_c) */
@@ -167,75 +146,7 @@ static mn_status_t conv_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter depth %d does not divide input depth %d into groups",
             (int)g->f_in_c, (int)g->in_c);
     }
-    g->out_h = mn_conv_out_size(padding, g->in_h, g->f_h, stride_h, dil_h);
-    g->out_w = mn_conv_out_size(padding, g->in_w, g->f_w, stride_w, dil_w);
-    if (out->dims[0] != g->batches || out->dims[1] != g->out_h || out->dims[2] != g->out_w ||
-        out->dims[3] != g->out_c) {
-        return mn_fail(ctx, MN_ERR_MODEL, "output shape does not match (expected [%d,%d,%d,%d])",
-            g->batches, g->out_h, g->out_w, g->out_c);
-    }
-    g->pad_h = mn_conv_padding(stride_h, dil_h, g->in_h, g->f_h, g->out_h);
-    g->pad_w = mn_conv_padding(stride_w, dil_w, g->in_w, g->f_w, g->out_w);
-    if (bias && (int32_t)mn_tensor_count(bias) != g->out_c) {
-        return mn_fail(ctx, MN_ERR_MODEL, "bias has %d elements, expected %d",
-            (int)mn_tensor_count(bias), g->out_c);
-    }
-    d->g.dtype = in->dtype;
-
-    if (in->dtype == MN_FLOAT32) {
-        if (filter->dtype != MN_FLOAT32) {
-            return ref_fail_dtype(ctx, "filter (with float32 input)", filter);
-        }
-        if (bias && bias->dtype != MN_FLOAT32) {
-            return ref_fail_dtype(ctx, "bias (with float32 input)", bias);
-        }
-        if (out->dtype != MN_FLOAT32) {
-            return ref_fail_combo(ctx, in, out);
-        }
-        REF_TRY(ref_act_range_f(ctx, act, &d->u.f.min, &d->u.f.max));
-    } else if (in->dtype == MN_INT8) {
-        if (filter->dtype != MN_INT8) {
-            return ref_fail_dtype(ctx, "filter (with int8 input)", filter);
-        }
-        if (bias && bias->dtype != MN_INT32) {
-            return ref_fail_dtype(ctx, "bias (with int8 input)", bias);
-        }
-        if (out->dtype != MN_INT8) {
-            return ref_fail_combo(ctx, in, out);
-        }
-        REF_TRY(ref_need_quant(ctx, "input", in));
-        REF_TRY(ref_need_quant(ctx, "filter", filter));
-        REF_TRY(ref_need_quant(ctx, "output", out));
-        const int32_t nq = filter->q_count;
-        if (nq != 1 && nq != g->out_c) {
-            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter has %d scales for %d output channels",
-                (int)nq, (int)g->out_c);
-        }
-        if (nq > 1 && filter->q_dim != 0) {
-            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter quantized_dimension %d not supported (need 0)",
-                (int)filter->q_dim);
-        }
-        for (int32_t c = 0; c < g->out_c; ++c) {
-            const int32_t ch = nq > 1 ? c : 0;
-            if (mn_tensor_zero_point(filter, ch) != 0) {
-                return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter zero point %d not supported (int8 filters are symmetric)",
-                    (int)mn_tensor_zero_point(filter, ch));
-            }
-            const float fs = mn_tensor_scale(filter, ch);
-            mn_conv_multipliers(in->scale, &fs, 1, out->scale, 1, &mult[c], &shift[c]);
-        }
-        int32_t act_min, act_max;
-        REF_TRY(ref_act_range_q(ctx, act, out, &act_min, &act_max));
-        d->u.q.input_offset = (int16_t)-in->zero_point;   /* ref_need_quant: zero points in int8 range */
-        d->u.q.output_offset = (int16_t)out->zero_point;
-        d->u.q.act_min = (int16_t)act_min;                 /* within int8 (clamped to the type range) */
-        d->u.q.act_max = (int16_t)act_max;
-    } else {
-        return ref_fail_dtype(ctx, "input", in);
-    }
-    REF_TRY(ref_geom_store(ctx, g, &d->g));
-    node->user_data = d;
-    return MN_OK;
+    return ref_conv_prepare_common(ctx, node, in, filter, bias, out, padding, act, 0, g, d, mult, shift);
 }
 
 static mn_status_t conv_eval(mn_ctx_t *ctx, mn_node_t *node) {

@@ -169,4 +169,36 @@ static inline const mn_conv_geom_t *ref_geom_load(const ref_geom_t *src, mn_conv
     return tmp;
 }
 
+/*
+ * CONV_2D / DEPTHWISE_CONV_2D kernel data (the int8 multiplier/shift tables follow in the same
+ * block, ref_alloc_with_tables) and the prepare steps the two kernels share (ref_conv.c).
+ */
+typedef struct {
+    ref_geom_t g;                       /* g.dtype: input dtype */
+    union {
+        struct {
+            /* int8 ranges (zero points and activation bounds are checked in prepare) */
+            int16_t input_offset, output_offset, act_min, act_max;
+        } q;                            /* int8; the multiplier/shift tables follow in the same block */
+        struct {
+            float min, max;             /* float32 activation range */
+        } f;
+    } u;
+} ref_conv_data_t;
+
+/* Ranks (4-D input/filter/output), padding, strides and dilations. */
+mn_status_t ref_conv_check_opts(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *filter,
+    const mn_tensor_t *out, int padding, int stride_h, int stride_w, int dil_h, int dil_w);
+
+/*
+ * The rest of prepare once the kernel has filled *g up to strides and dilations (batches, input,
+ * filter and output depth, depth_mult): output size and padding, output shape and bias checks,
+ * dtypes, quantization (per-tensor or per-channel along filter dimension `filter_q_dim`), the
+ * n = g->out_c multipliers/shifts into mult/shift, activation range and offsets into *d, and the
+ * geometry. Sets node->user_data = d on success.
+ */
+mn_status_t ref_conv_prepare_common(mn_ctx_t *ctx, mn_node_t *node, const mn_tensor_t *in,
+    const mn_tensor_t *filter, const mn_tensor_t *bias, const mn_tensor_t *out, int padding, int act,
+    int32_t filter_q_dim, mn_conv_geom_t *g, ref_conv_data_t *d, int32_t *mult, int8_t *shift);
+
 #endif /* MN_REF_GLUE_H */
