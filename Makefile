@@ -38,7 +38,8 @@ help:
 	@echo "make firmware BOARD=X MODELS=\"a.tflite ...\" [OPS=all]"
 	@echo "                           freeze models into X, link only the kernels they use"
 	@echo "make firmware-all          build every board"
-	@echo "make run BOARD=X           boot X under QEMU, UART on a pty (path printed first)"
+	@echo "make run BOARD=X           boot X under QEMU, UART on a pty (path printed first);"
+	@echo "                           builds X only if missing or MODELS=/OPS= are given"
 	@echo "make repl BOARD=X          boot X under QEMU with its REPL on this terminal"
 	@echo "make test                  the whole test suite (what CI runs)"
 	@echo "make demo                  person detection on the default emulated board"
@@ -46,15 +47,16 @@ help:
 
 setup:
 	@tools/setup.sh
+	@$(MAKE) --no-print-directory $(HOST_LIB)
 
 # Other targets run setup first only when its results are missing.
 $(MICROPY_DIR)/mpy-cross/build/mpy-cross $(VENV)/bin/micronn:
 	@tools/setup.sh
 
-SETUP_DONE := $(MICROPY_DIR)/mpy-cross/build/mpy-cross $(VENV)/bin/micronn
+SETUP_DONE := $(MICROPY_DIR)/mpy-cross/build/mpy-cross $(VENV)/bin/micronn $(HOST_LIB)
 
 # The host build of the engine (used to read models: op sets, inspect, convert checks).
-$(HOST_LIB): $(wildcard usermod/micronn/engine/*.[ch] usermod/micronn/engine/kernels/reference/*.[ch])
+$(HOST_LIB): $(wildcard usermod/micronn/engine/*.[ch] usermod/micronn/engine/kernels/reference/*.[ch] usermod/micronn/engine/tools/*.c)
 	$(MAKE) -s -C tests/engine lib
 
 ifeq ($(BOARD),UNIX)
@@ -66,7 +68,7 @@ BUILD_FIRMWARE = $(MAKE) -C port -j$(JOBS) BOARD=$(BOARD) USER_C_MODULES=$(USERM
 	$(if $(FIRMWARE_BUILD),BUILD=$(abspath $(FIRMWARE_BUILD)))
 endif
 
-firmware: $(SETUP_DONE) $(if $(MODELS),$(HOST_LIB))
+firmware: $(SETUP_DONE)
 	@ops="$$($(OPS_CMD))" || exit 1; \
 	echo "firmware $(BOARD): models: $(if $(MODELS),$(notdir $(MODEL_FILES)),none); ops: $${ops:-all}"; \
 	$(BUILD_FIRMWARE) MICRONN_MODELS="$(MODEL_FILES)" MICRONN_OPS="$$ops"
@@ -79,13 +81,19 @@ firmware-test: $(SETUP_DONE)
 	@for b in $(ALL_BOARDS); do \
 		$(MAKE) --no-print-directory firmware BOARD=$$b MODELS="$(TEST_MODELS)" OPS=all || exit 1; done
 
-# Build output goes to stderr so that the pty path is the first line on stdout.
+# run/repl boot what `make firmware` built last (with its MODELS); they build only when the
+# firmware is missing or MODELS/OPS are given. Build output goes to stderr so that the pty path
+# is the first line on stdout.
+FIRMWARE_FILE = build/$(BOARD)/firmware.elf
+BUILD_IF_NEEDED = if [ -n "$(MODELS)$(OPS)" ] || [ ! -f $(FIRMWARE_FILE) ]; then \
+	$(MAKE) --no-print-directory firmware BOARD=$(BOARD) >&2 || exit 1; fi
+
 run: $(SETUP_DONE)
-	@$(MAKE) --no-print-directory firmware BOARD=$(BOARD) >&2
+	@$(BUILD_IF_NEEDED)
 	@$(PYTHON) -m micronn_tools.qemu run $(BOARD)
 
 repl: $(SETUP_DONE)
-	@$(MAKE) --no-print-directory firmware BOARD=$(BOARD) >&2
+	@$(BUILD_IF_NEEDED)
 	@$(PYTHON) -m micronn_tools.qemu repl $(BOARD)
 
 test-engine: $(SETUP_DONE)
@@ -107,11 +115,11 @@ BENCH_BOARDS ?= MPS2_AN386
 BENCH_MODELS ?= person_detect keyword_scrambled
 BENCH_MODEL_FILES = $(foreach m,$(BENCH_MODELS),$(DEMO_MODELS_DIR)/$(m).tflite)
 
-demo: $(SETUP_DONE) $(HOST_LIB)
+demo: $(SETUP_DONE)
 	$(MAKE) --no-print-directory firmware BOARD=$(BOARD) MODELS="$(DEMO_MODELS_DIR)/person_detect.tflite"
 	MICRONN_MODELS_DIR=$(DEMO_MODELS_DIR) $(PYTHON) -m micronn_tools.cli demo --board $(BOARD)
 
-bench: $(SETUP_DONE) $(HOST_LIB)
+bench: $(SETUP_DONE)
 	@for b in $(BENCH_BOARDS); do \
 		$(MAKE) --no-print-directory firmware BOARD=$$b MODELS="$(BENCH_MODEL_FILES)" || exit 1; done
 	MICRONN_MODELS_DIR=$(DEMO_MODELS_DIR) $(PYTHON) -m micronn_tools.bench_report --out build/bench \

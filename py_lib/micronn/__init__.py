@@ -42,7 +42,13 @@ def load(source):
     if isinstance(source, str):
         if source in models:
             return Model(models[source])
-        return load_file(source)
+        try:
+            return load_file(source)
+        except OSError as e:
+            if e.errno != 2:  # ENOENT
+                raise
+            raise ValueError("no model %r: not built in (micronn.models has %s) and no such file"
+                             % (source, sorted(models) or "none")) from None
     return Model(source)
 
 

@@ -322,6 +322,18 @@ print((type(m1.buffer).__name__, m1.size, m2.size, m3.size, it.num_ops))
     assert r == ("bytearray", 2704, 2704, 2704, 3)
 
 
+def test_load_unknown_name_says_what_exists(dev):
+    r = dev.eval_last("""
+import micronn
+try:
+    micronn.load('no_such_model')
+    print(None)
+except ValueError as e:
+    print(repr(str(e)))
+""")
+    assert r is not None and "'no_such_model'" in r and "not built in" in r and "no such file" in r
+
+
 def test_person_detect_memory(dev, board_spec):
     """person_detect's arena fits the board's heap; the Interpreter costs its arena plus a few
     hundred bytes; the dry run frees what it used. Prints the numbers (pytest -s)."""
