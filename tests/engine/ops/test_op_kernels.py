@@ -153,6 +153,18 @@ def test_fully_connected_per_channel(runner, rng, act):
     check(runner, rng, m, max_saturated=None)
 
 
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_fully_connected_rounding_ties(runner, rng, per_channel):
+    """Small accumulators and a multiplier near 1/200 (right shift 8): thousands of outputs of
+    which dozens fall on a rounding tie, where single and double rounding differ (LiteRT's
+    reference FC rounds once; hello_world_int8 depends on it)."""
+    m = M.fully_connected(rng, "int8", in_shape=(256, 4), units=16, per_channel=per_channel)
+    in_scale = m.tensors[0].scale[0]
+    w_scale = float(np.mean(m.tensors[1].scale))
+    m.tensors[3].scale = [in_scale * w_scale * 197.0]
+    check(runner, rng, m, max_saturated=None)
+
+
 @pytest.mark.parametrize("wzp", [3, -9])
 def test_fully_connected_weights_zero_point(runner, rng, wzp):
     m = M.fully_connected(rng, "int8", in_shape=(3, 20), units=4, weights_zp=wzp)

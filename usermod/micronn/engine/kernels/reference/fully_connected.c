@@ -1,5 +1,6 @@
 /* FULLY_CONNECTED reference kernel (bit-exact with TFLite's
- * reference_integer_ops::FullyConnected / FullyConnectedPerChannel). */
+ * reference_integer_ops::FullyConnected / FullyConnectedPerChannel as LiteRT's BUILTIN_REF runs
+ * them: int8 requantization rounds once, see mn_mul_by_qm_single). */
 #include "mn_ref.h"
 
 #if MICRONN_OP_FULLY_CONNECTED
@@ -29,7 +30,7 @@ void mn_fully_connected_s8(const mn_fc_params_t *p,
             if (bias) {
                 acc += (uint32_t)bias[u];
             }
-            int32_t v = mn_mul_by_qm((int32_t)acc, mult, shift);
+            int32_t v = mn_mul_by_qm_single((int32_t)acc, mult, shift);
             v = mn_add_wrap(v, out_off);
             out[u] = (int8_t)mn_clamp_i32(v, act_min, act_max);
         }
@@ -56,7 +57,7 @@ void mn_fully_connected_s8_per_channel(const mn_fc_params_t *p,
             if (bias) {
                 acc += (uint32_t)bias[u];
             }
-            int32_t v = mn_mul_by_qm((int32_t)acc, mult_pc[u], (int)shift_pc[u]);
+            int32_t v = mn_mul_by_qm_single((int32_t)acc, mult_pc[u], (int)shift_pc[u]);
             v = mn_add_wrap(v, out_off);
             out[u] = (int8_t)mn_clamp_i32(v, act_min, act_max);
         }
@@ -173,6 +174,9 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
                 }
                 const float ws = mn_tensor_scale(w, u);
                 mn_conv_multipliers(in->scale, &ws, 1, out->scale, 1, &mult[u], &shift[u]);
+                if (shift[u] > 30) {
+                    return mn_fail(ctx, MN_ERR_UNSUPPORTED, "output multiplier 2^%d too large", (int)shift[u]);
+                }
             }
             p->mult_pc = mult;
             p->shift_pc = shift;
@@ -181,6 +185,9 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         } else {
             int s;
             mn_quantize_multiplier(mn_fc_real_multiplier(in->scale, w->scale, out->scale), &p->mult, &s);
+            if (s > 30) {
+                return mn_fail(ctx, MN_ERR_UNSUPPORTED, "output multiplier 2^%d too large", s);
+            }
             p->shift = s;
         }
     } else {
