@@ -29,6 +29,8 @@ else
 OPS_CMD := echo
 endif
 HOST_LIB := build/host/libmicronn.so
+# KERNELS="dsp generic" / KERNELS=reference: optimized kernel backends (default: the board's).
+KERNELS_ARG := $(if $(KERNELS),MICRONN_KERNELS="$(KERNELS)")
 
 .PHONY: setup firmware firmware-all firmware-test run repl test test-engine test-hil clean help bench demo
 
@@ -37,6 +39,8 @@ help:
 	@echo "make firmware BOARD=X      build one board (default $(BOARD)); boards: $(ALL_BOARDS)"
 	@echo "make firmware BOARD=X MODELS=\"a.tflite ...\" [OPS=all]"
 	@echo "                           freeze models into X, link only the kernels they use"
+	@echo "make firmware BOARD=X KERNELS=reference"
+	@echo "                           reference kernels only (default: the board's optimized backends)"
 	@echo "make firmware-all          build every board"
 	@echo "make run BOARD=X           boot X under QEMU, UART on a pty (path printed first);"
 	@echo "                           builds X only if missing or MODELS=/OPS= are given"
@@ -56,16 +60,16 @@ $(MICROPY_DIR)/mpy-cross/build/mpy-cross $(VENV)/bin/micronn:
 SETUP_DONE := $(MICROPY_DIR)/mpy-cross/build/mpy-cross $(VENV)/bin/micronn $(HOST_LIB)
 
 # The host build of the engine (used to read models: op sets, inspect, convert checks).
-$(HOST_LIB): $(wildcard usermod/micronn/engine/*.[ch] usermod/micronn/engine/kernels/reference/*.[ch] usermod/micronn/engine/tools/*.c)
+$(HOST_LIB): $(wildcard usermod/micronn/engine/*.[ch] usermod/micronn/engine/kernels/*/*.[ch] usermod/micronn/engine/kernels/*.[ch] usermod/micronn/engine/tools/*.c)
 	$(MAKE) -s -C tests/engine lib
 
 ifeq ($(BOARD),UNIX)
 BUILD_FIRMWARE = $(MAKE) -C $(MICROPY_DIR)/ports/unix -j$(JOBS) \
 	VARIANT_DIR=$(CURDIR)/boards/UNIX BUILD=$(CURDIR)/build/UNIX USER_C_MODULES=$(USERMOD) \
-	MICROPY_PY_BTREE=0 MICROPY_PY_SSL=0 MICROPY_SSL_AXTLS=0 MICROPY_PY_FFI=0
+	MICROPY_PY_BTREE=0 MICROPY_PY_SSL=0 MICROPY_SSL_AXTLS=0 MICROPY_PY_FFI=0 $(KERNELS_ARG)
 else
 BUILD_FIRMWARE = $(MAKE) -C port -j$(JOBS) BOARD=$(BOARD) USER_C_MODULES=$(USERMOD) \
-	$(if $(FIRMWARE_BUILD),BUILD=$(abspath $(FIRMWARE_BUILD)))
+	$(if $(FIRMWARE_BUILD),BUILD=$(abspath $(FIRMWARE_BUILD))) $(KERNELS_ARG)
 endif
 
 firmware: $(SETUP_DONE)

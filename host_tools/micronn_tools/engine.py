@@ -79,6 +79,7 @@ class _Profile(ctypes.Structure):
         ("builtin", ctypes.c_int32),
         ("calls", ctypes.c_uint32),
         ("ticks", ctypes.c_uint64),
+        ("variant", ctypes.c_char_p),
     ]
 
 
@@ -466,7 +467,7 @@ class Interpreter:
             p = _Profile()
             self._L.mn_interp_profile(self._it, i, ctypes.byref(p))
             out.append({"index": i, "name": p.name.decode(), "builtin": p.builtin, "calls": p.calls,
-                        "ticks": p.ticks})
+                        "ticks": p.ticks, "variant": p.variant.decode()})
         return out
 
     # LiteRT-style aliases

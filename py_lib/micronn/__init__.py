@@ -134,6 +134,7 @@ def profile_report(it, instructions_per_tick=None, cpu_hz=None, file=None):
     """
     rows = []
     total = 0
+    variants = it.variants()
     for idx, name, calls, ticks in it.profile():
         total += ticks
         per = ticks // calls if calls else 0
@@ -141,10 +142,10 @@ def profile_report(it, instructions_per_tick=None, cpu_hz=None, file=None):
             per = int(per * instructions_per_tick)
         rows.append((idx, name, calls, ticks, per))
     unit = "instr" if instructions_per_tick else PROFILE_CLOCK + " ticks"
-    lines = ["%4s  %-28s %6s %14s %6s" % ("op", "name", "calls", unit + "/call", "%")]
+    lines = ["%4s  %-28s %-24s %6s %14s %6s" % ("op", "name", "kernel", "calls", unit + "/call", "%")]
     for idx, name, calls, ticks, per in rows:
         pct = 100 * ticks / total if total else 0.0
-        lines.append("%4d  %-28s %6d %14d %6.1f" % (idx, name, calls, per, pct))
+        lines.append("%4d  %-28s %-24s %6d %14d %6.1f" % (idx, name, variants[idx], calls, per, pct))
     calls = max([r[2] for r in rows] or [1]) or 1
     tot = total // calls
     if instructions_per_tick:

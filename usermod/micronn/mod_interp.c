@@ -384,6 +384,23 @@ static mp_obj_t interp_profile(mp_obj_t self_in) {
 }
 static MP_DEFINE_CONST_FUN_OBJ_1(interp_profile_obj, interp_profile);
 
+// variants() -> ('reference' or '<backend>.<function>', ...): the compute function each op runs.
+static mp_obj_t interp_variants(mp_obj_t self_in) {
+    micronn_interp_obj_t *self = get_self(self_in);
+    size_t n = mn_interp_num_ops(&self->interp);
+    mp_obj_t tuple = mp_obj_new_tuple(n, NULL);
+    for (size_t i = 0; i < n; i++) {
+        mn_op_profile_t p;
+        mn_status_t st = mn_interp_profile(&self->interp, i, &p);
+        if (st != MN_OK) {
+            micronn_raise(st, mn_interp_error(&self->interp));
+        }
+        ((mp_obj_tuple_t *)MP_OBJ_TO_PTR(tuple))->items[i] = mp_obj_new_str_from_cstr(p.variant);
+    }
+    return tuple;
+}
+static MP_DEFINE_CONST_FUN_OBJ_1(interp_variants_obj, interp_variants);
+
 static mp_obj_t interp_profile_clear(mp_obj_t self_in) {
     mn_interp_profile_clear(&get_self(self_in)->interp);
     return mp_const_none;
@@ -439,6 +456,7 @@ static const mp_rom_map_elem_t interp_locals_dict_table[] = {
     { MP_ROM_QSTR(MP_QSTR_stats), MP_ROM_PTR(&interp_stats_obj) },
     { MP_ROM_QSTR(MP_QSTR_profile), MP_ROM_PTR(&interp_profile_obj) },
     { MP_ROM_QSTR(MP_QSTR_profile_clear), MP_ROM_PTR(&interp_profile_clear_obj) },
+    { MP_ROM_QSTR(MP_QSTR_variants), MP_ROM_PTR(&interp_variants_obj) },
 };
 static MP_DEFINE_CONST_DICT(interp_locals_dict, interp_locals_dict_table);
 

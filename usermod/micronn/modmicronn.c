@@ -123,6 +123,21 @@ static mp_obj_t micronn_ops(void) {
 }
 static MP_DEFINE_CONST_FUN_OBJ_0(micronn_ops_obj, micronn_ops);
 
+// kernels() -> names of the optimized kernel backends in this firmware, in order of preference
+// (empty: reference kernels only). Interpreter.variants() tells which one each op runs.
+static mp_obj_t micronn_kernels(void) {
+    size_t n = 0;
+    while (mn_kernel_backend(n)) {
+        n++;
+    }
+    mp_obj_tuple_t *tuple = MP_OBJ_TO_PTR(mp_obj_new_tuple(n, NULL));
+    for (size_t i = 0; i < n; i++) {
+        tuple->items[i] = mp_obj_new_str_from_cstr(mn_kernel_backend(i));
+    }
+    return MP_OBJ_FROM_PTR(tuple);
+}
+static MP_DEFINE_CONST_FUN_OBJ_0(micronn_kernels_obj, micronn_kernels);
+
 // op_name(code) -> name of a builtin operator code ("CONV_2D").
 static mp_obj_t micronn_op_name(mp_obj_t code_in) {
     return mp_obj_new_str_from_cstr(mn_op_name(mp_obj_get_int(code_in)));
@@ -145,6 +160,7 @@ static const mp_rom_map_elem_t micronn_module_globals_table[] = {
     { MP_ROM_QSTR(MP_QSTR_Tensor), MP_ROM_PTR(&micronn_type_tensor) },
     { MP_ROM_QSTR(MP_QSTR_ops), MP_ROM_PTR(&micronn_ops_obj) },
     { MP_ROM_QSTR(MP_QSTR_op_name), MP_ROM_PTR(&micronn_op_name_obj) },
+    { MP_ROM_QSTR(MP_QSTR_kernels), MP_ROM_PTR(&micronn_kernels_obj) },
     { MP_ROM_QSTR(MP_QSTR_ticks), MP_ROM_PTR(&micronn_ticks_now_obj) },
     { MP_ROM_QSTR(MP_QSTR_models), MP_ROM_PTR(&micronn_models_dict) },
     { MP_ROM_QSTR(MP_QSTR_version), MP_ROM_PTR(&micronn_version_obj) },

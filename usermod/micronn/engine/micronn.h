@@ -347,12 +347,14 @@ size_t mn_interp_num_tensors(const mn_interp_t *it);
 
 mn_status_t mn_interp_stats(const mn_interp_t *it, mn_arena_stats_t *out);
 
-/* Per-op profile: accumulated ticks since prepare (or the last mn_interp_profile_clear). */
+/* Per-op profile: accumulated ticks since prepare (or the last mn_interp_profile_clear), and the
+ * kernel variant each op runs (also without a profiler clock). */
 typedef struct mn_op_profile {
     const char *name;     /* op name */
     int32_t builtin;
     uint32_t calls;
     uint64_t ticks;
+    const char *variant;  /* compute variant prepare chose ("reference" or "<backend>.<function>") */
 } mn_op_profile_t;
 size_t mn_interp_num_ops(const mn_interp_t *it);
 mn_status_t mn_interp_profile(const mn_interp_t *it, size_t op, mn_op_profile_t *out);
@@ -371,6 +373,10 @@ size_t mn_model_struct_size(void);
 size_t mn_interp_struct_size(void);
 const char *mn_model_errmsg(const mn_model_t *m);
 const char *mn_interp_errmsg(const mn_interp_t *it);
+
+/* Optimized kernel backends compiled in (MICRONN_KERNELS), in order of preference: name of the
+ * i-th, or NULL past the last. With none, every op runs its reference compute function. */
+const char *mn_kernel_backend(size_t i);
 
 /* Is there a kernel in this build (or in cfg->ops) for builtin code / custom name? */
 int mn_op_supported(const mn_config_t *cfg, int32_t builtin, const char *custom_name);

@@ -823,6 +823,8 @@ mn_status_t mn_interp_profile(const mn_interp_t *it, size_t op, mn_op_profile_t 
     out->builtin = node->builtin;
     out->calls = it->prof_calls ? it->prof_calls[op] : 0;
     out->ticks = it->prof_ticks ? it->prof_ticks[op] : 0;
+    const char *v = node->kernel && node->kernel->variant ? node->kernel->variant(node) : NULL;
+    out->variant = v ? v : "reference";
     return MN_OK;
 }
 

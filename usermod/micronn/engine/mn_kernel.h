@@ -22,6 +22,7 @@
  *                      must not be used in prepare (NULL, or not yet meaningful).
  *   eval(ctx, node)    required; runs the op. Must not allocate. Tensor data is valid.
  *   free(ctx, node)    optional; called by mn_interp_deinit (nothing to free normally).
+ *   variant(node)      optional; which optimized compute function prepare picked (reporting only).
  * Kernels must be re-entrant: no static mutable state (several interpreters may coexist).
  *
  * Dry runs (mn_arena_needed) call init and prepare exactly as a real prepare does, but the
@@ -50,6 +51,9 @@ typedef struct mn_kernel {
     mn_status_t (*prepare)(mn_ctx_t *ctx, mn_node_t *node);
     mn_status_t (*eval)(mn_ctx_t *ctx, mn_node_t *node);
     void (*free)(mn_ctx_t *ctx, mn_node_t *node);
+    /* optional; name of the compute variant prepare chose for this node (kernels/mn_variants.h);
+     * NULL or a NULL result = "reference". */
+    const char *(*variant)(const mn_node_t *node);
 } mn_kernel_t;
 
 /* Registry entry: builtin code, or MN_BUILTIN_CUSTOM plus the custom code string. */

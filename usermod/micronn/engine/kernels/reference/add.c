@@ -175,6 +175,6 @@ static mn_status_t add_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_ADD = { NULL, add_prepare, add_eval, NULL };
+const mn_kernel_t mn_kernel_ADD = { NULL, add_prepare, add_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_ADD */

@@ -95,4 +95,75 @@ mn_status_t ref_conv_prepare_common(mn_ctx_t *ctx, mn_node_t *node, const mn_ten
     return MN_OK;
 }
 
+mn_status_t ref_conv_select(mn_ctx_t *ctx, ref_conv_data_t *d, const mn_conv_geom_t *g,
+    const mn_tensor_t *filter, const mn_tensor_t *bias, bool depthwise) {
+    size_t scratch = 0;
+    d->scratch = -1;
+    d->vdata = NULL;
+    if (d->g.dtype == MN_INT8) {
+        mn_conv_quant_t q;
+        ref_conv_quant(d, g->out_c, &q);
+        const mn_conv_s8_variant_t *v = depthwise ? mn_select_depthwise_s8(g, &q) : mn_select_conv_s8(g, &q);
+        d->variant.s8 = v;
+        if (!v) {
+            return MN_OK;
+        }
+        scratch = v->scratch_bytes ? v->scratch_bytes(g) : 0;
+        const size_t data = v->data_bytes ? v->data_bytes(g) : 0;
+        if (data) {
+            if (!(d->vdata = mn_alloc_persistent(ctx, data))) {
+                return MN_ERR_ARENA;
+            }
+            v->precompute(g, &q, (const int8_t *)filter->data, bias ? (const int32_t *)bias->data : NULL,
+                d->vdata);
+        }
+    } else {
+        const mn_conv_f32_variant_t *v = depthwise ? mn_select_depthwise_f32(g) : mn_select_conv_f32(g);
+        d->variant.f32 = v;
+        scratch = v && v->scratch_bytes ? v->scratch_bytes(g) : 0;
+    }
+    return scratch ? mn_request_scratch(ctx, scratch, &d->scratch) : MN_OK;
+}
+
+mn_status_t ref_conv_eval(mn_ctx_t *ctx, mn_node_t *node, ref_conv_s8_fn ref_s8, ref_conv_f32_fn ref_f32) {
+    const ref_conv_data_t *d = (const ref_conv_data_t *)node->user_data;
+    mn_conv_geom_t geom;
+    const mn_conv_geom_t *g = ref_geom_load(&d->g, &geom);
+    const mn_tensor_t *in = mn_input(ctx, node, 0);
+    const mn_tensor_t *filter = mn_input(ctx, node, 1);
+    const mn_tensor_t *bias = mn_input(ctx, node, 2);
+    mn_tensor_t *out = mn_output(ctx, node, 0);
+    mn_vbuf_t buf = { d->scratch >= 0 ? mn_get_scratch(ctx, d->scratch) : NULL, d->vdata };
+    if (d->g.dtype == MN_INT8) {
+        mn_conv_quant_t q;
+        ref_conv_quant(d, g->out_c, &q);
+        const int32_t *b = bias ? (const int32_t *)bias->data : NULL;
+        if (d->variant.s8) {
+            d->variant.s8->run(g, &q, (const int8_t *)in->data, (const int8_t *)filter->data, b,
+                (int8_t *)out->data, &buf);
+        } else {
+            ref_s8(g, &q, (const int8_t *)in->data, (const int8_t *)filter->data, b, (int8_t *)out->data);
+        }
+    } else {
+        const float *b = bias ? (const float *)bias->data : NULL;
+        if (d->variant.f32) {
+            d->variant.f32->run(g, d->u.f.min, d->u.f.max, (const float *)in->data,
+                (const float *)filter->data, b, (float *)out->data, &buf);
+        } else {
+            ref_f32(g, d->u.f.min, d->u.f.max, (const float *)in->data, (const float *)filter->data, b,
+                (float *)out->data);
+        }
+    }
+    return MN_OK;
+}
+
+const char *ref_conv_variant(const mn_node_t *node) {
+    const ref_conv_data_t *d = (const ref_conv_data_t *)node->user_data;
+    if (!d) {
+        return NULL;
+    }
+    return d->g.dtype == MN_INT8 ? (d->variant.s8 ? d->variant.s8->name : NULL)
+                                 : (d->variant.f32 ? d->variant.f32->name : NULL);
+}
+
 #endif /* MICRONN_OP_CONV_2D || MICRONN_OP_DEPTHWISE_CONV_2D */

@@ -274,6 +274,6 @@ static mn_status_t svdf_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_SVDF = { NULL, svdf_prepare, svdf_eval, NULL };
+const mn_kernel_t mn_kernel_SVDF = { NULL, svdf_prepare, svdf_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_SVDF */
