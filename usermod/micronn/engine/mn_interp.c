@@ -79,6 +79,10 @@ void *mn_get_scratch(mn_ctx_t *ctx, int32_t index) {
     return ctx->scratch_ptr[index];
 }
 
+bool mn_sizing_only(const mn_ctx_t *ctx) {
+    return ctx->dry_run == DRY_RUN_SIZING;
+}
+
 /* ---- init ------------------------------------------------------------------------------------ */
 
 mn_status_t mn_interp_init(mn_interp_t *it, const mn_model_t *m, void *arena, size_t arena_size,
@@ -673,7 +677,7 @@ mn_status_t mn_arena_needed(const mn_model_t *m, const mn_config_t *cfg, void *w
     mn_interp_t it;
     mn_status_t s = mn_interp_init(&it, m, work, work_size, cfg);
     if (s == MN_OK) {
-        it.dry_run = 1;
+        it.dry_run = DRY_RUN_SIZING;
         s = mn_interp_prepare(&it);
     }
     size_t n = it.stats.needed;
@@ -904,7 +908,7 @@ mn_status_t mn_check_ops(const mn_model_t *m, const mn_config_t *cfg, void *work
     memset(results, 0, m->n_ops * sizeof *results);
     mn_status_t s = mn_interp_init(&it, m, work, work_size, cfg);
     if (s == MN_OK) {
-        it.dry_run = 1;
+        it.dry_run = DRY_RUN_CHECK;
         it.state = ST_PREPARING;
         s = check_ops(&it, results, &failed);
         it.phase = PH_NONE;

@@ -110,7 +110,9 @@ static mn_status_t fc_select(mn_ctx_t *ctx, fc_data_t *d, const mn_tensor_t *w, 
             if (!(d->vdata = mn_alloc_persistent(ctx, data))) {
                 return MN_ERR_ARENA;
             }
-            v->precompute(&d->p, (const int8_t *)w->data, bias ? (const int32_t *)bias->data : NULL, d->vdata);
+            if (!mn_sizing_only(ctx)) {
+                v->precompute(&d->p, (const int8_t *)w->data, bias ? (const int32_t *)bias->data : NULL, d->vdata);
+            }
         }
         scratch = v && v->scratch_bytes ? v->scratch_bytes(&d->p) : 0;
     } else {

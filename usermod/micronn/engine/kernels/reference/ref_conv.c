@@ -78,8 +78,10 @@ mn_status_t ref_conv_prepare_common(mn_ctx_t *ctx, mn_node_t *node, const mn_ten
                 return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter zero point %d not supported (int8 filters are symmetric)",
                     (int)mn_tensor_zero_point(filter, ch));
             }
-            const float fs = mn_tensor_scale(filter, ch);
-            mn_conv_multipliers(in->scale, &fs, 1, out->scale, 1, &mult[c], &shift[c]);
+            if (!mn_sizing_only(ctx)) {
+                const float fs = mn_tensor_scale(filter, ch);
+                mn_conv_multipliers(in->scale, &fs, 1, out->scale, 1, &mult[c], &shift[c]);
+            }
         }
         int32_t act_min, act_max;
         REF_TRY(ref_act_range_q(ctx, act, out, &act_min, &act_max));
@@ -114,8 +116,10 @@ mn_status_t ref_conv_select(mn_ctx_t *ctx, ref_conv_data_t *d, const mn_conv_geo
             if (!(d->vdata = mn_alloc_persistent(ctx, data))) {
                 return MN_ERR_ARENA;
             }
-            v->precompute(g, &q, (const int8_t *)filter->data, bias ? (const int32_t *)bias->data : NULL,
-                d->vdata);
+            if (!mn_sizing_only(ctx)) {
+                v->precompute(g, &q, (const int8_t *)filter->data, bias ? (const int32_t *)bias->data : NULL,
+                    d->vdata);
+            }
         }
     } else {
         const mn_conv_f32_variant_t *v = depthwise ? mn_select_depthwise_f32(g) : mn_select_conv_f32(g);
