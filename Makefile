@@ -115,16 +115,24 @@ clean:
 
 # ---- demo and bench (the logic is Python: `micronn demo`, micronn_tools.bench_report) ----------
 DEMO_MODELS_DIR := $(or $(MICRONN_MODELS_DIR),$(MODELS_DIR))
-BENCH_BOARDS ?= MPS2_AN386
+BENCH_BOARDS ?= MPS2_AN386 MPS2_AN500 MPS3_AN547 VIRT_RV32
 BENCH_MODELS ?= person_detect keyword_scrambled
-BENCH_MODEL_FILES = $(foreach m,$(BENCH_MODELS),$(DEMO_MODELS_DIR)/$(m).tflite)
+BENCH_MODEL_FILES = $(foreach m,$(BENCH_MODELS),$(DEMO_MODELS_DIR)/$(m).tflite) $(abspath $(BENCH_EXTRA))
+BENCH_REF_BUILD := build/bench-ref
 
 demo: $(SETUP_DONE)
 	$(MAKE) --no-print-directory firmware BOARD=$(BOARD) MODELS="$(DEMO_MODELS_DIR)/person_detect.tflite"
 	MICRONN_MODELS_DIR=$(DEMO_MODELS_DIR) $(PYTHON) -m micronn_tools.cli demo --board $(BOARD)
 
+# Each board twice: its optimized kernels (build/B) and KERNELS=reference (build/bench-ref/B).
+# BENCH_EXTRA="my.tflite ..." adds models; BENCH_BOARDS / BENCH_MODELS narrow the run.
 bench: $(SETUP_DONE)
 	@for b in $(BENCH_BOARDS); do \
-		$(MAKE) --no-print-directory firmware BOARD=$$b MODELS="$(BENCH_MODEL_FILES)" || exit 1; done
+		$(MAKE) --no-print-directory firmware BOARD=$$b MODELS="$(BENCH_MODEL_FILES)" || exit 1; \
+		$(MAKE) --no-print-directory firmware BOARD=$$b MODELS="$(BENCH_MODEL_FILES)" KERNELS=reference \
+			FIRMWARE_BUILD=$(BENCH_REF_BUILD)/$$b || exit 1; done
+	@mkdir -p build/bench
+	$(MAKE) --no-print-directory -C tests/engine arm-bench > build/bench/arm-bench.txt
 	MICRONN_MODELS_DIR=$(DEMO_MODELS_DIR) $(PYTHON) -m micronn_tools.bench_report --out build/bench \
+		--reference-build $(BENCH_REF_BUILD) --arm-bench build/bench/arm-bench.txt \
 		$(addprefix --board ,$(BENCH_BOARDS)) $(addprefix --model ,$(BENCH_MODEL_FILES))
