@@ -197,6 +197,12 @@ typedef struct {
 void mn_svdf_s8(const mn_svdf_params_t *p, const int8_t *input,
     const int8_t *w_feature, const int16_t *w_time, const int32_t *bias,
     int16_t *state, int32_t *scratch, int32_t *scratch_out, int8_t *output);
+/* The steps of mn_svdf_s8 an optimized variant shares: shift every filter's memory by one (the
+ * whole buffer of total values left by one), and bias + rank reduction + requantization of the
+ * time-weighted sums in scratch into output. */
+void mn_svdf_shift_state_s16(int16_t *state, size_t total);
+void mn_svdf_s8_output(const mn_svdf_params_t *p, const int32_t *bias, const int32_t *scratch,
+    int32_t *scratch_out, int8_t *output);
 /* scratch: batches * filters floats. */
 void mn_svdf_f32(const mn_svdf_params_t *p, int act, const float *input,
     const float *w_feature, const float *w_time, const float *bias,
