@@ -30,8 +30,13 @@ per_inference (median), samples[], min, max, profile_clock, per_op[] {index, nam
 ops_total, overhead, overhead_share, profiled_total, arena {bytes, persistent, nonpersistent,
 needed}, model_source."""
 
+# Emulated boards: start each timed invoke at a fixed phase of the cycle counter's tick, so
+# repeated runs count identical instructions (board.sync_cycles(), see README "Counting").
+SYNC_CODE = {True: "import board\n_sync = board.sync_cycles", False: "_sync = lambda: None"}
+
 BENCH_CODE = """\
 import micronn, time, gc
+{sync}
 _m = micronn.load({src})
 _clk = time.{clock}
 def _fill(_it):
@@ -49,9 +54,11 @@ _s = []
 for _r in range({runs}):
     _fill(_it)
     _it.reset()
+    _sync()
     _t0 = _clk()
     _it.invoke()
-    _s.append(time.ticks_diff(_clk(), _t0))
+    _t1 = _clk()
+    _s.append(time.ticks_diff(_t1, _t0))
 _res = {{'samples': _s, 'stats': _it.stats(), 'clock': micronn.PROFILE_CLOCK}}
 _it = None
 gc.collect()
@@ -61,9 +68,11 @@ _it.invoke()
 _fill(_it)
 _it.reset()
 _it.profile_clear()
+_sync()
 _t0 = _clk()
 _it.invoke()
-_res['ptotal'] = time.ticks_diff(_clk(), _t0)
+_t1 = _clk()
+_res['ptotal'] = time.ticks_diff(_t1, _t0)
 _res['profile'] = _it.profile()
 print(repr(_res))
 """
@@ -97,7 +106,7 @@ def measure(board, spec, emulated, data, model, path, args, arrays=None):
     for i, a in enumerate(arrays or []):
         put_verified(board, a.tobytes(), f"micronn_in{i}.bin", args, label=f"copy input {i}")
         files.append(f"micronn_in{i}.bin")
-    code = BENCH_CODE.format(src=src, clock="ticks_cpu" if emulated else "ticks_us",
+    code = BENCH_CODE.format(src=src, clock="ticks_cpu" if emulated else "ticks_us", sync=SYNC_CODE[emulated],
                              runs=args.runs, files=files)
     say(f"benchmarking on {board.name}: 1 warm-up + {args.runs} runs + 1 profiled run", args.quiet)
     out = board.exec(code, timeout=args.timeout)

@@ -36,19 +36,23 @@ WORKLOAD = """
 import gc, time, board
 def work(n):
     s = 0
-    for i in range(n):
-        s = (s + i * 7) & 0xffff  # small ints only: no heap allocation, no GC
+    i = 0
+    while i < n:  # small ints and locals only: no allocation, no GC, no dict lookups
+        s = (s + i * 7) & 0xffff
+        i += 1
     return s
-def measure(n, sync=False):
+# Everything the span touches is a local: a global lookup's cost depends on what else is in the
+# module's dict, i.e. on what earlier code left there.
+def measure(n, sync=False, work=work, cpu=time.ticks_cpu, us=time.ticks_us, align=board.sync_cycles):
     gc.collect()
     gc.disable()
     if sync:
-        board.sync_cycles()
-    u0 = time.ticks_us()
-    t0 = time.ticks_cpu()
+        align()
+    u0 = us()
+    t0 = cpu()
     work(n)
-    t1 = time.ticks_cpu()
-    u1 = time.ticks_us()
+    t1 = cpu()
+    u1 = us()
     gc.enable()
     return time.ticks_diff(t1, t0), time.ticks_diff(u1, u0)
 measure(10)
@@ -82,16 +86,16 @@ def test_ticks_cpu_counts_within_one_tick(board, board_spec):
 
 WRAPS = """
 import gc, time, board, machine
-ICSR = 0xe000ed04
-def span(k, pendstset):
-    m = machine.mem32
+def span(k, pendstset, cpu=time.ticks_cpu, m=machine.mem32, icsr=0xe000ed04):
     gc.collect()
     gc.disable()
     board.sync_cycles()
-    t0 = time.ticks_cpu()
-    for i in range(k):
-        m[ICSR] = pendstset  # 1 << 26 pends the SysTick wrap handler, 0 does nothing
-    t1 = time.ticks_cpu()
+    t0 = cpu()
+    i = 0
+    while i < k:
+        m[icsr] = pendstset  # 1 << 26 pends the SysTick wrap handler, 0 does nothing
+        i += 1
+    t1 = cpu()
     gc.enable()
     return time.ticks_diff(t1, t0)
 span(2, 0)
