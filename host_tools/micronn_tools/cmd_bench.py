@@ -31,8 +31,13 @@ variant}, kernels[] (the firmware's optimized backends),
 ops_total, overhead, overhead_share, profiled_total, arena {bytes, persistent, nonpersistent,
 needed}, model_source."""
 
+# Emulated boards: start each timed invoke at a fixed phase of the cycle counter's tick, so
+# repeated runs count identical instructions (board.sync_cycles(), see README "Counting").
+SYNC_CODE = {True: "import board\n_sync = board.sync_cycles", False: "_sync = lambda: None"}
+
 BENCH_CODE = """\
 import micronn, time, gc
+{sync}
 _m = micronn.load({src})
 _clk = time.{clock}
 def _fill(_it):
@@ -50,9 +55,11 @@ _s = []
 for _r in range({runs}):
     _fill(_it)
     _it.reset()
+    _sync()
     _t0 = _clk()
     _it.invoke()
-    _s.append(time.ticks_diff(_clk(), _t0))
+    _t1 = _clk()
+    _s.append(time.ticks_diff(_t1, _t0))
 _res = {{'samples': _s, 'stats': _it.stats(), 'clock': micronn.PROFILE_CLOCK}}
 _it = None
 gc.collect()
@@ -62,9 +69,11 @@ _it.invoke()
 _fill(_it)
 _it.reset()
 _it.profile_clear()
+_sync()
 _t0 = _clk()
 _it.invoke()
-_res['ptotal'] = time.ticks_diff(_clk(), _t0)
+_t1 = _clk()
+_res['ptotal'] = time.ticks_diff(_t1, _t0)
 _res['profile'] = _it.profile()
 _res['variants'] = _it.variants() if hasattr(_it, 'variants') else ()
 _res['kernels'] = micronn.kernels() if hasattr(micronn, 'kernels') else ()
@@ -100,7 +109,7 @@ def measure(board, spec, emulated, data, model, path, args, arrays=None):
     for i, a in enumerate(arrays or []):
         put_verified(board, a.tobytes(), f"micronn_in{i}.bin", args, label=f"copy input {i}")
         files.append(f"micronn_in{i}.bin")
-    code = BENCH_CODE.format(src=src, clock="ticks_cpu" if emulated else "ticks_us",
+    code = BENCH_CODE.format(src=src, clock="ticks_cpu" if emulated else "ticks_us", sync=SYNC_CODE[emulated],
                              runs=args.runs, files=files)
     say(f"benchmarking on {board.name}: 1 warm-up + {args.runs} runs + 1 profiled run", args.quiet)
     out = board.exec(code, timeout=args.timeout)
