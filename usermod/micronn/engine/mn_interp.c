@@ -214,7 +214,9 @@ static mn_status_t copy_indices(mn_interp_t *it, const uint8_t *b, uint32_t o, i
             (*pool)[i] = mn_ld_i32(b + v + 4 * i);
         }
         *dst = *pool;
-        *pool += cnt;
+        if (cnt) {   /* the pool is NULL when no op list needs a copy; NULL + 0 is undefined */
+            *pool += cnt;
+        }
     }
     *n = (uint16_t)cnt;
     return MN_OK;
