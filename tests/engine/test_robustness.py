@@ -3,6 +3,7 @@
 runs this against the ASan+UBSan build of the engine."""
 import copy
 import random
+import zlib
 
 import numpy as np
 import pytest
@@ -232,13 +233,14 @@ def test_truncations(engine, name):
     seen = {"rejected": 0, "prepare": 0, "ran": 0}
     for p in points:
         seen[try_run(engine, data[:p])] += 1
-    assert seen["rejected"] > 0
+    # The verifier checks every offset against the length: no truncated copy gets past it.
+    assert seen == {"rejected": len(points), "prepare": 0, "ran": 0}
 
 
 @pytest.mark.parametrize("name", MODELS)
 def test_bit_flips(engine, name):
     data = bytearray(oracle.read_model(name))
-    rng = random.Random(hash(name) & 0xffff)
+    rng = random.Random(zlib.crc32(name.encode()))   # not hash(): randomised per process
     seen = {"rejected": 0, "prepare": 0, "ran": 0}
     for _ in range(150):
         c = bytearray(data)
@@ -250,7 +252,8 @@ def test_bit_flips(engine, name):
                 pos = rng.randrange(len(c))
             c[pos] ^= 1 << rng.randrange(8)
         seen[try_run(engine, bytes(c))] += 1
-    assert sum(seen.values()) == 150
+    # Both ends are exercised: damaged tables are rejected, damaged weights still run.
+    assert seen["rejected"] > 0 and seen["ran"] > 0, seen
 
 
 def test_quantization_params_checked(engine, hello):
