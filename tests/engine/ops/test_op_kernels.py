@@ -399,4 +399,4 @@ def test_reject_conv_empty_input_depth(runner, rng):
 def test_reject_add_broadcast_beyond_int32(runner, rng):
     m = M.add(rng, "int8", (1, 1), (1, 1))
     m.tensors[0].shape, m.tensors[1].shape = (65537, 1), (1, 65537)   # 65537**2 > 2**31 elements
-    _expect_reject(runner, m, "broadcast output has more than 2147483647 elements")
+    _expect_reject(runner, m, "the broadcast output has more than 2147483647 elements")
