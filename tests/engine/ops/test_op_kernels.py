@@ -400,3 +400,11 @@ def test_reject_add_broadcast_beyond_int32(runner, rng):
     m = M.add(rng, "int8", (1, 1), (1, 1))
     m.tensors[0].shape, m.tensors[1].shape = (65537, 1), (1, 65537)   # 65537**2 > 2**31 elements
     _expect_reject(runner, m, "the broadcast output has more than 2147483647 elements")
+
+
+def test_reject_svdf_state_size_beyond_int32(runner, rng):
+    # batches * filters * memory = 2**31: the error message's expected count must not overflow
+    m = M.svdf(rng, "float32", batches=1 << 15, input_size=1, units=1, rank=4096, memory=16, bias=False)
+    state = next(t for t in m.tensors if t.variable)
+    state.shape = (1, 1)
+    _expect_reject(runner, m, "activation_state has 1 elements, expected 2147483648")
