@@ -32,7 +32,7 @@ HOST_LIB := build/host/libmicronn.so
 # KERNELS="dsp generic" / KERNELS=reference: optimized kernel backends (default: the board's).
 KERNELS_ARG := $(if $(KERNELS),MICRONN_KERNELS="$(KERNELS)")
 
-.PHONY: setup firmware firmware-all firmware-test run repl test test-engine test-hil clean help bench demo
+.PHONY: setup firmware firmware-all firmware-test run repl test test-engine test-hil clean help bench demo fuzz
 
 help:
 	@echo "make setup                 install toolchains, QEMU, MicroPython source, .venv (idempotent)"
@@ -46,6 +46,7 @@ help:
 	@echo "                           builds X only if missing or MODELS=/OPS= are given"
 	@echo "make repl BOARD=X          boot X under QEMU with its REPL on this terminal"
 	@echo "make test                  the whole test suite (what CI runs)"
+	@echo "make fuzz [FUZZ_SECONDS=N] coverage-guided fuzzing of the engine (libFuzzer, default 60 s)"
 	@echo "make demo                  person detection on the default emulated board"
 	@echo "make bench                 benchmark report (build/bench/report.md + .json)"
 
@@ -102,6 +103,10 @@ repl: $(SETUP_DONE)
 
 test-engine: $(SETUP_DONE)
 	$(MAKE) -C tests/engine test
+
+FUZZ_SECONDS ?= 60
+fuzz: $(SETUP_DONE)
+	$(MAKE) -C tests/engine fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 test-hil: firmware-test
 	$(VENV)/bin/pytest -n 2 tests --board all,UNIX --ignore=tests/engine

@@ -220,7 +220,9 @@ int32_t mn_model_output_index(const mn_model_t *m, size_t i);
 typedef enum mn_planner {
     MN_PLANNER_GREEDY = 0,    /* first-fit-decreasing by size (TFLM GreedyMemoryPlanner) */
     MN_PLANNER_NO_REUSE = 1,  /* debug: every tensor gets its own memory, all stay readable */
-    MN_PLANNER_OFFLINE = 2,   /* use "OfflineMemoryAllocation" metadata; greedy for the rest */
+    MN_PLANNER_OFFLINE = 2,   /* use "OfflineMemoryAllocation" metadata; greedy for the rest. The plan
+                               * is checked: an offset misaligned for its tensor's type, or two
+                               * tensors alive at the same time sharing bytes, is MN_ERR_MODEL */
 } mn_planner_t;
 
 /* Tick source for the profiler: returns a free-running counter. Differences are taken modulo

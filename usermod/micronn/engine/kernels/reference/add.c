@@ -15,7 +15,9 @@ int mn_bcast_init(mn_bcast_t *b, const int32_t *d1, int n1, const int32_t *d2, i
     if (n1 != n2) {
         b->broadcast = 1;
     }
-    int32_t s1 = 1, s2 = 1, size = 1;
+    /* Counts in 64 bits: partial products of a verified shape with a zero dimension ([0, 45,
+     * 134217732]) may exceed int32, and the output count may exceed it when both inputs fit. */
+    int64_t s1 = 1, s2 = 1, size = 1;
     for (int i = n - 1; i >= 0; --i) {
         const int k1 = i - (n - n1), k2 = i - (n - n2);
         const int32_t a = k1 >= 0 ? d1[k1] : 1;
@@ -33,13 +35,16 @@ int mn_bcast_init(mn_bcast_t *b, const int32_t *d1, int n1, const int32_t *d2, i
             return -1;
         }
         b->out_dims[i] = o;
-        b->stride1[i] = a == 1 ? 0 : s1;
-        b->stride2[i] = c == 1 ? 0 : s2;
+        b->stride1[i] = a == 1 ? 0 : (int32_t)s1;
+        b->stride2[i] = c == 1 ? 0 : (int32_t)s2;
         s1 *= a;
         s2 *= c;
         size *= o;
+        if (size > INT32_MAX || s1 > INT32_MAX || s2 > INT32_MAX) {
+            return -2;
+        }
     }
-    b->size = size;
+    b->size = (int32_t)size;
     return 0;
 }
 
@@ -135,7 +140,11 @@ static mn_status_t add_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             mn_dtype_name(in1->dtype), mn_dtype_name(in2->dtype), mn_dtype_name(out->dtype));
     }
     REF_ALLOC(d, add_data_t, ctx, 1);
-    if (mn_bcast_init(&d->b, in1->dims, in1->ndim, in2->dims, in2->ndim)) {
+    const int bc = mn_bcast_init(&d->b, in1->dims, in1->ndim, in2->dims, in2->ndim);
+    if (bc == -2) {
+        return mn_fail(ctx, MN_ERR_MODEL, "an input or the broadcast output has more than %d elements", (int)INT32_MAX);
+    }
+    if (bc) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input shapes (%d-D, %d-D) cannot be broadcast",
             in1->ndim, in2->ndim);
     }

@@ -145,7 +145,8 @@ typedef struct {
 } mn_bcast_t;
 
 /* Fill b from the two input shapes (right-aligned, numpy rules).  Returns 0,
- * or -1 if the shapes are not broadcast-compatible or have too many dims. */
+ * -1 if the shapes are not broadcast-compatible or have too many dims, -2 if the output would
+ * have more than INT32_MAX elements. */
 int mn_bcast_init(mn_bcast_t *b, const int32_t *d1, int n1, const int32_t *d2, int n2);
 
 void mn_add_quant_init(mn_add_quant_t *p, float in1_scale, int32_t in1_zp,

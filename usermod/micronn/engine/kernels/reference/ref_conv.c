@@ -21,11 +21,24 @@ mn_status_t ref_conv_check_opts(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_t
     return MN_OK;
 }
 
+/* Largest input coordinate span (out - 1) * stride + (f - 1) * dilation + 1, plus the input size,
+ * that prepare accepts: the eval loops form out * stride - pad + dilation * f in int32, which then
+ * stays within +-2^30. Real models are many orders of magnitude below. */
+static int conv_extent_ok(int32_t in, int32_t out, int32_t f, int stride, int dil) {
+    const int64_t span = ((int64_t)out - 1) * stride + ((int64_t)f - 1) * dil + 1;
+    return span + in <= ((int64_t)1 << 30);
+}
+
 mn_status_t ref_conv_prepare_common(mn_ctx_t *ctx, mn_node_t *node, const mn_tensor_t *in,
     const mn_tensor_t *filter, const mn_tensor_t *bias, const mn_tensor_t *out, int padding, int act,
     int32_t filter_q_dim, mn_conv_geom_t *g, ref_conv_data_t *d, int32_t *mult, int8_t *shift) {
     g->out_h = mn_conv_out_size(padding, g->in_h, g->f_h, g->stride_h, g->dil_h);
     g->out_w = mn_conv_out_size(padding, g->in_w, g->f_w, g->stride_w, g->dil_w);
+    if (!conv_extent_ok(g->in_h, g->out_h, g->f_h, g->stride_h, g->dil_h)
+        || !conv_extent_ok(g->in_w, g->out_w, g->f_w, g->stride_w, g->dil_w)) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "stride %dx%d / dilation %dx%d too large for a %dx%d filter",
+            g->stride_h, g->stride_w, g->dil_h, g->dil_w, g->f_h, g->f_w);
+    }
     if (out->dims[0] != g->batches || out->dims[1] != g->out_h || out->dims[2] != g->out_w ||
         out->dims[3] != g->out_c) {
         return mn_fail(ctx, MN_ERR_MODEL, "output shape does not match (expected [%d,%d,%d,%d])",

@@ -210,12 +210,12 @@ static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             p->input_size, p->filters);
     }
     if (mn_tensor_count(state) != (size_t)p->batches * p->filters * p->memory) {
-        return mn_fail(ctx, MN_ERR_MODEL, "activation_state has %u elements, expected %d",
-            (unsigned)mn_tensor_count(state), p->batches * p->filters * p->memory);
+        return mn_fail(ctx, MN_ERR_MODEL, "activation_state has %zu elements, expected %zu",
+            mn_tensor_count(state), (size_t)p->batches * p->filters * p->memory);
     }
     if (mn_tensor_count(out) != (size_t)p->batches * p->units) {
-        return mn_fail(ctx, MN_ERR_MODEL, "output has %u elements, expected %d",
-            (unsigned)mn_tensor_count(out), p->batches * p->units);
+        return mn_fail(ctx, MN_ERR_MODEL, "output has %zu elements, expected %zu",
+            mn_tensor_count(out), (size_t)p->batches * p->units);
     }
     if (bias && (int32_t)mn_tensor_count(bias) != p->units) {
         return mn_fail(ctx, MN_ERR_MODEL, "bias has %d elements, expected %d",
