@@ -128,7 +128,7 @@ static void fake_free(mn_ctx_t *ctx, mn_node_t *node) {
     n_frees++;
 }
 
-static const mn_kernel_t fake_fc = { fake_init, fake_prepare, fake_eval, fake_free };
+static const mn_kernel_t fake_fc = { fake_init, fake_prepare, fake_eval, fake_free, NULL };
 static const mn_registration_t fake_ops[] = { { MN_BUILTIN_FULLY_CONNECTED, NULL, &fake_fc } };
 
 static uint64_t fake_clock;
@@ -141,7 +141,7 @@ static mn_status_t failing_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     (void)node;
     return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input dtype %s not supported (param %d)", mn_dtype_name(MN_INT16), 42);
 }
-static const mn_kernel_t failing_fc = { NULL, failing_prepare, fake_eval, NULL };
+static const mn_kernel_t failing_fc = { NULL, failing_prepare, fake_eval, NULL, NULL };
 static const mn_registration_t failing_ops[] = { { MN_BUILTIN_FULLY_CONNECTED, NULL, &failing_fc } };
 
 /* ---- tests ------------------------------------------------------------------------------------ */
@@ -494,7 +494,7 @@ static mn_status_t picky_eval(mn_ctx_t *ctx, mn_node_t *node) {
     (void)node;
     return MN_OK;
 }
-static const mn_kernel_t picky_kernel = { NULL, picky_prepare, picky_eval, NULL };
+static const mn_kernel_t picky_kernel = { NULL, picky_prepare, picky_eval, NULL, NULL };
 static const mn_registration_t picky_ops[] = { { 9 /* FULLY_CONNECTED */, NULL, &picky_kernel } };
 
 static void test_check_ops(void) {

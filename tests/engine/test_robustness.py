@@ -220,7 +220,12 @@ def test_offline_plan(engine):
     offs = [o - base if o != -1 else -1 for o in offs]
     m = engine.Model(with_offline_plan(md, offs))
     it = engine.Interpreter(m, planner="offline")
-    assert it.stats()["nonpersistent"] == plain.stats()["nonpersistent"]
+    # Every planned tensor sits at its offset from the first of them; kernel scratch buffers are
+    # planned around them, so the total is at most the no-reuse plan's.
+    addrs = {i: it.tensor_address(i) for i, o in enumerate(offs) if o != -1}
+    base_it = min(addrs.values())
+    assert {i: a - base_it for i, a in addrs.items()} == {i: o for i, o in enumerate(offs) if o != -1}
+    assert it.stats()["nonpersistent"] <= plain.stats()["nonpersistent"]
     x = np.arange(1960, dtype=np.int32).astype(np.int8).reshape(1, 1960)
     it.set_input(0, x)
     it.invoke()

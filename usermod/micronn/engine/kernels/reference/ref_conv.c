@@ -115,6 +115,11 @@ mn_status_t ref_conv_select(mn_ctx_t *ctx, ref_conv_data_t *d, const mn_conv_geo
     size_t scratch = 0;
     d->scratch = -1;
     d->vdata = NULL;
+    d->variant.s8 = NULL;
+    d->variant.f32 = NULL;
+    if (!ref_weights_constant(filter, bias)) {
+        return MN_OK;
+    }
     if (d->g.dtype == MN_INT8) {
         mn_conv_quant_t q;
         ref_conv_quant(d, g->out_c, &q);

@@ -217,6 +217,12 @@ static inline void ref_conv_quant(const ref_conv_data_t *d, int32_t out_c, mn_co
     ref_tables(d, sizeof *d, out_c, &q->mult, &q->shift);
 }
 
+/* Optimized variants may precompute from the weights (and bias) in prepare: only when those are
+ * constants of the model, whose data prepare can read. */
+static inline bool ref_weights_constant(const mn_tensor_t *w, const mn_tensor_t *bias) {
+    return (w->flags & MN_TF_CONST) && (!bias || (bias->flags & MN_TF_CONST));
+}
+
 /* Last step of conv/depthwise prepare: choose the compute variant for geometry *g (mn_variants.h)
  * and set up its persistent data and scratch. */
 mn_status_t ref_conv_select(mn_ctx_t *ctx, ref_conv_data_t *d, const mn_conv_geom_t *g,

@@ -158,6 +158,9 @@ typedef struct {
 
 /* Last step of int8 prepare: the compute variant and its persistent data. */
 static mn_status_t svdf_select(mn_ctx_t *ctx, svdf_data_t *d, const mn_tensor_t *wf) {
+    if (!ref_weights_constant(wf, NULL)) {
+        return MN_OK;
+    }
     const mn_svdf_s8_variant_t *v = mn_select_svdf_s8(&d->p);
     d->variant = v;
     const size_t data = v && v->data_bytes ? v->data_bytes(&d->p) : 0;
