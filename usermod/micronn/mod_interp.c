@@ -427,7 +427,7 @@ static void interp_attr(mp_obj_t self_in, qstr attr, mp_obj_t *dest) {
     if (dest[0] != MP_OBJ_NULL) {
         return; // read-only
     }
-    micronn_interp_obj_t *self = get_self(self_in);
+    micronn_interp_obj_t *self = MP_OBJ_TO_PTR(self_in); // none of these touch the arena
     switch (attr) {
         case MP_QSTR_model:
             dest[0] = self->model;

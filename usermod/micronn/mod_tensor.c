@@ -301,12 +301,22 @@ static mp_obj_t tensor_fill(mp_obj_t self_in, mp_obj_t value) {
 }
 static MP_DEFINE_CONST_FUN_OBJ_2(tensor_fill_obj, tensor_fill);
 
+static const mp_obj_dict_t tensor_locals_dict;
+
 static void tensor_attr(mp_obj_t self_in, qstr attr, mp_obj_t *dest) {
     if (dest[0] != MP_OBJ_NULL) {
         return; // read-only
     }
     micronn_tensor_obj_t *self = MP_OBJ_TO_PTR(self_in);
-    const mn_tensor_t *t = get_tensor(self_in);
+    if (attr == MP_QSTR_index || attr == MP_QSTR_interpreter) {
+        dest[0] = attr == MP_QSTR_index ? MP_OBJ_NEW_SMALL_INT(self->index) : self->interp;
+        return;
+    }
+    if (mp_map_lookup((mp_map_t *)&tensor_locals_dict.map, MP_OBJ_NEW_QSTR(attr), MP_MAP_LOOKUP)) {
+        dest[1] = MP_OBJ_SENTINEL; // a method: looked up in locals_dict (it checks the arena when called)
+        return;
+    }
+    const mn_tensor_t *t = get_tensor(self_in); // the record lives in the arena
     switch (attr) {
         case MP_QSTR_shape:
             dest[0] = micronn_shape_tuple(t);
@@ -329,9 +339,6 @@ static void tensor_attr(mp_obj_t self_in, qstr attr, mp_obj_t *dest) {
         case MP_QSTR_name:
             dest[0] = mp_obj_new_str_from_cstr(t->name ? t->name : "");
             break;
-        case MP_QSTR_index:
-            dest[0] = MP_OBJ_NEW_SMALL_INT(self->index);
-            break;
         case MP_QSTR_nbytes:
             dest[0] = mp_obj_new_int_from_uint(t->bytes);
             break;
@@ -345,9 +352,6 @@ static void tensor_attr(mp_obj_t self_in, qstr attr, mp_obj_t *dest) {
         }
         case MP_QSTR_address:
             dest[0] = mp_obj_new_int_from_uint((uintptr_t)t->data);
-            break;
-        case MP_QSTR_interpreter:
-            dest[0] = self->interp;
             break;
         default:
             dest[1] = MP_OBJ_SENTINEL;
