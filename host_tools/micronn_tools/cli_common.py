@@ -285,8 +285,8 @@ def model_firmware_hint(board, path):
     return f"build it into the firmware instead: make firmware BOARD={name} MODELS={os.path.abspath(path)}"
 
 
-def no_space_message(board, what, size, free, firmware_hint=None):
-    msg = (f"{what} ({size:,} bytes) does not fit on {board.name}: its filesystem has "
+def no_space_message(board, what, size, free, firmware_hint=None, plural=False):
+    msg = (f"{what} ({size:,} bytes) {'do' if plural else 'does'} not fit on {board.name}: its filesystem has "
            f"{max(free, 0):,} bytes free; nothing was copied")
     return f"{msg}; {firmware_hint}" if firmware_hint else msg
 

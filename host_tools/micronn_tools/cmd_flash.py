@@ -258,7 +258,7 @@ def _check_fits(board, files):
     hint = (f"build models into the firmware instead: make firmware BOARD="
             f"{board.spec.name if board.spec else '<BOARD>'} MODELS=\"{' '.join(os.path.abspath(f) for f in big)}\""
             if big else None)
-    raise CliError(no_space_message(board, f"{len(files)} files", total, free, hint))
+    raise CliError(no_space_message(board, f"{len(files)} files", total, free, hint, plural=True))
 
 
 def _remote(args, f):

@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from micronn_tools.board import TMP_SUFFIX, BoardError, NoSpaceError, QemuBoard, TransferError
+from micronn_tools.board import TMP_SUFFIX, BoardError, NoSpaceError, QemuBoard, SerialBoard, \
+    TransferError
 
 NAME = "hil_atomic.bin"
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -63,21 +64,26 @@ def _cleanup(board):
                " try:\n  os.remove(_n)\n except OSError:\n  pass")
 
 
+def _release(board):
+    """Let another process open the port (mpremote locks it); the next call reconnects."""
+    SerialBoard.close(board)
+
+
 def _killed_put(board, tmp_path, data, kill_at=2 * CHUNK):
+    _release(board)
     src = tmp_path / "payload.bin"
     src.write_bytes(data)
     p = subprocess.run([sys.executable, "-c", _KILLED_PUT, board.url, str(src), NAME,
                         str(kill_at), str(CHUNK)], env=_env(), capture_output=True, text=True,
                        timeout=120)
     assert p.returncode == -9, f"the transfer was not interrupted: {p.returncode} {p.stderr}"
-    board.dirty = True  # the other process left the link mid-protocol
 
 
 def _cli_flash(board, path):
+    _release(board)
     r = subprocess.run([sys.executable, "-m", "micronn_tools.cli", "flash", str(path), "--port",
                         board.url, "--timeout", "60"], env=_env(), capture_output=True, text=True,
                        timeout=280)
-    board.dirty = True  # the CLI left the raw REPL when it closed the port
     assert "Traceback" not in r.stderr, r.stderr
     return r
 
@@ -115,6 +121,7 @@ def test_copy_after_killed_host_and_garbage_stays_good(board, tmp_path):
     try:
         board.put(v1, NAME)
         _killed_put(board, tmp_path, v2)
+        board.ping()  # reconnect
         board._ser.write(random.Random(9).randbytes(3000).replace(b"\x04", b"").replace(b"\x02", b""))
         time.sleep(0.5)
         r = _cli_flash(board, src)
