@@ -757,11 +757,18 @@ mn_status_t mn_interp_invoke(mn_interp_t *it) {
         }
         return MN_ERR_STATE;
     }
+    /* A stopped or failed invoke leaves its status behind; this one starts clean. */
+    it->err.status = MN_OK;
+    it->err.msg[0] = '\0';
     it->phase = PH_EVAL;
     for (uint32_t i = 0; i < it->n_nodes; i++) {
         mn_node_t *node = &it->nodes[i];
         mn_status_t s;
         it->cur_op = i;
+        if (it->cfg.should_stop && it->cfg.should_stop(it->cfg.stop_user)) {
+            it->phase = PH_NONE;
+            return mn_fail(it, MN_ERR_ABORTED, "invoke stopped before this op (should_stop)");
+        }
 #if MICRONN_PROFILE
         if (it->prof_ticks) {
             uint64_t t0 = it->cfg.ticks(it->cfg.ticks_user);
