@@ -8,11 +8,7 @@
  */
 #include "dsp.h"
 
-#if MICRONN_OP_CONV_2D
-
-static bool conv_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
-    return g->f_in_c == g->in_c && dsp_mults_ok(q->mult, g->out_c);
-}
+#if MICRONN_OP_CONV_2D || MICRONN_OP_DEPTHWISE_CONV_2D
 
 /* A window of several taps is gathered as int8 first (padding as -offset, which expands to 0). */
 static bool conv_gathers(const mn_conv_geom_t *g) {
@@ -46,18 +42,6 @@ static void conv_column(const mn_conv_geom_t *g, const int8_t *in_b, int p, int3
         }
     }
     dsp_expand_pair(patch, pair, which, (int)(dst - patch), off);
-}
-
-/* data: one int32, nonzero when dsp_out_fast is exact for this node. */
-static size_t conv_data_bytes(const mn_conv_geom_t *g) {
-    (void)g;
-    return sizeof(int32_t);
-}
-
-static void conv_precompute(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *filter,
-    const int32_t *bias, void *data) {
-    (void)filter;
-    *(int32_t *)data = dsp_fast_requant_ok(q->shift, g->out_c, bias, g->f_h * g->f_w * g->in_c);
 }
 
 /* The output channel loop for one pixel pair; FAST picks the requantization (a constant). */
@@ -96,13 +80,12 @@ static inline __attribute__((always_inline)) void conv_pair(const mn_conv_geom_t
 #undef CONV_OUT
 }
 
-static void conv_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
-    const int8_t *filter, const int32_t *bias, int8_t *output, const mn_vbuf_t *buf) {
+/* The whole convolution (ungrouped, filter [out_c][f_h][f_w][in_c]); fast: dsp_out_fast is exact. */
+static void conv_gemm(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
+    const int8_t *filter, const int32_t *bias, int8_t *output, int16_t *pair, bool fast) {
     const int K = g->f_h * g->f_w * g->in_c, out_c = g->out_c;
     const int npx = g->out_h * g->out_w;
     const int32_t off = q->input_offset;
-    const bool fast = *(const int32_t *)buf->data != 0;
-    int16_t *const pair = (int16_t *)buf->scratch;
     int8_t *const patch = conv_gathers(g) ? (int8_t *)(pair + 2 * K) : NULL;
     for (int b = 0; b < g->batches; ++b) {
         const int8_t *in_b = input + (size_t)b * g->in_h * g->in_w * g->in_c;
@@ -122,8 +105,76 @@ static void conv_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const in
     }
 }
 
+#endif /* MICRONN_OP_CONV_2D || MICRONN_OP_DEPTHWISE_CONV_2D */
+
+#if MICRONN_OP_CONV_2D
+
+static bool conv_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
+    return g->f_in_c == g->in_c && dsp_mults_ok(q->mult, g->out_c);
+}
+
+/* data: one int32, nonzero when dsp_out_fast is exact for this node. */
+static size_t conv_data_bytes(const mn_conv_geom_t *g) {
+    (void)g;
+    return sizeof(int32_t);
+}
+
+static void conv_precompute(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *filter,
+    const int32_t *bias, void *data) {
+    (void)filter;
+    *(int32_t *)data = dsp_fast_requant_ok(q->shift, g->out_c, bias, g->f_h * g->f_w * g->in_c);
+}
+
+static void conv_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
+    const int8_t *filter, const int32_t *bias, int8_t *output, const mn_vbuf_t *buf) {
+    conv_gemm(g, q, input, filter, bias, output, (int16_t *)buf->scratch, *(const int32_t *)buf->data != 0);
+}
+
 const mn_conv_s8_variant_t mn_dsp_conv_s8 = {
     "dsp.conv_s8", conv_fits, conv_scratch_bytes, conv_data_bytes, conv_precompute, conv_run,
 };
 
 #endif /* MICRONN_OP_CONV_2D */
+
+#if MICRONN_OP_DEPTHWISE_CONV_2D
+
+/*
+ * DEPTHWISE_CONV_2D with one input channel (a first layer on a grayscale image, any depth
+ * multiplier) is a convolution with in_c = 1 and out_c = depth_mult whose filter is stored
+ * transposed ([taps][out_c] instead of [out_c][taps]): prepare keeps the transposed copy (taps *
+ * out_c bytes) and it runs as conv_s8.
+ */
+static bool dwc1_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
+    return g->in_c == 1 && g->out_c > 1 && dsp_mults_ok(q->mult, g->out_c);
+}
+
+static size_t dwc1_data_bytes(const mn_conv_geom_t *g) {
+    return sizeof(int32_t) + (size_t)g->f_h * g->f_w * g->out_c;
+}
+
+static void dwc1_precompute(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *filter,
+    const int32_t *bias, void *data) {
+    const int taps = g->f_h * g->f_w, out_c = g->out_c;
+    int8_t *t = (int8_t *)data + sizeof(int32_t);
+    *(int32_t *)data = dsp_fast_requant_ok(q->shift, out_c, bias, taps);
+    for (int oc = 0; oc < out_c; ++oc) {
+        for (int k = 0; k < taps; ++k) {
+            t[oc * taps + k] = filter[k * out_c + oc];
+        }
+    }
+}
+
+static void dwc1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
+    const int8_t *filter, const int32_t *bias, int8_t *output, const mn_vbuf_t *buf) {
+    (void)filter;   /* transposed into buf->data */
+    mn_conv_geom_t cg = *g;
+    cg.f_in_c = 1;
+    conv_gemm(&cg, q, input, (const int8_t *)buf->data + sizeof(int32_t), bias, output, (int16_t *)buf->scratch,
+        *(const int32_t *)buf->data != 0);
+}
+
+const mn_conv_s8_variant_t mn_dsp_depthwise_s8_c1 = {
+    "dsp.depthwise_s8_c1", dwc1_fits, conv_scratch_bytes, dwc1_data_bytes, dwc1_precompute, dwc1_run,
+};
+
+#endif /* MICRONN_OP_DEPTHWISE_CONV_2D */

@@ -106,19 +106,94 @@ static inline __attribute__((always_inline)) void dw1_pixel(const mn_conv_geom_t
     }
 }
 
+/* Windows of up to this many taps take the row path (dw1_row). */
+#define DW1_MAX_TAPS 16
+
+/*
+ * Output pixels [ox0, ox1) of one row whose windows lie inside the input, fast requantization:
+ * channel groups outermost, so a group's weights are split into halfword pairs once per row and
+ * its multipliers and shifts loaded once; each pixel is then taps x (load, two SXTB16, four MACs).
+ */
+static void dw1_row(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *in_row, const int8_t *filter,
+    const int32_t *folded, int8_t *out_row, int ox0, int ox1, const int32_t *tap_off) {
+    const int C = g->in_c, taps = g->f_h * g->f_w;
+    const int32_t out_off = q->output_offset, lo = q->act_min, hi = q->act_max;
+    const size_t px_step = (size_t)g->stride_w * C;
+    int32_t wx[2 * DW1_MAX_TAPS];
+    for (int c = 0; c + 4 <= C; c += 4) {
+        for (int t = 0; t < taps; ++t) {
+            const int32_t w = dsp_ld32(filter + (size_t)t * C + c);
+            wx[2 * t] = __sxtb16(w);
+            wx[2 * t + 1] = dsp_sxtb16_ror8(w);
+        }
+        int32_t m[4], r[4], rnd[4];
+        for (int i = 0; i < 4; ++i) {
+            m[i] = q->mult[c + i];
+            r[i] = -q->shift[c + i];
+            rnd[i] = (int32_t)((1u << r[i]) >> 1);
+        }
+        const int8_t *ip = in_row + ((ptrdiff_t)ox0 * g->stride_w - g->pad_w) * C + c;
+        int8_t *op = out_row + (size_t)ox0 * C + c;
+        for (int ox = ox0; ox < ox1; ++ox, ip += px_step, op += C) {
+            int32_t a0 = folded[c], a1 = folded[c + 1], a2 = folded[c + 2], a3 = folded[c + 3];
+            for (int t = 0; t < taps; ++t) {
+                const int32_t x = dsp_ld32(ip + tap_off[t]);
+                const int32_t xe = __sxtb16(x), xo = dsp_sxtb16_ror8(x);
+                a0 = __smlabb(xe, wx[2 * t], a0);
+                a2 = __smlatt(xe, wx[2 * t], a2);
+                a1 = __smlabb(xo, wx[2 * t + 1], a1);
+                a3 = __smlatt(xo, wx[2 * t + 1], a3);
+            }
+            const int32_t acc[4] = { a0, a1, a2, a3 };
+            for (int i = 0; i < 4; ++i) {
+                const int32_t x = dsp_smmulr((int32_t)((uint32_t)acc[i] << 1), m[i]);
+                int32_t v = ((x + rnd[i] + (x >> 31)) >> r[i]) + out_off;
+                v = v < lo ? lo : v;
+                op[i] = (int8_t)(v > hi ? hi : v);
+            }
+        }
+    }
+}
+
 static void dw1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
     const int8_t *filter, const int32_t *bias, int8_t *output, const mn_vbuf_t *buf) {
     const int32_t *const folded = (const int32_t *)buf->data;
-    const int C = g->in_c;
+    const int C = g->in_c, taps = g->f_h * g->f_w;
     const bool fast = folded[C] != 0;
+    /* the row path: tap offsets from the window origin, and the pixels with whole windows in x */
+    const bool rows = fast && taps <= DW1_MAX_TAPS && C % 4 == 0;
+    int32_t tap_off[DW1_MAX_TAPS];
+    int ox_a = 0, ox_b = 0;
+    if (rows) {
+        for (int t = 0; t < taps; ++t) {
+            tap_off[t] = ((t / g->f_w) * g->dil_h * g->in_w + (t % g->f_w) * g->dil_w) * C;
+        }
+        while (ox_a < g->out_w && ox_a * g->stride_w - g->pad_w < 0) {
+            ++ox_a;
+        }
+        ox_b = ox_a;
+        while (ox_b < g->out_w && ox_b * g->stride_w - g->pad_w + (g->f_w - 1) * g->dil_w < g->in_w) {
+            ++ox_b;
+        }
+    }
     for (int b = 0; b < g->batches; ++b) {
         const int8_t *in_b = input + (size_t)b * g->in_h * g->in_w * C;
         for (int oy = 0; oy < g->out_h; ++oy) {
             const int iy0 = oy * g->stride_h - g->pad_h;
             int fy0, fy1;
             tap_range(iy0, g->dil_h, g->f_h, g->in_h, &fy0, &fy1);
-            int8_t *out = output + (((size_t)b * g->out_h + oy) * g->out_w) * C;
+            int8_t *out_row = output + (((size_t)b * g->out_h + oy) * g->out_w) * C;
+            const bool row_inside = rows && fy0 == 0 && fy1 == g->f_h;
+            if (row_inside && ox_a < ox_b) {
+                dw1_row(g, q, in_b + (ptrdiff_t)iy0 * g->in_w * C, filter, folded, out_row, ox_a, ox_b, tap_off);
+            }
+            int8_t *out = out_row;
             for (int ox = 0; ox < g->out_w; ++ox, out += C) {
+                if (row_inside && ox == ox_a && ox_a < ox_b) {
+                    ox = ox_b - 1;   /* [ox_a, ox_b) done by dw1_row */
+                    out = out_row + (size_t)ox * C;
+                    continue;
+                }
                 const int ix0 = ox * g->stride_w - g->pad_w;
                 int fx0, fx1;
                 tap_range(ix0, g->dil_w, g->f_w, g->in_w, &fx0, &fx1);

@@ -57,7 +57,7 @@ static const mn_conv_s8_variant_t *const conv_s8[] = { &mn_dsp_conv_s8, NULL };
 #endif
 
 #if MICRONN_OP_DEPTHWISE_CONV_2D
-static const mn_conv_s8_variant_t *const depthwise_s8[] = { &mn_dsp_depthwise_s8_mult1, &mn_dsp_depthwise_s8, NULL };
+static const mn_conv_s8_variant_t *const depthwise_s8[] = { &mn_dsp_depthwise_s8_c1, &mn_dsp_depthwise_s8_mult1, &mn_dsp_depthwise_s8, NULL };
 #define DEPTHWISE_S8 depthwise_s8
 #else
 #define DEPTHWISE_S8 NULL

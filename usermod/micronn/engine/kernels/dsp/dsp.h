@@ -195,6 +195,7 @@ static inline __attribute__((always_inline)) void dsp_mac_1x2(const int16_t *c0,
 }
 
 extern const mn_conv_s8_variant_t mn_dsp_conv_s8;
+extern const mn_conv_s8_variant_t mn_dsp_depthwise_s8_c1;
 extern const mn_conv_s8_variant_t mn_dsp_depthwise_s8_mult1;
 extern const mn_conv_s8_variant_t mn_dsp_depthwise_s8;
 extern const mn_fc_s8_variant_t mn_dsp_fc_s8;
