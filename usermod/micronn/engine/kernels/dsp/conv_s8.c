@@ -20,6 +20,17 @@ static size_t conv_scratch_bytes(const mn_conv_geom_t *g) {
     return 2 * k * sizeof(int16_t) + (conv_gathers(g) ? k : 0);
 }
 
+/* memcpy, without the call for the few bytes of a thin layer's window row */
+static inline void copy_bytes(int8_t *dst, const int8_t *src, int n) {
+    if (n >= 16) {
+        memcpy(dst, src, (size_t)n);
+        return;
+    }
+    while (n--) {
+        *dst++ = *src++;
+    }
+}
+
 /* Column `which` of the pair: output pixel (oy, ox)'s K = f_h * f_w * in_c inputs plus offset. */
 static void conv_column(const mn_conv_geom_t *g, const int8_t *in_b, int p, int32_t off, int16_t *pair,
     int which, int8_t *patch) {
@@ -29,15 +40,25 @@ static void conv_column(const mn_conv_geom_t *g, const int8_t *in_b, int p, int3
         dsp_expand_pair(in_b + ((size_t)iy0 * g->in_w + ix0) * C, pair, which, C, off);
         return;
     }
+    const int row_bytes = g->f_w * C;
+    const bool row_contiguous = g->dil_w == 1 && ix0 >= 0 && ix0 + g->f_w <= g->in_w;
     int8_t *dst = patch;
     for (int fy = 0; fy < g->f_h; ++fy) {
         const int iy = iy0 + fy * g->dil_h;
-        for (int fx = 0; fx < g->f_w; ++fx, dst += C) {
-            const int ix = ix0 + fx * g->dil_w;
-            if (iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w) {
-                memcpy(dst, in_b + ((size_t)iy * g->in_w + ix) * C, (size_t)C);
-            } else {
-                memset(dst, (int8_t)-off, (size_t)C);   /* |off| <= 128: fits int8 */
+        if (iy < 0 || iy >= g->in_h) {
+            memset(dst, (int8_t)-off, (size_t)row_bytes);   /* |off| <= 128: fits int8 */
+            dst += row_bytes;
+        } else if (row_contiguous) {   /* the common interior case: one copy per filter row */
+            copy_bytes(dst, in_b + ((size_t)iy * g->in_w + ix0) * C, row_bytes);
+            dst += row_bytes;
+        } else {
+            for (int fx = 0; fx < g->f_w; ++fx, dst += C) {
+                const int ix = ix0 + fx * g->dil_w;
+                if (ix >= 0 && ix < g->in_w) {
+                    copy_bytes(dst, in_b + ((size_t)iy * g->in_w + ix) * C, C);
+                } else {
+                    memset(dst, (int8_t)-off, (size_t)C);
+                }
             }
         }
     }
@@ -46,14 +67,15 @@ static void conv_column(const mn_conv_geom_t *g, const int8_t *in_b, int p, int3
 
 /* The output channel loop for one pixel pair; FAST picks the requantization (a constant). */
 static inline __attribute__((always_inline)) void conv_pair(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
-    const int16_t *pair, const int8_t *filter, const int32_t *bias, int8_t *o0, bool two, bool fast) {
+    const int16_t *pair, const int8_t *filter, const int32_t *bias, int8_t *o0, bool two, bool fast, bool full) {
     const int K = g->f_h * g->f_w * g->in_c, out_c = g->out_c;
     const int32_t out_off = q->output_offset, lo = q->act_min, hi = q->act_max;
     const int32_t *const mult = q->mult;
     const int8_t *const shift = q->shift;
     int8_t *const o1 = o0 + out_c;
     const int8_t *w = filter;
-#define CONV_OUT(acc, m, s) (fast ? dsp_out_fast(acc, m, -(s), out_off, lo, hi) : dsp_out(acc, m, s, out_off, lo, hi))
+#define CONV_OUT(acc, m, s) (fast ? dsp_out_fast_r(acc, m, -(s), (int32_t)((1u << -(s)) >> 1), out_off, lo, hi, full) \
+                                 : dsp_out(acc, m, s, out_off, lo, hi))
     int oc = 0;
     for (; oc + 2 <= out_c; oc += 2, w += 2 * K) {
         const int32_t b0 = bias ? bias[oc] : 0, b1 = bias ? bias[oc + 1] : 0;
@@ -86,6 +108,7 @@ static void conv_gemm(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const i
     const int K = g->f_h * g->f_w * g->in_c, out_c = g->out_c;
     const int npx = g->out_h * g->out_w;
     const int32_t off = q->input_offset;
+    const bool full = q->act_min == -128 && q->act_max == 127;
     int8_t *const patch = conv_gathers(g) ? (int8_t *)(pair + 2 * K) : NULL;
     for (int b = 0; b < g->batches; ++b) {
         const int8_t *in_b = input + (size_t)b * g->in_h * g->in_w * g->in_c;
@@ -96,10 +119,12 @@ static void conv_gemm(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const i
             conv_column(g, in_b, p, off, pair, 0, patch);
             conv_column(g, in_b, two ? p + 1 : p, off, pair, 1, patch);
             int8_t *const o0 = out_b + (size_t)p * out_c;
-            if (fast) {
-                conv_pair(g, q, pair, filter, bias, o0, two, true);
+            if (fast && full) {
+                conv_pair(g, q, pair, filter, bias, o0, two, true, true);
+            } else if (fast) {
+                conv_pair(g, q, pair, filter, bias, o0, two, true, false);
             } else {
-                conv_pair(g, q, pair, filter, bias, o0, two, false);
+                conv_pair(g, q, pair, filter, bias, o0, two, false, false);
             }
         }
     }

@@ -118,6 +118,7 @@ static void dw1_row(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int
     const int32_t *folded, int8_t *out_row, int ox0, int ox1, const int32_t *tap_off) {
     const int C = g->in_c, taps = g->f_h * g->f_w;
     const int32_t out_off = q->output_offset, lo = q->act_min, hi = q->act_max;
+    const bool full = lo == -128 && hi == 127;
     const size_t px_step = (size_t)g->stride_w * C;
     int32_t wx[2 * DW1_MAX_TAPS];
     for (int c = 0; c + 4 <= C; c += 4) {
@@ -144,12 +145,16 @@ static void dw1_row(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int
                 a1 = __smlabb(xo, wx[2 * t + 1], a1);
                 a3 = __smlatt(xo, wx[2 * t + 1], a3);
             }
-            const int32_t acc[4] = { a0, a1, a2, a3 };
-            for (int i = 0; i < 4; ++i) {
-                const int32_t x = dsp_smmulr((int32_t)((uint32_t)acc[i] << 1), m[i]);
-                int32_t v = ((x + rnd[i] + (x >> 31)) >> r[i]) + out_off;
-                v = v < lo ? lo : v;
-                op[i] = (int8_t)(v > hi ? hi : v);
+            if (full) {
+                op[0] = dsp_out_fast_r(a0, m[0], r[0], rnd[0], out_off, lo, hi, true);
+                op[1] = dsp_out_fast_r(a1, m[1], r[1], rnd[1], out_off, lo, hi, true);
+                op[2] = dsp_out_fast_r(a2, m[2], r[2], rnd[2], out_off, lo, hi, true);
+                op[3] = dsp_out_fast_r(a3, m[3], r[3], rnd[3], out_off, lo, hi, true);
+            } else {
+                op[0] = dsp_out_fast_r(a0, m[0], r[0], rnd[0], out_off, lo, hi, false);
+                op[1] = dsp_out_fast_r(a1, m[1], r[1], rnd[1], out_off, lo, hi, false);
+                op[2] = dsp_out_fast_r(a2, m[2], r[2], rnd[2], out_off, lo, hi, false);
+                op[3] = dsp_out_fast_r(a3, m[3], r[3], rnd[3], out_off, lo, hi, false);
             }
         }
     }

@@ -68,12 +68,25 @@ static inline int32_t dsp_smmulr(int32_t a, int32_t b) {
     return r;
 }
 
-static inline __attribute__((always_inline)) int8_t dsp_out_fast(int32_t acc, int32_t mult, int right,
-    int32_t out_off, int32_t lo, int32_t hi) {
-    const int32_t x = dsp_smmulr((int32_t)((uint32_t)acc << 1), mult);
-    int32_t v = ((x + (int32_t)((1u << right) >> 1) + (x >> 31)) >> right) + out_off;
+/* Clamp to [lo, hi]; full (lo = -128, hi = 127, e.g. ReLU6 on a 6/255 scale): one SSAT. */
+static inline __attribute__((always_inline)) int8_t dsp_clamp(int32_t v, int32_t lo, int32_t hi, bool full) {
+    if (full) {
+        return (int8_t)__ssat(v, 8);
+    }
     v = v < lo ? lo : v;
     return (int8_t)(v > hi ? hi : v);
+}
+
+/* round = 2^(right - 1) */
+static inline __attribute__((always_inline)) int8_t dsp_out_fast_r(int32_t acc, int32_t mult, int right,
+    int32_t round, int32_t out_off, int32_t lo, int32_t hi, bool full) {
+    const int32_t x = dsp_smmulr((int32_t)((uint32_t)acc << 1), mult);
+    return dsp_clamp(((x + round + (x >> 31)) >> right) + out_off, lo, hi, full);
+}
+
+static inline __attribute__((always_inline)) int8_t dsp_out_fast(int32_t acc, int32_t mult, int right,
+    int32_t out_off, int32_t lo, int32_t hi) {
+    return dsp_out_fast_r(acc, mult, right, (int32_t)((1u << right) >> 1), out_off, lo, hi, false);
 }
 
 /* Whether dsp_out_fast is exact for n channels: every shift < 0, and every accumulator below 2^30
