@@ -110,9 +110,10 @@ static inline __attribute__((always_inline)) void dw1_pixel(const mn_conv_geom_t
 #define DW1_MAX_TAPS 16
 
 /*
- * Output pixels [ox0, ox1) of one row whose windows lie inside the input, fast requantization:
- * channel groups outermost, so a group's weights are split into halfword pairs once per row and
- * its multipliers and shifts loaded once; each pixel is then taps x (load, two SXTB16, four MACs).
+ * Output pixels [ox0, ox1) of one row, fast requantization, from in_row: the window rows, pixel
+ * ox's window starting at column ox * stride_w, tap t at tap_off[t]. Channel groups outermost, so
+ * a group's weights are split into halfword pairs once per row and its multipliers and shifts
+ * loaded once; each pixel is then taps x (load, two SXTB16, four MACs).
  */
 static void dw1_row(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *in_row, const int8_t *filter,
     const int32_t *folded, int8_t *out_row, int ox0, int ox1, const int32_t *tap_off) {
@@ -133,7 +134,7 @@ static void dw1_row(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int
             r[i] = -q->shift[c + i];
             rnd[i] = (int32_t)((1u << r[i]) >> 1);
         }
-        const int8_t *ip = in_row + ((ptrdiff_t)ox0 * g->stride_w - g->pad_w) * C + c;
+        const int8_t *ip = in_row + (size_t)ox0 * px_step + c;
         int8_t *op = out_row + (size_t)ox0 * C + c;
         for (int ox = ox0; ox < ox1; ++ox, ip += px_step, op += C) {
             int32_t a0 = folded[c], a1 = folded[c + 1], a2 = folded[c + 2], a3 = folded[c + 3];
@@ -160,45 +161,67 @@ static void dw1_row(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int
     }
 }
 
+/* The row path's padded window block: f_h rows of the padded width every output row reads. */
+static int dw1_block_w(const mn_conv_geom_t *g) {
+    return (g->out_w - 1) * g->stride_w + (g->f_w - 1) * g->dil_w + 1;
+}
+
+static bool dw1_rows(const mn_conv_geom_t *g) {
+    return g->f_h * g->f_w <= DW1_MAX_TAPS && g->in_c % 4 == 0;
+}
+
+static size_t dw1_scratch_bytes(const mn_conv_geom_t *g) {
+    return dw1_rows(g) ? (size_t)g->f_h * dw1_block_w(g) * g->in_c : 0;
+}
+
+/*
+ * With fast requantization, every output row runs on the row path: the f_h input rows its
+ * windows cover are copied into a block padded with -input_offset, which contributes exactly 0
+ * after the offset (folded into the bias), so border pixels need no special case.
+ * Otherwise each pixel visits its valid taps (dw1_pixel).
+ */
 static void dw1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
     const int8_t *filter, const int32_t *bias, int8_t *output, const mn_vbuf_t *buf) {
     const int32_t *const folded = (const int32_t *)buf->data;
     const int C = g->in_c, taps = g->f_h * g->f_w;
     const bool fast = folded[C] != 0;
-    /* the row path: tap offsets from the window origin, and the pixels with whole windows in x */
-    const bool rows = fast && taps <= DW1_MAX_TAPS && C % 4 == 0;
+    const int bw = dw1_block_w(g);
     int32_t tap_off[DW1_MAX_TAPS];
-    int ox_a = 0, ox_b = 0;
+    const bool rows = fast && dw1_rows(g);
     if (rows) {
         for (int t = 0; t < taps; ++t) {
-            tap_off[t] = ((t / g->f_w) * g->dil_h * g->in_w + (t % g->f_w) * g->dil_w) * C;
-        }
-        while (ox_a < g->out_w && ox_a * g->stride_w - g->pad_w < 0) {
-            ++ox_a;
-        }
-        ox_b = ox_a;
-        while (ox_b < g->out_w && ox_b * g->stride_w - g->pad_w + (g->f_w - 1) * g->dil_w < g->in_w) {
-            ++ox_b;
+            tap_off[t] = ((t / g->f_w) * bw + (t % g->f_w) * g->dil_w) * C;
         }
     }
+    /* input columns [x0, x1) land at block columns [x0 + pad_w, ...) */
+    const int x0 = 0, x1 = bw - g->pad_w < g->in_w ? bw - g->pad_w : g->in_w;
+    const size_t row_bytes = (size_t)bw * C;
+    int8_t *const block = (int8_t *)buf->scratch;
     for (int b = 0; b < g->batches; ++b) {
         const int8_t *in_b = input + (size_t)b * g->in_h * g->in_w * C;
         for (int oy = 0; oy < g->out_h; ++oy) {
             const int iy0 = oy * g->stride_h - g->pad_h;
+            int8_t *out_row = output + (((size_t)b * g->out_h + oy) * g->out_w) * C;
+            if (rows) {
+                for (int fy = 0; fy < g->f_h; ++fy) {
+                    const int iy = iy0 + fy * g->dil_h;
+                    int8_t *dst = block + (size_t)fy * row_bytes;
+                    if (iy < 0 || iy >= g->in_h || x1 <= x0) {
+                        memset(dst, (int8_t)-q->input_offset, row_bytes);
+                        continue;
+                    }
+                    const size_t left = (size_t)g->pad_w * C, mid = (size_t)(x1 - x0) * C;
+                    memset(dst, (int8_t)-q->input_offset, left);
+                    memcpy(dst + left, in_b + (size_t)iy * g->in_w * C, mid);
+                    memset(dst + left + mid, (int8_t)-q->input_offset, row_bytes - left - mid);
+                }
+                dw1_row(g, q, block, filter, folded, out_row, 0, g->out_w, tap_off);
+                continue;
+            }
             int fy0, fy1;
             tap_range(iy0, g->dil_h, g->f_h, g->in_h, &fy0, &fy1);
-            int8_t *out_row = output + (((size_t)b * g->out_h + oy) * g->out_w) * C;
-            const bool row_inside = rows && fy0 == 0 && fy1 == g->f_h;
-            if (row_inside && ox_a < ox_b) {
-                dw1_row(g, q, in_b + (ptrdiff_t)iy0 * g->in_w * C, filter, folded, out_row, ox_a, ox_b, tap_off);
-            }
             int8_t *out = out_row;
             for (int ox = 0; ox < g->out_w; ++ox, out += C) {
-                if (row_inside && ox == ox_a && ox_a < ox_b) {
-                    ox = ox_b - 1;   /* [ox_a, ox_b) done by dw1_row */
-                    out = out_row + (size_t)ox * C;
-                    continue;
-                }
                 const int ix0 = ox * g->stride_w - g->pad_w;
                 int fx0, fx1;
                 tap_range(ix0, g->dil_w, g->f_w, g->in_w, &fx0, &fx1);
@@ -218,7 +241,7 @@ static void dw1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int
 }
 
 const mn_conv_s8_variant_t mn_dsp_depthwise_s8_mult1 = {
-    "dsp.depthwise_s8_mult1", dw1_fits, NULL, dw1_data_bytes, dw1_precompute, dw1_run,
+    "dsp.depthwise_s8_mult1", dw1_fits, dw1_scratch_bytes, dw1_data_bytes, dw1_precompute, dw1_run,
 };
 
 /* ---- any depth multiplier: per pixel, a row of int32 accumulators (scratch) swept once per
