@@ -1,0 +1,244 @@
+/*
+ * Helium int8 DEPTHWISE_CONV_2D, vectorised across channels (lane-wise multiply-accumulate in
+ * 32-bit lanes; MVE has no non-reducing vector-by-vector MLA, so VMUL(L) + VADD).
+ *
+ * The taps of an output pixel that fall inside the input form a rectangle (rows and columns are
+ * independent). Interior pixels (the full filter inside) start from the bias with the input offset
+ * folded in (bias + off * sum of the channel's taps) and multiply raw input; border pixels start
+ * from the plain bias, visit only the rectangle and add the offset to each input value. Both give
+ * the reference's sum over valid taps of f * (x + off) + bias, in wrapping 32-bit arithmetic.
+ *
+ *   m1:   depth multiplier 1: 8 channels per pass, int8 widened to 16 bits, VMULLB/VMULLT split the
+ *         products of even and odd channels into two 4 x 32-bit accumulators.
+ *   mult: depth multiplier > 1: 4 output channels per pass, their input channels oc / dm gathered.
+ */
+#include "mve.h"
+
+#if MICRONN_OP_DEPTHWISE_CONV_2D
+
+#define MVE_INLINE static inline __attribute__((always_inline))
+
+/* Persistent data: folded[out_c], plain[out_c] (the bias, or zeros), then for the multiplier
+ * variant the input channel of each output channel, idx[out_c]. */
+static size_t dw_m1_data_bytes(const mn_conv_geom_t *g) {
+    return 2 * sizeof(int32_t) * (size_t)g->out_c;
+}
+
+static size_t dw_mult_data_bytes(const mn_conv_geom_t *g) {
+    return 3 * sizeof(int32_t) * (size_t)g->out_c;
+}
+
+static void dw_precompute(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *filter,
+    const int32_t *bias, void *data) {
+    const int out_c = g->out_c, taps = g->f_h * g->f_w;
+    int32_t *folded = (int32_t *)data, *plain = folded + out_c;
+    for (int oc = 0; oc < out_c; ++oc) {
+        uint32_t sum = 0;
+        for (int t = 0; t < taps; ++t) {
+            sum += (uint32_t)filter[(size_t)t * out_c + oc];
+        }
+        plain[oc] = bias ? bias[oc] : 0;
+        folded[oc] = (int32_t)((uint32_t)plain[oc] + sum * (uint32_t)q->input_offset);
+    }
+    if (g->depth_mult > 1) {
+        uint32_t *idx = (uint32_t *)(plain + out_c);
+        for (int oc = 0; oc < out_c; ++oc) {
+            idx[oc] = (uint32_t)(oc / g->depth_mult);
+        }
+    }
+}
+
+/* Where one output pixel's valid taps are: input and filter at the first valid tap, and the
+ * rectangle's extent. */
+typedef struct {
+    const int8_t *in;
+    const int8_t *f;
+    int ny, nx;
+    bool interior;
+} dw_taps_t;
+
+typedef struct {
+    size_t in_row, in_col;   /* input step between filter rows / columns (dilated) */
+    size_t f_row;            /* filter step between filter rows (f_w * out_c); columns: out_c */
+    int in_c, out_c;
+    int32_t in_off;
+} dw_steps_t;
+
+/* First valid tap index and count along one axis: o0 + dil * k in [0, size) for k < f. */
+static void dw_axis(int o0, int dil, int size, int f, int *k0, int *n) {
+    int k = 0;
+    while (k < f && o0 + dil * k < 0) {
+        ++k;
+    }
+    int e = k;
+    while (e < f && o0 + dil * e < size) {
+        ++e;
+    }
+    *k0 = k;
+    *n = e - k;
+}
+
+/* 8 channels c..c+7 (n of them valid) of one pixel; FOLDED: interior (no offset per tap). */
+MVE_INLINE void dw_m1_channels(const dw_taps_t *t, const dw_steps_t *s, const int32_t *init,
+    const mn_conv_quant_t *q, int c, int n, int8_t *out, bool folded) {
+    static const uint32_t even[4] = { 0, 2, 4, 6 };
+    const uint32x4_t offs = vldrwq_u32(even);
+    const mve_pred16_t p = vctp16q((uint32_t)n), pe = vctp32q((uint32_t)(n + 1) / 2), po = vctp32q((uint32_t)n / 2);
+    int32x4_t acc_e = vldrwq_gather_shifted_offset_z_s32(init + c, offs, pe);
+    int32x4_t acc_o = vldrwq_gather_shifted_offset_z_s32(init + c + 1, offs, po);
+    const int16_t off = (int16_t)s->in_off;
+    const int8_t *ir = t->in + c, *fr = t->f + c;
+    for (int y = 0; y < t->ny; ++y) {
+        const int8_t *ip = ir, *fp = fr;
+        for (int x = 0; x < t->nx; ++x) {
+            int16x8_t xv = vldrbq_z_s16(ip, p);
+            if (!folded) {
+                xv = vaddq_n_s16(xv, off);   /* |x + off| <= 255: no int16 overflow */
+            }
+            const int16x8_t fv = vldrbq_z_s16(fp, p);
+            acc_e = vaddq_s32(acc_e, vmullbq_int_s16(xv, fv));
+            acc_o = vaddq_s32(acc_o, vmulltq_int_s16(xv, fv));
+            ip += s->in_col;
+            fp += s->out_c;
+        }
+        ir += s->in_row;
+        fr += s->f_row;
+    }
+    const int32x4_t r_e = mn_mve_requant(acc_e, vldrwq_gather_shifted_offset_z_s32(q->mult + c, offs, pe),
+        vldrbq_gather_offset_z_s32(q->shift + c, offs, pe), q->output_offset, q->act_min, q->act_max);
+    const int32x4_t r_o = mn_mve_requant(acc_o, vldrwq_gather_shifted_offset_z_s32(q->mult + c + 1, offs, po),
+        vldrbq_gather_offset_z_s32(q->shift + c + 1, offs, po), q->output_offset, q->act_min, q->act_max);
+    vstrbq_p_s16(out + c, vmovntq_s32(vmovnbq_s32(vdupq_n_s16(0), r_e), r_o), p);
+}
+
+MVE_INLINE void dw_m1_pixel(const dw_taps_t *t, const dw_steps_t *s, const int32_t *data,
+    const mn_conv_quant_t *q, int8_t *out) {
+    const int in_c = s->in_c;
+    if (t->interior) {
+        for (int c = 0; c < in_c; c += 8) {
+            dw_m1_channels(t, s, data, q, c, in_c - c < 8 ? in_c - c : 8, out, true);
+        }
+    } else {
+        for (int c = 0; c < in_c; c += 8) {
+            dw_m1_channels(t, s, data + s->out_c, q, c, in_c - c < 8 ? in_c - c : 8, out, false);
+        }
+    }
+}
+
+/* 4 output channels oc..oc+3 (n valid) of one pixel, depth multiplier > 1. */
+MVE_INLINE void dw_mult_channels(const dw_taps_t *t, const dw_steps_t *s, const int32_t *init,
+    const uint32_t *idx, const mn_conv_quant_t *q, int oc, int n, int8_t *out, bool folded) {
+    const mve_pred16_t p = vctp32q((uint32_t)n);
+    const uint32x4_t iv = vldrwq_z_u32(idx + oc, p);
+    int32x4_t acc = vldrwq_z_s32(init + oc, p);
+    const int8_t *ir = t->in, *fr = t->f + oc;
+    for (int y = 0; y < t->ny; ++y) {
+        const int8_t *ip = ir, *fp = fr;
+        for (int x = 0; x < t->nx; ++x) {
+            int32x4_t xv = vldrbq_gather_offset_z_s32(ip, iv, p);
+            if (!folded) {
+                xv = vaddq_n_s32(xv, s->in_off);
+            }
+            acc = vaddq_s32(acc, vmulq_s32(xv, vldrbq_z_s32(fp, p)));
+            ip += s->in_col;
+            fp += s->out_c;
+        }
+        ir += s->in_row;
+        fr += s->f_row;
+    }
+    const int32x4_t r = mn_mve_requant(acc, vldrwq_z_s32(q->mult + oc, p), vldrbq_z_s32(q->shift + oc, p),
+        q->output_offset, q->act_min, q->act_max);
+    vstrbq_p_s32(out + oc, r, p);
+}
+
+MVE_INLINE void dw_mult_pixel(const dw_taps_t *t, const dw_steps_t *s, const int32_t *data,
+    const mn_conv_quant_t *q, int8_t *out) {
+    const int out_c = s->out_c;
+    const uint32_t *idx = (const uint32_t *)(data + 2 * out_c);
+    const int32_t *init = t->interior ? data : data + out_c;
+    for (int oc = 0; oc < out_c; oc += 4) {
+        const int n = out_c - oc < 4 ? out_c - oc : 4;
+        if (t->interior) {
+            dw_mult_channels(t, s, init, idx, q, oc, n, out, true);
+        } else {
+            dw_mult_channels(t, s, init, idx, q, oc, n, out, false);
+        }
+    }
+}
+
+typedef void (*dw_pixel_fn)(const dw_taps_t *t, const dw_steps_t *s, const int32_t *data,
+    const mn_conv_quant_t *q, int8_t *out);
+
+/* Walks the output pixels, finding each one's valid tap rectangle; inlined once per variant. */
+MVE_INLINE void dw_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
+    const int8_t *filter, int8_t *output, const int32_t *data, dw_pixel_fn pixel) {
+    const int in_h = g->in_h, in_w = g->in_w, in_c = g->in_c, f_h = g->f_h, f_w = g->f_w, out_c = g->out_c;
+    const int dil_h = g->dil_h, dil_w = g->dil_w;
+    const dw_steps_t s = {
+        (size_t)dil_h * in_w * in_c, (size_t)dil_w * in_c, (size_t)f_w * out_c, in_c, out_c, q->input_offset,
+    };
+    for (int b = 0; b < g->batches; ++b) {
+        const int8_t *in_b = input + (size_t)b * in_h * in_w * in_c;
+        for (int oy = 0; oy < g->out_h; ++oy) {
+            const int iy0 = oy * g->stride_h - g->pad_h;
+            int fy0, ny;
+            dw_axis(iy0, dil_h, in_h, f_h, &fy0, &ny);
+            int8_t *out = output + (((size_t)b * g->out_h + oy) * g->out_w) * out_c;
+            for (int ox = 0; ox < g->out_w; ++ox) {
+                const int ix0 = ox * g->stride_w - g->pad_w;
+                dw_taps_t t;
+                int fx0;
+                if (ix0 >= 0 && ix0 + (f_w - 1) * dil_w < in_w) {
+                    fx0 = 0;
+                    t.nx = f_w;
+                } else {
+                    dw_axis(ix0, dil_w, in_w, f_w, &fx0, &t.nx);
+                }
+                t.interior = ny == f_h && t.nx == f_w;
+                if (ny > 0 && t.nx > 0) {
+                    t.ny = ny;
+                    t.in = in_b + ((size_t)(iy0 + dil_h * fy0) * in_w + (ix0 + dil_w * fx0)) * in_c;
+                    t.f = filter + ((size_t)fy0 * f_w + fx0) * out_c;
+                } else {   /* no tap inside (possible with dilation): bias only, as the reference */
+                    t.ny = 0;
+                    t.in = in_b;
+                    t.f = filter;
+                }
+                pixel(&t, &s, data, q, out);
+                out += out_c;
+            }
+        }
+    }
+}
+
+static bool dw_m1_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
+    (void)q;
+    return g->depth_mult == 1;
+}
+
+static void dw_m1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
+    const int8_t *filter, const int32_t *bias, int8_t *output, const mn_vbuf_t *buf) {
+    (void)bias;   /* in buf->data */
+    dw_run(g, q, input, filter, output, (const int32_t *)buf->data, dw_m1_pixel);
+}
+
+const mn_conv_s8_variant_t mn_mve_depthwise_s8_m1 = {
+    "mve.depthwise_s8_m1", dw_m1_fits, NULL, dw_m1_data_bytes, dw_precompute, dw_m1_run,
+};
+
+static bool dw_mult_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
+    (void)q;
+    return g->depth_mult > 1;
+}
+
+static void dw_mult_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
+    const int8_t *filter, const int32_t *bias, int8_t *output, const mn_vbuf_t *buf) {
+    (void)bias;   /* in buf->data */
+    dw_run(g, q, input, filter, output, (const int32_t *)buf->data, dw_mult_pixel);
+}
+
+const mn_conv_s8_variant_t mn_mve_depthwise_s8_mult = {
+    "mve.depthwise_s8_mult", dw_mult_fits, NULL, dw_mult_data_bytes, dw_precompute, dw_mult_run,
+};
+
+#endif /* MICRONN_OP_DEPTHWISE_CONV_2D */
