@@ -12,17 +12,13 @@
 
 #if MICRONN_OP_CONV_2D
 
-static int conv_k(const mn_conv_geom_t *g) {
-    return g->f_h * g->f_w * g->in_c;
-}
-
 static size_t conv_data_bytes(const mn_conv_geom_t *g) {
     return sizeof(int32_t) * (size_t)g->out_c;
 }
 
 static void conv_precompute(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *filter,
     const int32_t *bias, void *data) {
-    mn_mve_fold_offset(g->out_c, conv_k(g), q->input_offset, filter, bias, (int32_t *)data);
+    mn_mve_fold_offset(g->out_c, mn_mve_conv_k(g), q->input_offset, filter, bias, (int32_t *)data);
 }
 
 static bool conv_1x1_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
@@ -59,49 +55,13 @@ static bool conv_im2col_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) 
 }
 
 static size_t conv_im2col_scratch_bytes(const mn_conv_geom_t *g) {
-    return (size_t)conv_k(g);
+    return (size_t)mn_mve_conv_k(g);
 }
 
 static void conv_im2col_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
     const int8_t *filter, const int32_t *bias, int8_t *output, const mn_vbuf_t *buf) {
     (void)bias;   /* folded into buf->data */
-    const int in_h = g->in_h, in_w = g->in_w, in_c = g->in_c, f_h = g->f_h, f_w = g->f_w;
-    const int dil_h = g->dil_h, dil_w = g->dil_w, out_c = g->out_c, k = conv_k(g);
-    const int8_t zp = (int8_t)-q->input_offset;   /* the input's zero point: x + off == 0 */
-    const int32_t *const folded = (const int32_t *)buf->data;
-    int8_t *const col = (int8_t *)buf->scratch;
-    for (int b = 0; b < g->batches; ++b) {
-        const int8_t *in_b = input + (size_t)b * in_h * in_w * in_c;
-        for (int oy = 0; oy < g->out_h; ++oy) {
-            const int iy0 = oy * g->stride_h - g->pad_h;
-            int8_t *out = output + (((size_t)b * g->out_h + oy) * g->out_w) * out_c;
-            for (int ox = 0; ox < g->out_w; ++ox) {
-                const int ix0 = ox * g->stride_w - g->pad_w;
-                const bool x_inside = ix0 >= 0 && ix0 + (f_w - 1) * dil_w < in_w;
-                int8_t *dst = col;
-                for (int fy = 0; fy < f_h; ++fy) {
-                    const int iy = iy0 + dil_h * fy;
-                    if (iy < 0 || iy >= in_h) {
-                        mn_mve_fill(dst, zp, f_w * in_c);
-                    } else if (x_inside && dil_w == 1) {   /* one contiguous run of input */
-                        mn_mve_copy(dst, in_b + ((size_t)iy * in_w + ix0) * in_c, f_w * in_c);
-                    } else {
-                        for (int fx = 0; fx < f_w; ++fx) {
-                            const int ix = ix0 + dil_w * fx;
-                            if (ix < 0 || ix >= in_w) {
-                                mn_mve_fill(dst + fx * in_c, zp, in_c);
-                            } else {
-                                mn_mve_copy(dst + fx * in_c, in_b + ((size_t)iy * in_w + ix) * in_c, in_c);
-                            }
-                        }
-                    }
-                    dst += f_w * in_c;
-                }
-                mn_mve_matvec(col, filter, folded, k, out_c, q, out);
-                out += out_c;
-            }
-        }
-    }
+    mn_mve_conv_im2col(g, q, input, filter, (const int32_t *)buf->data, (int8_t *)buf->scratch, output);
 }
 
 const mn_conv_s8_variant_t mn_mve_conv_s8_im2col = {

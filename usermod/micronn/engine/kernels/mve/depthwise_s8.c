@@ -60,7 +60,8 @@ typedef struct {
 typedef struct {
     size_t in_row, in_col;   /* input step between filter rows / columns (dilated) */
     size_t f_row;            /* filter step between filter rows (f_w * out_c); columns: out_c */
-    int in_c, out_c;
+    int in_c, out_c, dm;
+    bool f3x3;
     int32_t in_off;
 } dw_steps_t;
 
@@ -78,73 +79,152 @@ static void dw_axis(int o0, int dil, int size, int f, int *k0, int *n) {
     *n = e - k;
 }
 
-/* 8 channels c..c+7 (n of them valid) of one pixel; FOLDED: interior (no offset per tap). */
-MVE_INLINE void dw_m1_channels(const dw_taps_t *t, const dw_steps_t *s, const int32_t *init,
-    const mn_conv_quant_t *q, int c, int n, int8_t *out, bool folded) {
+/* Requantize and store channels c..c+7 (n valid; all when FULL) from their even/odd accumulators. */
+MVE_INLINE void dw_m1_store(int32x4_t acc_e, int32x4_t acc_o, const mn_conv_quant_t *q, int c, int n, int8_t *out,
+    bool full) {
     static const uint32_t even[4] = { 0, 2, 4, 6 };
     const uint32x4_t offs = vldrwq_u32(even);
-    const mve_pred16_t p = vctp16q((uint32_t)n), pe = vctp32q((uint32_t)(n + 1) / 2), po = vctp32q((uint32_t)n / 2);
-    int32x4_t acc_e = vldrwq_gather_shifted_offset_z_s32(init + c, offs, pe);
-    int32x4_t acc_o = vldrwq_gather_shifted_offset_z_s32(init + c + 1, offs, po);
+    int32x4_t m_e, m_o, s_e, s_o;
+    mve_pred16_t p = 0xffff, pe = 0xffff, po = 0xffff;
+    if (!full) {
+        p = vctp16q((uint32_t)n);
+        pe = vctp32q((uint32_t)(n + 1) / 2);
+        po = vctp32q((uint32_t)n / 2);
+    }
+    if (full) {
+        m_e = vldrwq_gather_shifted_offset_s32(q->mult + c, offs);
+        m_o = vldrwq_gather_shifted_offset_s32(q->mult + c + 1, offs);
+        s_e = vldrbq_gather_offset_s32(q->shift + c, offs);
+        s_o = vldrbq_gather_offset_s32(q->shift + c + 1, offs);
+    } else {
+        m_e = vldrwq_gather_shifted_offset_z_s32(q->mult + c, offs, pe);
+        m_o = vldrwq_gather_shifted_offset_z_s32(q->mult + c + 1, offs, po);
+        s_e = vldrbq_gather_offset_z_s32(q->shift + c, offs, pe);
+        s_o = vldrbq_gather_offset_z_s32(q->shift + c + 1, offs, po);
+    }
+    const int32x4_t r_e = mn_mve_requant(acc_e, m_e, s_e, q->output_offset, q->act_min, q->act_max);
+    const int32x4_t r_o = mn_mve_requant(acc_o, m_o, s_o, q->output_offset, q->act_min, q->act_max);
+    const int16x8_t r = vmovntq_s32(vmovnbq_s32(vdupq_n_s16(0), r_e), r_o);
+    if (full) {
+        vstrbq_s16(out + c, r);
+    } else {
+        vstrbq_p_s16(out + c, r, p);
+    }
+}
+
+/* 8 channels c..c+7 (n of them valid, all 8 when FULL: no predication) of one pixel; FOLDED:
+ * interior (offset in the bias, none per tap). */
+MVE_INLINE void dw_m1_channels(const dw_taps_t *t, const dw_steps_t *s, const int32_t *init,
+    const mn_conv_quant_t *q, int c, int n, int8_t *out, bool folded, bool full) {
+    static const uint32_t even[4] = { 0, 2, 4, 6 };
+    const uint32x4_t offs = vldrwq_u32(even);
+    const mve_pred16_t p = full ? 0xffff : vctp16q((uint32_t)n);
+    const mve_pred16_t pe = full ? 0xffff : vctp32q((uint32_t)(n + 1) / 2);
+    const mve_pred16_t po = full ? 0xffff : vctp32q((uint32_t)n / 2);
+    int32x4_t acc_e, acc_o;
+    if (full) {
+        acc_e = vldrwq_gather_shifted_offset_s32(init + c, offs);
+        acc_o = vldrwq_gather_shifted_offset_s32(init + c + 1, offs);
+    } else {
+        acc_e = vldrwq_gather_shifted_offset_z_s32(init + c, offs, pe);
+        acc_o = vldrwq_gather_shifted_offset_z_s32(init + c + 1, offs, po);
+    }
     const int16_t off = (int16_t)s->in_off;
+    const size_t in_col = s->in_col, f_col = (size_t)s->out_c, in_row = s->in_row, f_row = s->f_row;
+    const int nx = t->nx;
     const int8_t *ir = t->in + c, *fr = t->f + c;
     for (int y = 0; y < t->ny; ++y) {
         const int8_t *ip = ir, *fp = fr;
-        for (int x = 0; x < t->nx; ++x) {
-            int16x8_t xv = vldrbq_z_s16(ip, p);
+        for (int x = 0; x < nx; ++x) {
+            int16x8_t xv = full ? vldrbq_s16(ip) : vldrbq_z_s16(ip, p);
             if (!folded) {
                 xv = vaddq_n_s16(xv, off);   /* |x + off| <= 255: no int16 overflow */
             }
-            const int16x8_t fv = vldrbq_z_s16(fp, p);
+            const int16x8_t fv = full ? vldrbq_s16(fp) : vldrbq_z_s16(fp, p);
             acc_e = vaddq_s32(acc_e, vmullbq_int_s16(xv, fv));
             acc_o = vaddq_s32(acc_o, vmulltq_int_s16(xv, fv));
-            ip += s->in_col;
-            fp += s->out_c;
+            ip += in_col;
+            fp += f_col;
         }
-        ir += s->in_row;
-        fr += s->f_row;
+        ir += in_row;
+        fr += f_row;
     }
-    const int32x4_t r_e = mn_mve_requant(acc_e, vldrwq_gather_shifted_offset_z_s32(q->mult + c, offs, pe),
-        vldrbq_gather_offset_z_s32(q->shift + c, offs, pe), q->output_offset, q->act_min, q->act_max);
-    const int32x4_t r_o = mn_mve_requant(acc_o, vldrwq_gather_shifted_offset_z_s32(q->mult + c + 1, offs, po),
-        vldrbq_gather_offset_z_s32(q->shift + c + 1, offs, po), q->output_offset, q->act_min, q->act_max);
-    vstrbq_p_s16(out + c, vmovntq_s32(vmovnbq_s32(vdupq_n_s16(0), r_e), r_o), p);
+    dw_m1_store(acc_e, acc_o, q, c, n, out, full);
+}
+
+/* The common 3x3 interior case, unrolled: 8 channels c..c+7, offset folded into init. */
+MVE_INLINE void dw_m1_3x3(const dw_taps_t *t, const dw_steps_t *s, const int32_t *init, const mn_conv_quant_t *q,
+    int c, int8_t *out) {
+    static const uint32_t even[4] = { 0, 2, 4, 6 };
+    const uint32x4_t offs = vldrwq_u32(even);
+    int32x4_t acc_e = vldrwq_gather_shifted_offset_s32(init + c, offs);
+    int32x4_t acc_o = vldrwq_gather_shifted_offset_s32(init + c + 1, offs);
+    const size_t in_col = s->in_col, f_col = (size_t)s->out_c, in_row = s->in_row, f_row = s->f_row;
+    const int8_t *ip = t->in + c, *fp = t->f + c;
+#pragma GCC unroll 3
+    for (int y = 0; y < 3; ++y) {
+        const int16x8_t x0 = vldrbq_s16(ip), x1 = vldrbq_s16(ip + in_col), x2 = vldrbq_s16(ip + 2 * in_col);
+        const int16x8_t f0 = vldrbq_s16(fp), f1 = vldrbq_s16(fp + f_col), f2 = vldrbq_s16(fp + 2 * f_col);
+        acc_e = vaddq_s32(acc_e, vmullbq_int_s16(x0, f0));
+        acc_o = vaddq_s32(acc_o, vmulltq_int_s16(x0, f0));
+        acc_e = vaddq_s32(acc_e, vmullbq_int_s16(x1, f1));
+        acc_o = vaddq_s32(acc_o, vmulltq_int_s16(x1, f1));
+        acc_e = vaddq_s32(acc_e, vmullbq_int_s16(x2, f2));
+        acc_o = vaddq_s32(acc_o, vmulltq_int_s16(x2, f2));
+        ip += in_row;
+        fp += f_row;
+    }
+    dw_m1_store(acc_e, acc_o, q, c, 8, out, true);
 }
 
 MVE_INLINE void dw_m1_pixel(const dw_taps_t *t, const dw_steps_t *s, const int32_t *data,
     const mn_conv_quant_t *q, int8_t *out) {
-    const int in_c = s->in_c;
-    if (t->interior) {
-        for (int c = 0; c < in_c; c += 8) {
-            dw_m1_channels(t, s, data, q, c, in_c - c < 8 ? in_c - c : 8, out, true);
+    const int in_c = s->in_c, full_c = in_c & ~7;
+    const bool interior = t->interior;
+    const int32_t *init = interior ? data : data + s->out_c;
+    int c = 0;
+    for (; c < full_c; c += 8) {
+        if (interior && s->f3x3) {
+            dw_m1_3x3(t, s, init, q, c, out);
+        } else if (interior) {
+            dw_m1_channels(t, s, init, q, c, 8, out, true, true);
+        } else {
+            dw_m1_channels(t, s, init, q, c, 8, out, false, true);
         }
-    } else {
-        for (int c = 0; c < in_c; c += 8) {
-            dw_m1_channels(t, s, data + s->out_c, q, c, in_c - c < 8 ? in_c - c : 8, out, false);
-        }
+    }
+    if (c < in_c) {
+        dw_m1_channels(t, s, init, q, c, in_c - c, out, interior, false);
     }
 }
 
-/* 4 output channels oc..oc+3 (n valid) of one pixel, depth multiplier > 1. */
+/* 4 output channels oc..oc+3 (n valid) of one pixel, depth multiplier > 1. When the multiplier is
+ * a multiple of 4 the four share one input channel ic: VMLA by that scalar input value. */
 MVE_INLINE void dw_mult_channels(const dw_taps_t *t, const dw_steps_t *s, const int32_t *init,
-    const uint32_t *idx, const mn_conv_quant_t *q, int oc, int n, int8_t *out, bool folded) {
+    const uint32_t *idx, const mn_conv_quant_t *q, int oc, int n, int8_t *out, bool folded, int ic) {
     const mve_pred16_t p = vctp32q((uint32_t)n);
     const uint32x4_t iv = vldrwq_z_u32(idx + oc, p);
     int32x4_t acc = vldrwq_z_s32(init + oc, p);
+    const int32_t off = folded ? 0 : s->in_off;
+    const size_t in_col = s->in_col, f_col = (size_t)s->out_c, in_row = s->in_row, f_row = s->f_row;
+    const int nx = t->nx;
     const int8_t *ir = t->in, *fr = t->f + oc;
     for (int y = 0; y < t->ny; ++y) {
         const int8_t *ip = ir, *fp = fr;
-        for (int x = 0; x < t->nx; ++x) {
-            int32x4_t xv = vldrbq_gather_offset_z_s32(ip, iv, p);
-            if (!folded) {
-                xv = vaddq_n_s32(xv, s->in_off);
+        for (int x = 0; x < nx; ++x) {
+            if (ic >= 0) {
+                acc = vmlaq_n_s32(acc, vldrbq_s32(fp), (int32_t)ip[ic] + off);
+            } else {
+                int32x4_t xv = vldrbq_gather_offset_z_s32(ip, iv, p);
+                if (!folded) {
+                    xv = vaddq_n_s32(xv, off);
+                }
+                acc = vaddq_s32(acc, vmulq_s32(xv, vldrbq_z_s32(fp, p)));
             }
-            acc = vaddq_s32(acc, vmulq_s32(xv, vldrbq_z_s32(fp, p)));
-            ip += s->in_col;
-            fp += s->out_c;
+            ip += in_col;
+            fp += f_col;
         }
-        ir += s->in_row;
-        fr += s->f_row;
+        ir += in_row;
+        fr += f_row;
     }
     const int32x4_t r = mn_mve_requant(acc, vldrwq_z_s32(q->mult + oc, p), vldrbq_z_s32(q->shift + oc, p),
         q->output_offset, q->act_min, q->act_max);
@@ -153,15 +233,25 @@ MVE_INLINE void dw_mult_channels(const dw_taps_t *t, const dw_steps_t *s, const 
 
 MVE_INLINE void dw_mult_pixel(const dw_taps_t *t, const dw_steps_t *s, const int32_t *data,
     const mn_conv_quant_t *q, int8_t *out) {
-    const int out_c = s->out_c;
+    const int out_c = s->out_c, dm = s->dm;
     const uint32_t *idx = (const uint32_t *)(data + 2 * out_c);
     const int32_t *init = t->interior ? data : data + out_c;
+    if (dm % 4 == 0) {
+        for (int oc = 0; oc < out_c; oc += 4) {
+            if (t->interior) {
+                dw_mult_channels(t, s, init, idx, q, oc, 4, out, true, oc / dm);
+            } else {
+                dw_mult_channels(t, s, init, idx, q, oc, 4, out, false, oc / dm);
+            }
+        }
+        return;
+    }
     for (int oc = 0; oc < out_c; oc += 4) {
         const int n = out_c - oc < 4 ? out_c - oc : 4;
         if (t->interior) {
-            dw_mult_channels(t, s, init, idx, q, oc, n, out, true);
+            dw_mult_channels(t, s, init, idx, q, oc, n, out, true, -1);
         } else {
-            dw_mult_channels(t, s, init, idx, q, oc, n, out, false);
+            dw_mult_channels(t, s, init, idx, q, oc, n, out, false, -1);
         }
     }
 }
@@ -175,7 +265,8 @@ MVE_INLINE void dw_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const 
     const int in_h = g->in_h, in_w = g->in_w, in_c = g->in_c, f_h = g->f_h, f_w = g->f_w, out_c = g->out_c;
     const int dil_h = g->dil_h, dil_w = g->dil_w;
     const dw_steps_t s = {
-        (size_t)dil_h * in_w * in_c, (size_t)dil_w * in_c, (size_t)f_w * out_c, in_c, out_c, q->input_offset,
+        (size_t)dil_h * in_w * in_c, (size_t)dil_w * in_c, (size_t)f_w * out_c, in_c, out_c, g->depth_mult,
+        f_h == 3 && f_w == 3, q->input_offset,
     };
     for (int b = 0; b < g->batches; ++b) {
         const int8_t *in_b = input + (size_t)b * in_h * in_w * in_c;
@@ -210,6 +301,46 @@ MVE_INLINE void dw_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const 
         }
     }
 }
+
+/* Input depth 1 (e.g. a first layer on a grey image): the depthwise convolution is an ordinary
+ * one with the filter transposed to [out_c][taps], run by mn_mve_conv_im2col. Data: folded[out_c],
+ * then the transposed filter. */
+static bool dw_in1_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
+    (void)q;
+    return g->in_c == 1;
+}
+
+static size_t dw_in1_scratch_bytes(const mn_conv_geom_t *g) {
+    return (size_t)g->f_h * g->f_w;
+}
+
+static size_t dw_in1_data_bytes(const mn_conv_geom_t *g) {
+    return (sizeof(int32_t) + (size_t)g->f_h * g->f_w) * (size_t)g->out_c;
+}
+
+static void dw_in1_precompute(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *filter,
+    const int32_t *bias, void *data) {
+    const int out_c = g->out_c, taps = g->f_h * g->f_w;
+    int8_t *ft = (int8_t *)((int32_t *)data + out_c);
+    for (int oc = 0; oc < out_c; ++oc) {
+        for (int t = 0; t < taps; ++t) {
+            ft[oc * taps + t] = filter[t * out_c + oc];
+        }
+    }
+    mn_mve_fold_offset(out_c, taps, q->input_offset, ft, bias, (int32_t *)data);
+}
+
+static void dw_in1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
+    const int8_t *filter, const int32_t *bias, int8_t *output, const mn_vbuf_t *buf) {
+    (void)filter;   /* transposed copy in buf->data */
+    (void)bias;
+    const int32_t *folded = (const int32_t *)buf->data;
+    mn_mve_conv_im2col(g, q, input, (const int8_t *)(folded + g->out_c), folded, (int8_t *)buf->scratch, output);
+}
+
+const mn_conv_s8_variant_t mn_mve_depthwise_s8_in1 = {
+    "mve.depthwise_s8_in1", dw_in1_fits, dw_in1_scratch_bytes, dw_in1_data_bytes, dw_in1_precompute, dw_in1_run,
+};
 
 static bool dw_m1_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
     (void)q;

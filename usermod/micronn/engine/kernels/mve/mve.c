@@ -1,33 +1,6 @@
 /* The Helium backend: its variant lists and shared helpers (mve.h). */
 #include "mve.h"
 
-/* VMLADAVA accumulates 16 int8 products into a 32-bit scalar, wrapping like the reference. The
- * tail is loaded with zeroing predication, so its dead lanes add nothing. */
-void mn_mve_dot4(const int8_t *x, const int8_t *w, int cols, int32_t acc[4]) {
-    const int8_t *w0 = w, *w1 = w + cols, *w2 = w + 2 * cols, *w3 = w + 3 * cols;
-    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
-    int c = 0;
-    for (; c + 16 <= cols; c += 16) {
-        const int8x16_t xv = vldrbq_s8(x + c);
-        a0 = vmladavaq_s8(a0, xv, vldrbq_s8(w0 + c));
-        a1 = vmladavaq_s8(a1, xv, vldrbq_s8(w1 + c));
-        a2 = vmladavaq_s8(a2, xv, vldrbq_s8(w2 + c));
-        a3 = vmladavaq_s8(a3, xv, vldrbq_s8(w3 + c));
-    }
-    if (c < cols) {
-        const mve_pred16_t p = vctp8q((uint32_t)(cols - c));
-        const int8x16_t xv = vldrbq_z_s8(x + c, p);
-        a0 = vmladavaq_s8(a0, xv, vldrbq_z_s8(w0 + c, p));
-        a1 = vmladavaq_s8(a1, xv, vldrbq_z_s8(w1 + c, p));
-        a2 = vmladavaq_s8(a2, xv, vldrbq_z_s8(w2 + c, p));
-        a3 = vmladavaq_s8(a3, xv, vldrbq_z_s8(w3 + c, p));
-    }
-    acc[0] = a0;
-    acc[1] = a1;
-    acc[2] = a2;
-    acc[3] = a3;
-}
-
 int32_t mn_mve_dot(const int8_t *x, const int8_t *w, int n) {
     int32_t acc = 0;
     int c = 0;
@@ -49,22 +22,84 @@ int32_t mn_mve_sum(const int8_t *x, int n) {
     return acc;
 }
 
+/* Requantize four accumulators (channels o..o+3) and store them. */
+static inline __attribute__((always_inline)) void matvec_store4(int32_t a0, int32_t a1, int32_t a2, int32_t a3,
+    const int32_t *folded, const mn_conv_quant_t *q, int o, int8_t *out) {
+    int32x4_t acc = vsetq_lane_s32(a0, vdupq_n_s32(0), 0);
+    acc = vsetq_lane_s32(a1, acc, 1);
+    acc = vsetq_lane_s32(a2, acc, 2);
+    acc = vsetq_lane_s32(a3, acc, 3);
+    acc = vaddq_s32(acc, vldrwq_s32(folded + o));
+    vstrbq_s32(out + o, mn_mve_requant(acc, vldrwq_s32(q->mult + o), vldrbq_s32(q->shift + o), q->output_offset,
+        q->act_min, q->act_max));
+}
+
 void mn_mve_matvec(const int8_t *x, const int8_t *w, const int32_t *folded, int cols, int rows,
     const mn_conv_quant_t *q, int8_t *out) {
-    const int32_t out_off = q->output_offset, act_min = q->act_min, act_max = q->act_max;
-    const int32_t *const mult = q->mult;
-    const int8_t *const shift = q->shift;
     int o = 0;
-    for (; o + 4 <= rows; o += 4) {
-        int32_t acc[4] = { folded[o], folded[o + 1], folded[o + 2], folded[o + 3] };
-        mn_mve_dot4(x, w + (size_t)o * cols, cols, acc);
-        const int32x4_t v = mn_mve_requant(vldrwq_s32(acc), vldrwq_s32(mult + o), vldrbq_s32(shift + o), out_off,
-            act_min, act_max);
-        vstrbq_s32(out + o, v);
+    if (cols <= 16) {
+        /* one (predicated) vector per row: the input vector stays in a register */
+        const mve_pred16_t p = vctp8q((uint32_t)cols);
+        const int8x16_t xv = vldrbq_z_s8(x, p);
+        for (; o + 4 <= rows; o += 4) {
+            const int8_t *w0 = w + (size_t)o * cols;
+            const int32_t a0 = vmladavq_s8(xv, vldrbq_z_s8(w0, p));
+            const int32_t a1 = vmladavq_s8(xv, vldrbq_z_s8(w0 + cols, p));
+            const int32_t a2 = vmladavq_s8(xv, vldrbq_z_s8(w0 + 2 * cols, p));
+            const int32_t a3 = vmladavq_s8(xv, vldrbq_z_s8(w0 + 3 * cols, p));
+            matvec_store4(a0, a1, a2, a3, folded, q, o, out);
+        }
+    } else {
+        for (; o + 4 <= rows; o += 4) {
+            int32_t acc[4] = { 0, 0, 0, 0 };
+            mn_mve_dot4(x, w + (size_t)o * cols, cols, acc);
+            matvec_store4(acc[0], acc[1], acc[2], acc[3], folded, q, o, out);
+        }
     }
+    const int32_t out_off = q->output_offset, act_min = q->act_min, act_max = q->act_max;
     for (; o < rows; ++o) {
         const int32_t acc = (int32_t)((uint32_t)folded[o] + (uint32_t)mn_mve_dot(x, w + (size_t)o * cols, cols));
-        out[o] = (int8_t)mn_clamp_i32(mn_add_wrap(mn_mul_by_qm(acc, mult[o], shift[o]), out_off), act_min, act_max);
+        out[o] = (int8_t)mn_clamp_i32(mn_add_wrap(mn_mul_by_qm(acc, q->mult[o], q->shift[o]), out_off), act_min,
+            act_max);
+    }
+}
+
+void mn_mve_conv_im2col(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
+    const int8_t *filter, const int32_t *folded, int8_t *col, int8_t *output) {
+    const int in_h = g->in_h, in_w = g->in_w, in_c = g->in_c, f_h = g->f_h, f_w = g->f_w;
+    const int dil_h = g->dil_h, dil_w = g->dil_w, out_c = g->out_c, k = mn_mve_conv_k(g);
+    const int8_t zp = (int8_t)-q->input_offset;   /* the input's zero point: x + off == 0 */
+    for (int b = 0; b < g->batches; ++b) {
+        const int8_t *in_b = input + (size_t)b * in_h * in_w * in_c;
+        for (int oy = 0; oy < g->out_h; ++oy) {
+            const int iy0 = oy * g->stride_h - g->pad_h;
+            int8_t *out = output + (((size_t)b * g->out_h + oy) * g->out_w) * out_c;
+            for (int ox = 0; ox < g->out_w; ++ox) {
+                const int ix0 = ox * g->stride_w - g->pad_w;
+                const bool x_inside = ix0 >= 0 && ix0 + (f_w - 1) * dil_w < in_w;
+                int8_t *dst = col;
+                for (int fy = 0; fy < f_h; ++fy) {
+                    const int iy = iy0 + dil_h * fy;
+                    if (iy < 0 || iy >= in_h) {
+                        mn_mve_fill(dst, zp, f_w * in_c);
+                    } else if (x_inside && dil_w == 1) {   /* one contiguous run of input */
+                        mn_mve_copy(dst, in_b + ((size_t)iy * in_w + ix0) * in_c, f_w * in_c);
+                    } else {
+                        for (int fx = 0; fx < f_w; ++fx) {
+                            const int ix = ix0 + dil_w * fx;
+                            if (ix < 0 || ix >= in_w) {
+                                mn_mve_fill(dst + fx * in_c, zp, in_c);
+                            } else {
+                                mn_mve_copy(dst + fx * in_c, in_b + ((size_t)iy * in_w + ix) * in_c, in_c);
+                            }
+                        }
+                    }
+                    dst += f_w * in_c;
+                }
+                mn_mve_matvec(col, filter, folded, k, out_c, q, out);
+                out += out_c;
+            }
+        }
     }
 }
 
@@ -103,6 +138,7 @@ static const mn_conv_s8_variant_t *const conv_s8[] = {
 
 #if MICRONN_OP_DEPTHWISE_CONV_2D
 static const mn_conv_s8_variant_t *const depthwise_s8[] = {
+    &mn_mve_depthwise_s8_in1,
     &mn_mve_depthwise_s8_m1,
     &mn_mve_depthwise_s8_mult,
     NULL,

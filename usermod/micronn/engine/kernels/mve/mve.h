@@ -33,8 +33,34 @@ static inline int32x4_t mn_mve_requant(int32x4_t acc, int32x4_t mult, int32x4_t 
     return vminq_s32(vmaxq_s32(x, vdupq_n_s32(act_min)), vdupq_n_s32(act_max));
 }
 
-/* acc[r] += sum_c x[c] * w[r * cols + c] for the 4 rows r < 4 (wrapping 32-bit sums). */
-void mn_mve_dot4(const int8_t *x, const int8_t *w, int cols, int32_t acc[4]);
+/* acc[r] += sum_c x[c] * w[r * cols + c] for the 4 rows r < 4 (wrapping 32-bit sums).
+ * VMLADAVA accumulates 16 int8 products into a 32-bit scalar, wrapping like the reference. The
+ * tail is loaded with zeroing predication, so its dead lanes add nothing. */
+static inline __attribute__((always_inline)) void mn_mve_dot4(const int8_t *x, const int8_t *w, int cols,
+    int32_t acc[4]) {
+    const int8_t *w0 = w, *w1 = w + cols, *w2 = w + 2 * cols, *w3 = w + 3 * cols;
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    int c = 0;
+    for (; c + 16 <= cols; c += 16) {
+        const int8x16_t xv = vldrbq_s8(x + c);
+        a0 = vmladavaq_s8(a0, xv, vldrbq_s8(w0 + c));
+        a1 = vmladavaq_s8(a1, xv, vldrbq_s8(w1 + c));
+        a2 = vmladavaq_s8(a2, xv, vldrbq_s8(w2 + c));
+        a3 = vmladavaq_s8(a3, xv, vldrbq_s8(w3 + c));
+    }
+    if (c < cols) {
+        const mve_pred16_t p = vctp8q((uint32_t)(cols - c));
+        const int8x16_t xv = vldrbq_z_s8(x + c, p);
+        a0 = vmladavaq_s8(a0, xv, vldrbq_z_s8(w0 + c, p));
+        a1 = vmladavaq_s8(a1, xv, vldrbq_z_s8(w1 + c, p));
+        a2 = vmladavaq_s8(a2, xv, vldrbq_z_s8(w2 + c, p));
+        a3 = vmladavaq_s8(a3, xv, vldrbq_z_s8(w3 + c, p));
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+}
 
 /* sum_c x[c] * w[c] (wrapping 32-bit sum). */
 int32_t mn_mve_dot(const int8_t *x, const int8_t *w, int n);
@@ -46,6 +72,15 @@ int32_t mn_mve_sum(const int8_t *x, int n);
 void mn_mve_matvec(const int8_t *x, const int8_t *w, const int32_t *folded, int cols, int rows,
     const mn_conv_quant_t *q, int8_t *out);
 
+/* Ungrouped convolution as one matrix-vector product per output pixel over its receptive field,
+ * gathered into col (mn_mve_conv_k(g) bytes; taps outside the input hold the input zero point,
+ * whose offset-corrected value is 0); filter: [out_c][K], folded: bias + input offset * row sums. */
+static inline int mn_mve_conv_k(const mn_conv_geom_t *g) {
+    return g->f_h * g->f_w * g->in_c;
+}
+void mn_mve_conv_im2col(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
+    const int8_t *filter, const int32_t *folded, int8_t *col, int8_t *output);
+
 /* folded[o] = bias[o] + offset * sum_c w[o][c] (wrapping), for `rows` rows of `cols` weights. */
 void mn_mve_fold_offset(int rows, int cols, int32_t offset, const int8_t *w, const int32_t *bias,
     int32_t *folded);
@@ -56,6 +91,7 @@ void mn_mve_fill(int8_t *dst, int8_t v, int n);
 
 extern const mn_conv_s8_variant_t mn_mve_conv_s8_1x1;
 extern const mn_conv_s8_variant_t mn_mve_conv_s8_im2col;
+extern const mn_conv_s8_variant_t mn_mve_depthwise_s8_in1;
 extern const mn_conv_s8_variant_t mn_mve_depthwise_s8_m1;
 extern const mn_conv_s8_variant_t mn_mve_depthwise_s8_mult;
 extern const mn_fc_s8_variant_t mn_mve_fc_s8;
