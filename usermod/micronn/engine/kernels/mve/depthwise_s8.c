@@ -161,19 +161,23 @@ MVE_INLINE void dw_m1_3x3(const dw_taps_t *t, const dw_steps_t *s, const int32_t
     int32x4_t acc_o = vldrwq_gather_shifted_offset_s32(init + c + 1, offs);
     const size_t in_col = s->in_col, f_col = (size_t)s->out_c, in_row = s->in_row, f_row = s->f_row;
     const int8_t *ip = t->in + c, *fp = t->f + c;
+    /* the barriers pin each tap in place: otherwise GCC hoists all 18 loads and products up front
+     * and spills them to the stack */
+#define DW_TAP(ip_, fp_) do { \
+        const int16x8_t xv_ = vldrbq_s16(ip_), fv_ = vldrbq_s16(fp_); \
+        acc_e = vaddq_s32(acc_e, vmullbq_int_s16(xv_, fv_)); \
+        acc_o = vaddq_s32(acc_o, vmulltq_int_s16(xv_, fv_)); \
+        __asm__ volatile("" : "+w"(acc_e), "+w"(acc_o) :: "memory"); \
+    } while (0)
 #pragma GCC unroll 3
     for (int y = 0; y < 3; ++y) {
-        const int16x8_t x0 = vldrbq_s16(ip), x1 = vldrbq_s16(ip + in_col), x2 = vldrbq_s16(ip + 2 * in_col);
-        const int16x8_t f0 = vldrbq_s16(fp), f1 = vldrbq_s16(fp + f_col), f2 = vldrbq_s16(fp + 2 * f_col);
-        acc_e = vaddq_s32(acc_e, vmullbq_int_s16(x0, f0));
-        acc_o = vaddq_s32(acc_o, vmulltq_int_s16(x0, f0));
-        acc_e = vaddq_s32(acc_e, vmullbq_int_s16(x1, f1));
-        acc_o = vaddq_s32(acc_o, vmulltq_int_s16(x1, f1));
-        acc_e = vaddq_s32(acc_e, vmullbq_int_s16(x2, f2));
-        acc_o = vaddq_s32(acc_o, vmulltq_int_s16(x2, f2));
+        DW_TAP(ip, fp);
+        DW_TAP(ip + in_col, fp + f_col);
+        DW_TAP(ip + 2 * in_col, fp + 2 * f_col);
         ip += in_row;
         fp += f_row;
     }
+#undef DW_TAP
     dw_m1_store(acc_e, acc_o, q, c, 8, out, true);
 }
 
