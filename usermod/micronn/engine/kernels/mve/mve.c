@@ -22,45 +22,57 @@ int32_t mn_mve_sum(const int8_t *x, int n) {
     return acc;
 }
 
-/* Requantize four accumulators (channels o..o+3) and store them. */
+/* Requantize four accumulators (channels o..o+3, plus folded[o..o+3]) and store them. */
 static inline __attribute__((always_inline)) void matvec_store4(int32_t a0, int32_t a1, int32_t a2, int32_t a3,
-    const int32_t *folded, const mn_conv_quant_t *q, int o, int8_t *out) {
+    const int32_t *folded, const int32_t *mult, const int8_t *shift, int32_t out_off, int32_t act_min,
+    int32_t act_max, int o, int8_t *out) {
     int32x4_t acc = vsetq_lane_s32(a0, vdupq_n_s32(0), 0);
     acc = vsetq_lane_s32(a1, acc, 1);
     acc = vsetq_lane_s32(a2, acc, 2);
     acc = vsetq_lane_s32(a3, acc, 3);
     acc = vaddq_s32(acc, vldrwq_s32(folded + o));
-    vstrbq_s32(out + o, mn_mve_requant(acc, vldrwq_s32(q->mult + o), vldrbq_s32(q->shift + o), q->output_offset,
-        q->act_min, q->act_max));
+    vstrbq_s32(out + o, mn_mve_requant(acc, vldrwq_s32(mult + o), vldrbq_s32(shift + o), out_off, act_min, act_max));
 }
 
 void mn_mve_matvec(const int8_t *x, const int8_t *w, const int32_t *folded, int cols, int rows,
     const mn_conv_quant_t *q, int8_t *out) {
+    /* locals: the int8 output stores may alias *q, which would force reloads */
+    const int32_t out_off = q->output_offset, act_min = q->act_min, act_max = q->act_max;
+    const int32_t *const mult = q->mult;
+    const int8_t *const shift = q->shift;
     int o = 0;
     if (cols <= 16) {
-        /* one (predicated) vector per row: the input vector stays in a register */
+        /* one vector per row; the input vector stays in a register and is zero past cols, so the
+         * weight loads need no predication while 16 bytes from the fourth row stay inside w */
         const mve_pred16_t p = vctp8q((uint32_t)cols);
         const int8x16_t xv = vldrbq_z_s8(x, p);
+        const size_t end = (size_t)rows * cols;
         for (; o + 4 <= rows; o += 4) {
             const int8_t *w0 = w + (size_t)o * cols;
-            const int32_t a0 = vmladavq_s8(xv, vldrbq_z_s8(w0, p));
-            const int32_t a1 = vmladavq_s8(xv, vldrbq_z_s8(w0 + cols, p));
-            const int32_t a2 = vmladavq_s8(xv, vldrbq_z_s8(w0 + 2 * cols, p));
-            const int32_t a3 = vmladavq_s8(xv, vldrbq_z_s8(w0 + 3 * cols, p));
-            matvec_store4(a0, a1, a2, a3, folded, q, o, out);
+            int32_t a0, a1, a2, a3;
+            if ((size_t)(o + 3) * cols + 16 <= end) {
+                a0 = vmladavq_s8(xv, vldrbq_s8(w0));
+                a1 = vmladavq_s8(xv, vldrbq_s8(w0 + cols));
+                a2 = vmladavq_s8(xv, vldrbq_s8(w0 + 2 * cols));
+                a3 = vmladavq_s8(xv, vldrbq_s8(w0 + 3 * cols));
+            } else {
+                a0 = vmladavq_s8(xv, vldrbq_z_s8(w0, p));
+                a1 = vmladavq_s8(xv, vldrbq_z_s8(w0 + cols, p));
+                a2 = vmladavq_s8(xv, vldrbq_z_s8(w0 + 2 * cols, p));
+                a3 = vmladavq_s8(xv, vldrbq_z_s8(w0 + 3 * cols, p));
+            }
+            matvec_store4(a0, a1, a2, a3, folded, mult, shift, out_off, act_min, act_max, o, out);
         }
     } else {
         for (; o + 4 <= rows; o += 4) {
             int32_t acc[4] = { 0, 0, 0, 0 };
             mn_mve_dot4(x, w + (size_t)o * cols, cols, acc);
-            matvec_store4(acc[0], acc[1], acc[2], acc[3], folded, q, o, out);
+            matvec_store4(acc[0], acc[1], acc[2], acc[3], folded, mult, shift, out_off, act_min, act_max, o, out);
         }
     }
-    const int32_t out_off = q->output_offset, act_min = q->act_min, act_max = q->act_max;
     for (; o < rows; ++o) {
         const int32_t acc = (int32_t)((uint32_t)folded[o] + (uint32_t)mn_mve_dot(x, w + (size_t)o * cols, cols));
-        out[o] = (int8_t)mn_clamp_i32(mn_add_wrap(mn_mul_by_qm(acc, q->mult[o], q->shift[o]), out_off), act_min,
-            act_max);
+        out[o] = (int8_t)mn_clamp_i32(mn_add_wrap(mn_mul_by_qm(acc, mult[o], shift[o]), out_off), act_min, act_max);
     }
 }
 
