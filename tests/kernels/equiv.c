@@ -327,10 +327,11 @@ static void rand_conv_quant(mn_conv_quant_t *q, int out_c) {
     rand_act(&q->act_min, &q->act_max);
     int32_t *mult = alloc((size_t)out_c * sizeof(int32_t));
     int8_t *shift = alloc((size_t)out_c);
-    const bool same = chance(20);
+    /* same: per-tensor scale; right: all shifts negative (scales < 0.5, as in most models) */
+    const bool same = chance(20), right = chance(50);
     for (int i = 0; i < out_c; ++i) {
         mult[i] = same && i ? mult[0] : rmult();
-        shift[i] = (int8_t)(same && i ? shift[0] : rshift());
+        shift[i] = (int8_t)(same && i ? shift[0] : right ? rr(-14, -1) : rshift());
     }
     q->mult = mult;
     q->shift = shift;
