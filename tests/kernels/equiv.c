@@ -304,8 +304,10 @@ static bool rand_conv_geom(mn_conv_geom_t *g, bool depthwise) {
         return false;
     }
     if (depthwise) {
-        g->in_c = rchannels(40);
-        g->depth_mult = chance(70) ? 1 : rr(2, 4);
+        /* one input channel with a large multiplier: a first layer on a grayscale image */
+        const bool single = chance(15);
+        g->in_c = single ? 1 : rchannels(40);
+        g->depth_mult = single ? rr(1, 12) : chance(70) ? 1 : rr(2, 4);
         g->f_in_c = 1;
         g->out_c = g->in_c * g->depth_mult;
     } else {
