@@ -61,7 +61,6 @@ typedef struct {
     size_t in_row, in_col;   /* input step between filter rows / columns (dilated) */
     size_t f_row;            /* filter step between filter rows (f_w * out_c); columns: out_c */
     int in_c, out_c, dm;
-    bool f3x3;
     int32_t in_off;
 } dw_steps_t;
 
@@ -82,8 +81,7 @@ static void dw_axis(int o0, int dil, int size, int f, int *k0, int *n) {
 /* Requantize and store channels c..c+7 (n valid; all when FULL) from their even/odd accumulators. */
 MVE_INLINE void dw_m1_store(int32x4_t acc_e, int32x4_t acc_o, const mn_conv_quant_t *q, int c, int n, int8_t *out,
     bool full) {
-    static const uint32_t even[4] = { 0, 2, 4, 6 };
-    const uint32x4_t offs = vldrwq_u32(even);
+    const uint32x4_t offs = vidupq_n_u32(0, 2);   /* even lanes */
     int32x4_t m_e, m_o, s_e, s_o;
     mve_pred16_t p = 0xffff, pe = 0xffff, po = 0xffff;
     if (!full) {
@@ -104,7 +102,7 @@ MVE_INLINE void dw_m1_store(int32x4_t acc_e, int32x4_t acc_o, const mn_conv_quan
     }
     const int32x4_t r_e = mn_mve_requant(acc_e, m_e, s_e, q->output_offset, q->act_min, q->act_max);
     const int32x4_t r_o = mn_mve_requant(acc_o, m_o, s_o, q->output_offset, q->act_min, q->act_max);
-    const int16x8_t r = vmovntq_s32(vmovnbq_s32(vdupq_n_s16(0), r_e), r_o);
+    const int16x8_t r = vmovntq_s32(vmovnbq_s32(vuninitializedq_s16(), r_e), r_o);
     if (full) {
         vstrbq_s16(out + c, r);
     } else {
@@ -152,35 +150,6 @@ MVE_INLINE void dw_m1_channels(const dw_taps_t *t, const dw_steps_t *s, const in
     dw_m1_store(acc_e, acc_o, q, c, n, out, full);
 }
 
-/* The common 3x3 interior case, unrolled: 8 channels c..c+7, offset folded into init. */
-MVE_INLINE void dw_m1_3x3(const dw_taps_t *t, const dw_steps_t *s, const int32_t *init, const mn_conv_quant_t *q,
-    int c, int8_t *out) {
-    static const uint32_t even[4] = { 0, 2, 4, 6 };
-    const uint32x4_t offs = vldrwq_u32(even);
-    int32x4_t acc_e = vldrwq_gather_shifted_offset_s32(init + c, offs);
-    int32x4_t acc_o = vldrwq_gather_shifted_offset_s32(init + c + 1, offs);
-    const size_t in_col = s->in_col, f_col = (size_t)s->out_c, in_row = s->in_row, f_row = s->f_row;
-    const int8_t *ip = t->in + c, *fp = t->f + c;
-    /* the barriers pin each tap in place: otherwise GCC hoists all 18 loads and products up front
-     * and spills them to the stack */
-#define DW_TAP(ip_, fp_) do { \
-        const int16x8_t xv_ = vldrbq_s16(ip_), fv_ = vldrbq_s16(fp_); \
-        acc_e = vaddq_s32(acc_e, vmullbq_int_s16(xv_, fv_)); \
-        acc_o = vaddq_s32(acc_o, vmulltq_int_s16(xv_, fv_)); \
-        __asm__ volatile("" : "+w"(acc_e), "+w"(acc_o) :: "memory"); \
-    } while (0)
-#pragma GCC unroll 3
-    for (int y = 0; y < 3; ++y) {
-        DW_TAP(ip, fp);
-        DW_TAP(ip + in_col, fp + f_col);
-        DW_TAP(ip + 2 * in_col, fp + 2 * f_col);
-        ip += in_row;
-        fp += f_row;
-    }
-#undef DW_TAP
-    dw_m1_store(acc_e, acc_o, q, c, 8, out, true);
-}
-
 MVE_INLINE void dw_m1_pixel(const dw_taps_t *t, const dw_steps_t *s, const int32_t *data,
     const mn_conv_quant_t *q, int8_t *out) {
     const int in_c = s->in_c, full_c = in_c & ~7;
@@ -188,9 +157,7 @@ MVE_INLINE void dw_m1_pixel(const dw_taps_t *t, const dw_steps_t *s, const int32
     const int32_t *init = interior ? data : data + s->out_c;
     int c = 0;
     for (; c < full_c; c += 8) {
-        if (interior && s->f3x3) {
-            dw_m1_3x3(t, s, init, q, c, out);
-        } else if (interior) {
+        if (interior) {
             dw_m1_channels(t, s, init, q, c, 8, out, true, true);
         } else {
             dw_m1_channels(t, s, init, q, c, 8, out, false, true);
@@ -270,7 +237,7 @@ MVE_INLINE void dw_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const 
     const int dil_h = g->dil_h, dil_w = g->dil_w;
     const dw_steps_t s = {
         (size_t)dil_h * in_w * in_c, (size_t)dil_w * in_c, (size_t)f_w * out_c, in_c, out_c, g->depth_mult,
-        f_h == 3 && f_w == 3, q->input_offset,
+        q->input_offset,
     };
     for (int b = 0; b < g->batches; ++b) {
         const int8_t *in_b = input + (size_t)b * in_h * in_w * in_c;
@@ -344,6 +311,146 @@ static void dw_in1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const 
 
 const mn_conv_s8_variant_t mn_mve_depthwise_s8_in1 = {
     "mve.depthwise_s8_in1", dw_in1_fits, dw_in1_scratch_bytes, dw_in1_data_bytes, dw_in1_precompute, dw_in1_run,
+};
+
+/* 3x3, multiplier 1, at least 8 channels: rows whose taps are all inside the input run their
+ * interior pixels channel group by channel group, with the group's filter copied tap-major
+ * (ft[group][tap][8], so its nine vectors are at fixed offsets); border pixels and leftover
+ * channels take the general path. Data: folded[out_c], plain[out_c], ft. */
+static bool dw_3x3_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
+    (void)q;
+    return g->depth_mult == 1 && g->f_h == 3 && g->f_w == 3 && g->in_c >= 8;
+}
+
+static size_t dw_3x3_data_bytes(const mn_conv_geom_t *g) {
+    return dw_m1_data_bytes(g) + (size_t)(g->out_c & ~7) * 9;
+}
+
+static void dw_3x3_precompute(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *filter,
+    const int32_t *bias, void *data) {
+    dw_precompute(g, q, filter, bias, data);
+    const int out_c = g->out_c;
+    int8_t *ft = (int8_t *)((int32_t *)data + 2 * out_c);
+    for (int c = 0; c + 8 <= out_c; c += 8) {
+        for (int t = 0; t < 9; ++t) {
+            for (int j = 0; j < 8; ++j) {
+                *ft++ = filter[(size_t)t * out_c + c + j];
+            }
+        }
+    }
+}
+
+/* n_px interior pixels of one row, channels c..c+7: ip/op at the first pixel's first tap/output. */
+static __attribute__((noinline)) void dw_3x3_segment(const int8_t *ip, const int8_t *ft, const int32_t *folded,
+    const mn_conv_quant_t *q, int c, int8_t *op, int n_px, size_t px_step, size_t out_step, size_t in_col,
+    size_t in_row) {
+    /* locals: the int8 output stores may alias *q, which would force reloads */
+    const int32_t out_off = q->output_offset, act_min = q->act_min, act_max = q->act_max;
+    const int32_t *const mult = q->mult + c, *const init = folded + c;
+    const int8_t *const shift = q->shift + c;
+    for (int px = 0; px < n_px; ++px) {
+        const uint32x4_t offs = vidupq_n_u32(0, 2);
+        int32x4_t acc_e = vldrwq_gather_shifted_offset_s32(init, offs);
+        int32x4_t acc_o = vldrwq_gather_shifted_offset_s32(init + 1, offs);
+        const int8_t *f = ft;
+        __asm__("" : "+r"(f));   /* keeps f + 8k as immediate offsets rather than 9 spilled pointers */
+        const int8_t *p = ip;
+        /* the barriers pin each tap in place: otherwise GCC hoists all loads and products up
+         * front and spills them to the stack */
+#define DW_TAP(ip_, k_) do { \
+            const int16x8_t xv_ = vldrbq_s16(ip_), fv_ = vldrbq_s16(f + 8 * (k_)); \
+            acc_e = vaddq_s32(acc_e, vmullbq_int_s16(xv_, fv_)); \
+            acc_o = vaddq_s32(acc_o, vmulltq_int_s16(xv_, fv_)); \
+            __asm__ volatile("" : "+w"(acc_e), "+w"(acc_o) :: "memory"); \
+        } while (0)
+        DW_TAP(p, 0);
+        DW_TAP(p + in_col, 1);
+        DW_TAP(p + 2 * in_col, 2);
+        p += in_row;
+        DW_TAP(p, 3);
+        DW_TAP(p + in_col, 4);
+        DW_TAP(p + 2 * in_col, 5);
+        p += in_row;
+        DW_TAP(p, 6);
+        DW_TAP(p + in_col, 7);
+        DW_TAP(p + 2 * in_col, 8);
+#undef DW_TAP
+        const int32x4_t r_e = mn_mve_requant(acc_e, vldrwq_gather_shifted_offset_s32(mult, offs),
+            vldrbq_gather_offset_s32(shift, offs), out_off, act_min, act_max);
+        const int16x8_t r = vmovnbq_s32(vuninitializedq_s16(), r_e);
+        const int32x4_t r_o = mn_mve_requant(acc_o, vldrwq_gather_shifted_offset_s32(mult + 1, offs),
+            vldrbq_gather_offset_s32(shift + 1, offs), out_off, act_min, act_max);
+        vstrbq_s16(op, vmovntq_s32(r, r_o));
+        ip += px_step;
+        op += out_step;
+    }
+}
+
+static void dw_3x3_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
+    const int8_t *filter, const int32_t *bias, int8_t *output, const mn_vbuf_t *buf) {
+    (void)bias;   /* in buf->data */
+    const int32_t *data = (const int32_t *)buf->data;
+    const int in_h = g->in_h, in_w = g->in_w, in_c = g->in_c, out_c = g->out_c, out_w = g->out_w;
+    const int dil_h = g->dil_h, dil_w = g->dil_w, stride_w = g->stride_w, full_c = in_c & ~7;
+    const int8_t *ft = (const int8_t *)(data + 2 * out_c);
+    const dw_steps_t s = {
+        (size_t)dil_h * in_w * in_c, (size_t)dil_w * in_c, (size_t)3 * out_c, in_c, out_c, 1, q->input_offset,
+    };
+    /* output columns whose three taps are all inside: [ox_lo, ox_hi) */
+    int ox_lo = 0, ox_hi = out_w;
+    while (ox_lo < out_w && ox_lo * stride_w - g->pad_w < 0) {
+        ++ox_lo;
+    }
+    while (ox_hi > ox_lo && (ox_hi - 1) * stride_w - g->pad_w + 2 * dil_w >= in_w) {
+        --ox_hi;
+    }
+    for (int b = 0; b < g->batches; ++b) {
+        const int8_t *in_b = input + (size_t)b * in_h * in_w * in_c;
+        for (int oy = 0; oy < g->out_h; ++oy) {
+            const int iy0 = oy * g->stride_h - g->pad_h;
+            int fy0, ny;
+            dw_axis(iy0, dil_h, in_h, 3, &fy0, &ny);
+            int8_t *out = output + (((size_t)b * g->out_h + oy) * out_w) * out_c;
+            const int lo = ny == 3 ? ox_lo : out_w, hi = ny == 3 ? ox_hi : out_w;
+            if (lo < hi) {
+                const int8_t *ip = in_b + ((size_t)iy0 * in_w + (lo * stride_w - g->pad_w)) * in_c;
+                for (int c = 0; c < full_c; c += 8) {
+                    dw_3x3_segment(ip + c, ft + (size_t)c * 9, data, q, c, out + (size_t)lo * out_c + c, hi - lo,
+                        (size_t)stride_w * in_c, (size_t)out_c, s.in_col, s.in_row);
+                }
+            }
+            for (int ox = 0; ox < out_w; ++ox) {
+                const int ix0 = ox * stride_w - g->pad_w;
+                const bool inside = ox >= lo && ox < hi;
+                if (inside && full_c == in_c) {
+                    continue;
+                }
+                dw_taps_t t;
+                int fx0;
+                dw_axis(ix0, dil_w, in_w, 3, &fx0, &t.nx);
+                t.interior = ny == 3 && t.nx == 3;
+                if (ny > 0 && t.nx > 0) {
+                    t.ny = ny;
+                    t.in = in_b + ((size_t)(iy0 + dil_h * fy0) * in_w + (ix0 + dil_w * fx0)) * in_c;
+                    t.f = filter + ((size_t)fy0 * 3 + fx0) * out_c;
+                } else {   /* no tap inside (possible with dilation): bias only, as the reference */
+                    t.ny = 0;
+                    t.in = in_b;
+                    t.f = filter;
+                }
+                int8_t *o = out + (size_t)ox * out_c;
+                if (inside) {   /* only the channels past the last full group */
+                    dw_m1_channels(&t, &s, data, q, full_c, in_c - full_c, o, true, false);
+                } else {
+                    dw_m1_pixel(&t, &s, data, q, o);
+                }
+            }
+        }
+    }
+}
+
+const mn_conv_s8_variant_t mn_mve_depthwise_s8_3x3 = {
+    "mve.depthwise_s8_3x3", dw_3x3_fits, NULL, dw_3x3_data_bytes, dw_3x3_precompute, dw_3x3_run,
 };
 
 static bool dw_m1_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {

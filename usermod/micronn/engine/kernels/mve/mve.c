@@ -151,6 +151,7 @@ static const mn_conv_s8_variant_t *const conv_s8[] = {
 #if MICRONN_OP_DEPTHWISE_CONV_2D
 static const mn_conv_s8_variant_t *const depthwise_s8[] = {
     &mn_mve_depthwise_s8_in1,
+    &mn_mve_depthwise_s8_3x3,
     &mn_mve_depthwise_s8_m1,
     &mn_mve_depthwise_s8_mult,
     NULL,
