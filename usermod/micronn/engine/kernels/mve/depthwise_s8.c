@@ -28,18 +28,28 @@ static size_t dw_mult_data_bytes(const mn_conv_geom_t *g) {
     return 3 * sizeof(int32_t) * (size_t)g->out_c;
 }
 
-static void dw_precompute(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *filter,
-    const int32_t *bias, void *data) {
+/* folded[oc] = bias + input offset * sum of the channel's taps; plain[oc] = bias (if plain). */
+static void dw_fold(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *filter, const int32_t *bias,
+    int32_t *folded, int32_t *plain) {
     const int out_c = g->out_c, taps = g->f_h * g->f_w;
-    int32_t *folded = (int32_t *)data, *plain = folded + out_c;
     for (int oc = 0; oc < out_c; ++oc) {
         uint32_t sum = 0;
         for (int t = 0; t < taps; ++t) {
             sum += (uint32_t)filter[(size_t)t * out_c + oc];
         }
-        plain[oc] = bias ? bias[oc] : 0;
-        folded[oc] = (int32_t)((uint32_t)plain[oc] + sum * (uint32_t)q->input_offset);
+        const int32_t b = bias ? bias[oc] : 0;
+        if (plain) {
+            plain[oc] = b;
+        }
+        folded[oc] = (int32_t)((uint32_t)b + sum * (uint32_t)q->input_offset);
     }
+}
+
+static void dw_precompute(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *filter,
+    const int32_t *bias, void *data) {
+    const int out_c = g->out_c;
+    int32_t *folded = (int32_t *)data, *plain = folded + out_c;
+    dw_fold(g, q, filter, bias, folded, plain);
     if (g->depth_mult > 1) {
         uint32_t *idx = (uint32_t *)(plain + out_c);
         for (int oc = 0; oc < out_c; ++oc) {
@@ -273,45 +283,112 @@ MVE_INLINE void dw_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const 
     }
 }
 
-/* Input depth 1 (e.g. a first layer on a grey image): the depthwise convolution is an ordinary
- * one with the filter transposed to [out_c][taps], run by mn_mve_conv_im2col. Data: folded[out_c],
- * then the transposed filter. */
+/* Input depth 1 (e.g. a first layer on a grey image): every output channel reads the same input
+ * value per tap, so 8 output channels accumulate x * filter[tap][oc..oc+7] with VMLA by that
+ * scalar, the filter rows being contiguous already. The f_h input rows an output row needs are
+ * copied to scratch with the zero-point padding around them; x + off is then 0 on every padded tap,
+ * so all pixels use the folded bias and no bounds checks. Data: folded[out_c]. */
 static bool dw_in1_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
     (void)q;
     return g->in_c == 1;
 }
 
+/* Padded width: every tap of every output column. */
+static int dw_in1_width(const mn_conv_geom_t *g) {
+    return (g->out_w - 1) * g->stride_w + (g->f_w - 1) * g->dil_w + 1;
+}
+
 static size_t dw_in1_scratch_bytes(const mn_conv_geom_t *g) {
-    return (size_t)g->f_h * g->f_w;
+    return (size_t)g->f_h * (size_t)dw_in1_width(g);
 }
 
 static size_t dw_in1_data_bytes(const mn_conv_geom_t *g) {
-    return (sizeof(int32_t) + (size_t)g->f_h * g->f_w) * (size_t)g->out_c;
+    return sizeof(int32_t) * (size_t)g->out_c;
 }
 
 static void dw_in1_precompute(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *filter,
     const int32_t *bias, void *data) {
-    const int out_c = g->out_c, taps = g->f_h * g->f_w;
-    int8_t *ft = (int8_t *)((int32_t *)data + out_c);
-    for (int oc = 0; oc < out_c; ++oc) {
-        for (int t = 0; t < taps; ++t) {
-            ft[oc * taps + t] = filter[t * out_c + oc];
+    dw_fold(g, q, filter, bias, (int32_t *)data, NULL);
+}
+
+/* Channels oc..oc+7 (n valid) of output pixel px (its taps start at px in the padded rows). */
+MVE_INLINE void dw_in1_channels(const int8_t *px, const int8_t *filter, const int32_t *folded,
+    const mn_conv_quant_t *q, int oc, int n, int f_h, int f_w, int width, int dil_w, int out_c, int8_t *out,
+    bool full) {
+    const mve_pred16_t p0 = full ? 0xffff : vctp32q((uint32_t)n), p1 = full ? 0xffff : vctp32q((uint32_t)(n > 4 ? n - 4 : 0));
+    int32x4_t acc0 = full ? vldrwq_s32(folded + oc) : vldrwq_z_s32(folded + oc, p0);
+    int32x4_t acc1 = full ? vldrwq_s32(folded + oc + 4) : vldrwq_z_s32(folded + oc + 4, p1);
+    const int8_t *f = filter + oc;
+    for (int fy = 0; fy < f_h; ++fy) {
+        const int8_t *x = px + fy * width;
+        for (int fx = 0; fx < f_w; ++fx) {
+            const int32_t xv = *x;
+            acc0 = vmlaq_n_s32(acc0, full ? vldrbq_s32(f) : vldrbq_z_s32(f, p0), xv);
+            acc1 = vmlaq_n_s32(acc1, full ? vldrbq_s32(f + 4) : vldrbq_z_s32(f + 4, p1), xv);
+            x += dil_w;
+            f += out_c;
         }
     }
-    mn_mve_fold_offset(out_c, taps, q->input_offset, ft, bias, (int32_t *)data);
+    const int32_t out_off = q->output_offset, act_min = q->act_min, act_max = q->act_max;
+    if (full) {
+        vstrbq_s32(out + oc, mn_mve_requant(acc0, vldrwq_s32(q->mult + oc), vldrbq_s32(q->shift + oc), out_off,
+            act_min, act_max));
+        vstrbq_s32(out + oc + 4, mn_mve_requant(acc1, vldrwq_s32(q->mult + oc + 4), vldrbq_s32(q->shift + oc + 4),
+            out_off, act_min, act_max));
+    } else {
+        vstrbq_p_s32(out + oc, mn_mve_requant(acc0, vldrwq_z_s32(q->mult + oc, p0), vldrbq_z_s32(q->shift + oc, p0),
+            out_off, act_min, act_max), p0);
+        vstrbq_p_s32(out + oc + 4, mn_mve_requant(acc1, vldrwq_z_s32(q->mult + oc + 4, p1),
+            vldrbq_z_s32(q->shift + oc + 4, p1), out_off, act_min, act_max), p1);
+    }
 }
 
 static void dw_in1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
     const int8_t *filter, const int32_t *bias, int8_t *output, const mn_vbuf_t *buf) {
-    (void)filter;   /* transposed copy in buf->data */
-    (void)bias;
+    (void)bias;   /* folded into buf->data */
     const int32_t *folded = (const int32_t *)buf->data;
-    mn_mve_conv_im2col(g, q, input, (const int8_t *)(folded + g->out_c), folded, (int8_t *)buf->scratch, output);
+    int8_t *rows = (int8_t *)buf->scratch;
+    const int in_h = g->in_h, in_w = g->in_w, f_h = g->f_h, f_w = g->f_w, out_c = g->out_c;
+    const int width = dw_in1_width(g), pad_w = g->pad_w, stride_w = g->stride_w, dil_w = g->dil_w;
+    const int full_c = out_c & ~7;
+    const int8_t zp = (int8_t)-q->input_offset;
+    /* input columns [0, in_w) land at [pad_w, pad_w + in_w) of a padded row, clipped to width */
+    const int copy_lo = pad_w < width ? pad_w : width;
+    const int copy_n = in_w < width - copy_lo ? in_w : width - copy_lo;
+    for (int b = 0; b < g->batches; ++b) {
+        const int8_t *in_b = input + (size_t)b * in_h * in_w;
+        for (int oy = 0; oy < g->out_h; ++oy) {
+            for (int fy = 0; fy < f_h; ++fy) {
+                int8_t *row = rows + fy * width;
+                const int iy = oy * g->stride_h - g->pad_h + fy * g->dil_h;
+                if (iy < 0 || iy >= in_h) {
+                    mn_mve_fill(row, zp, width);
+                    continue;
+                }
+                mn_mve_fill(row, zp, copy_lo);
+                mn_mve_copy(row + copy_lo, in_b + (size_t)iy * in_w, copy_n);
+                mn_mve_fill(row + copy_lo + copy_n, zp, width - copy_lo - copy_n);
+            }
+            int8_t *out = output + (((size_t)b * g->out_h + oy) * g->out_w) * out_c;
+            for (int ox = 0; ox < g->out_w; ++ox) {
+                const int8_t *px = rows + ox * stride_w;
+                int oc = 0;
+                for (; oc < full_c; oc += 8) {
+                    dw_in1_channels(px, filter, folded, q, oc, 8, f_h, f_w, width, dil_w, out_c, out, true);
+                }
+                if (oc < out_c) {
+                    dw_in1_channels(px, filter, folded, q, oc, out_c - oc, f_h, f_w, width, dil_w, out_c, out, false);
+                }
+                out += out_c;
+            }
+        }
+    }
 }
 
 const mn_conv_s8_variant_t mn_mve_depthwise_s8_in1 = {
     "mve.depthwise_s8_in1", dw_in1_fits, dw_in1_scratch_bytes, dw_in1_data_bytes, dw_in1_precompute, dw_in1_run,
 };
+
 
 /* 3x3, multiplier 1, at least 8 channels: rows whose taps are all inside the input run their
  * interior pixels channel group by channel group, with the group's filter copied tap-major
