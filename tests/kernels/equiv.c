@@ -151,6 +151,20 @@ static void *scratch_buf(size_t bytes) {
     return bytes ? out_buf(bytes) : NULL;
 }
 
+/* Persistent data as the arena gives it: zero-filled (with a guard zone behind it too). */
+static void *data_buf(size_t bytes) {
+    void *p = bytes ? out_buf(bytes) : NULL;
+    if (p) {
+        memset(p, 0, bytes);
+    }
+    return p;
+}
+
+/* Whether a variant stayed inside the data and scratch it asked for. */
+static bool bufs_ok(const mn_vbuf_t *buf, size_t data, size_t scratch) {
+    return (!data || guard_ok(buf->data, data)) && (!scratch || guard_ok(buf->scratch, scratch));
+}
+
 /* ---- bookkeeping ------------------------------------------------------------------------------ */
 
 #define MAX_VARIANTS 64
@@ -368,14 +382,18 @@ static void test_conv_s8(bool depthwise) {
         mn_vbuf_t buf = { NULL, NULL };
         const size_t data = v->data_bytes ? v->data_bytes(&g) : 0;
         if (data) {
-            void *d = alloc(data);
-            memset(d, 0, data);   /* persistent memory is zero-filled */
+            void *d = data_buf(data);
             v->precompute(&g, &q, f, bias, d);
             buf.data = d;
         }
-        buf.scratch = scratch_buf(v->scratch_bytes ? v->scratch_bytes(&g) : 0);
+        const size_t scratch = v->scratch_bytes ? v->scratch_bytes(&g) : 0;
+        buf.scratch = scratch_buf(scratch);
         int8_t *got = out_buf(n_out);
         v->run(&g, &q, in, f, bias, got, &buf);
+        if (!bufs_ok(&buf, data, scratch)) {
+            record(v->name, false, "wrote past its data or scratch", 0, 0, 0);
+            continue;
+        }
         check_s8(v->name, what, got, want, n_out);
     }
 }
@@ -449,14 +467,18 @@ static void test_fc_s8(void) {
         mn_vbuf_t buf = { NULL, NULL };
         const size_t data = v->data_bytes ? v->data_bytes(&p) : 0;
         if (data) {
-            void *d = alloc(data);
-            memset(d, 0, data);
+            void *d = data_buf(data);
             v->precompute(&p, w, bias, d);
             buf.data = d;
         }
-        buf.scratch = scratch_buf(v->scratch_bytes ? v->scratch_bytes(&p) : 0);
+        const size_t scratch = v->scratch_bytes ? v->scratch_bytes(&p) : 0;
+        buf.scratch = scratch_buf(scratch);
         int8_t *got = out_buf(n_out);
         v->run(&p, in, w, bias, got, &buf);
+        if (!bufs_ok(&buf, data, scratch)) {
+            record(v->name, false, "wrote past its data or scratch", 0, 0, 0);
+            continue;
+        }
         check_s8(v->name, per_channel ? "fc_s8 per-channel" : "fc_s8 per-tensor", got, want, n_out);
     }
 }
