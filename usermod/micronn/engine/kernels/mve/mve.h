@@ -96,5 +96,6 @@ extern const mn_conv_s8_variant_t mn_mve_depthwise_s8_3x3;
 extern const mn_conv_s8_variant_t mn_mve_depthwise_s8_m1;
 extern const mn_conv_s8_variant_t mn_mve_depthwise_s8_mult;
 extern const mn_fc_s8_variant_t mn_mve_fc_s8;
+extern const mn_svdf_s8_variant_t mn_mve_svdf_s8;
 
 #endif /* MN_MVE_H */

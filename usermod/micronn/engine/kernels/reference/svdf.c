@@ -146,6 +146,8 @@ typedef struct {
     int act;
     int32_t scratch_idx, scratch_out_idx;
     uint8_t dtype;
+    const mn_svdf_s8_variant_t *variant;   /* optimized int8 compute function (mn_variants.h); NULL: reference */
+    void *vdata;                           /* its persistent data, or NULL */
 } svdf_data_t;
 
 static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
@@ -250,7 +252,20 @@ static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     }
     REF_TRY(mn_request_scratch(ctx, (size_t)p->batches * p->filters * elem, &d->scratch_idx));
     node->user_data = d;
+    d->variant = in->dtype == MN_INT8 ? mn_select_svdf_s8(p) : NULL;
+    d->vdata = NULL;
+    if (d->variant && d->variant->data_bytes) {
+        if (!(d->vdata = mn_alloc_persistent(ctx, d->variant->data_bytes(p)))) {
+            return MN_ERR_ARENA;
+        }
+        d->variant->precompute(p, (const int8_t *)wf->data, d->vdata);
+    }
     return MN_OK;
+}
+
+static const char *svdf_variant(const mn_node_t *node) {
+    const svdf_data_t *d = (const svdf_data_t *)node->user_data;
+    return d && d->variant ? d->variant->name : NULL;
 }
 
 static mn_status_t svdf_eval(mn_ctx_t *ctx, mn_node_t *node) {
@@ -262,7 +277,12 @@ static mn_status_t svdf_eval(mn_ctx_t *ctx, mn_node_t *node) {
     mn_tensor_t *state = mn_input(ctx, node, 4);
     mn_tensor_t *out = mn_output(ctx, node, 0);
     void *scratch = mn_get_scratch(ctx, d->scratch_idx);
-    if (d->dtype == MN_INT8) {
+    if (d->dtype == MN_INT8 && d->variant) {
+        const mn_vbuf_t buf = { NULL, d->vdata };
+        d->variant->run(&d->p, (const int8_t *)in->data, (const int8_t *)wf->data, (const int16_t *)wt->data,
+            bias ? (const int32_t *)bias->data : NULL, (int16_t *)state->data, (int32_t *)scratch,
+            (int32_t *)mn_get_scratch(ctx, d->scratch_out_idx), (int8_t *)out->data, &buf);
+    } else if (d->dtype == MN_INT8) {
         mn_svdf_s8(&d->p, (const int8_t *)in->data, (const int8_t *)wf->data, (const int16_t *)wt->data,
             bias ? (const int32_t *)bias->data : NULL, (int16_t *)state->data, (int32_t *)scratch,
             (int32_t *)mn_get_scratch(ctx, d->scratch_out_idx), (int8_t *)out->data);
@@ -274,6 +294,6 @@ static mn_status_t svdf_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_SVDF = { NULL, svdf_prepare, svdf_eval, NULL, NULL };
+const mn_kernel_t mn_kernel_SVDF = { NULL, svdf_prepare, svdf_eval, NULL, svdf_variant };
 
 #endif /* MICRONN_OP_SVDF */
