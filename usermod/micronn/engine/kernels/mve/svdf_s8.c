@@ -24,7 +24,7 @@ static void svdf_precompute(const mn_svdf_params_t *p, const int8_t *w_feature, 
     mn_mve_fold_offset(p->filters, p->input_size, -p->input_zp, w_feature, NULL, (int32_t *)data);
 }
 
-static int32_t dot_s16(const int16_t *a, const int16_t *b, int n) {
+static inline __attribute__((always_inline)) int32_t dot_s16(const int16_t *a, const int16_t *b, int n) {
     int32_t acc = 0;
     for (int i = 0; i < n; i += 8) {
         const mve_pred16_t pr = vctp16q((uint32_t)(n - i));
@@ -68,8 +68,14 @@ static void svdf_run(const mn_svdf_params_t *p, const int8_t *input, const int8_
     for (int b = 0; b < nb; ++b) {
         const int16_t *s = state + (size_t)b * nf * nm;
         int32_t *sc = scratch + (size_t)b * nf;
-        for (int f = 0; f < nf; ++f) {
-            sc[f] = dot_s16(w_time + (size_t)f * nm, s + (size_t)f * nm, nm);
+        if (nm == 8) {   /* one full vector per filter (a common memory size) */
+            for (int f = 0; f < nf; ++f) {
+                sc[f] = vmladavq_s16(vldrhq_s16(w_time + (size_t)f * 8), vldrhq_s16(s + (size_t)f * 8));
+            }
+        } else {
+            for (int f = 0; f < nf; ++f) {
+                sc[f] = dot_s16(w_time + (size_t)f * nm, s + (size_t)f * nm, nm);
+            }
         }
     }
 
