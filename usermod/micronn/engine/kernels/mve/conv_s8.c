@@ -36,6 +36,10 @@ static void conv_1x1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, cons
         for (int oy = 0; oy < g->out_h; ++oy) {
             const int8_t *px = input + (((size_t)b * g->in_h + (size_t)oy * g->stride_h) * g->in_w) * in_c;
             int8_t *out = output + (((size_t)b * g->out_h + oy) * g->out_w) * out_c;
+            if (in_c <= 16) {
+                mn_mve_matmul_short(px, px_step, g->out_w, filter, folded, in_c, out_c, q, out, (size_t)out_c);
+                continue;
+            }
             for (int ox = 0; ox < g->out_w; ++ox) {
                 mn_mve_matvec(px, filter, folded, in_c, out_c, q, out);
                 px += px_step;

@@ -76,6 +76,55 @@ void mn_mve_matvec(const int8_t *x, const int8_t *w, const int32_t *folded, int 
     }
 }
 
+void mn_mve_matmul_short(const int8_t *x, size_t x_step, int n_px, const int8_t *w, const int32_t *folded, int cols,
+    int rows, const mn_conv_quant_t *q, int8_t *out, size_t out_step) {
+    const int32_t out_off = q->output_offset, act_min = q->act_min, act_max = q->act_max;
+    const int32_t *const mult = q->mult;
+    const int8_t *const shift = q->shift;
+    const mve_pred16_t p = vctp8q((uint32_t)cols);
+    const size_t end = (size_t)rows * cols;
+    int o = 0;
+    for (; o + 4 <= rows; o += 4) {
+        const int8_t *w0 = w + (size_t)o * cols;
+        int8x16_t wv0, wv1, wv2, wv3;
+        if ((size_t)(o + 3) * cols + 16 <= end) {   /* the input is zero past cols: no predication needed */
+            wv0 = vldrbq_s8(w0);
+            wv1 = vldrbq_s8(w0 + cols);
+            wv2 = vldrbq_s8(w0 + 2 * cols);
+            wv3 = vldrbq_s8(w0 + 3 * cols);
+        } else {
+            wv0 = vldrbq_z_s8(w0, p);
+            wv1 = vldrbq_z_s8(w0 + cols, p);
+            wv2 = vldrbq_z_s8(w0 + 2 * cols, p);
+            wv3 = vldrbq_z_s8(w0 + 3 * cols, p);
+        }
+        const int8_t *px = x;
+        int8_t *op = out + o;
+        for (int i = 0; i < n_px; ++i) {
+            const int8x16_t xv = vldrbq_z_s8(px, p);
+            int32x4_t acc = vsetq_lane_s32(vmladavq_s8(xv, wv0), vdupq_n_s32(0), 0);
+            acc = vsetq_lane_s32(vmladavq_s8(xv, wv1), acc, 1);
+            acc = vsetq_lane_s32(vmladavq_s8(xv, wv2), acc, 2);
+            acc = vsetq_lane_s32(vmladavq_s8(xv, wv3), acc, 3);
+            acc = vaddq_s32(acc, vldrwq_s32(folded + o));
+            vstrbq_s32(op, mn_mve_requant(acc, vldrwq_s32(mult + o), vldrbq_s32(shift + o), out_off, act_min,
+                act_max));
+            px += x_step;
+            op += out_step;
+        }
+    }
+    for (; o < rows; ++o) {
+        const int8_t *px = x;
+        int8_t *op = out + o;
+        for (int i = 0; i < n_px; ++i) {
+            const int32_t acc = (int32_t)((uint32_t)folded[o] + (uint32_t)mn_mve_dot(px, w + (size_t)o * cols, cols));
+            *op = (int8_t)mn_clamp_i32(mn_add_wrap(mn_mul_by_qm(acc, mult[o], shift[o]), out_off), act_min, act_max);
+            px += x_step;
+            op += out_step;
+        }
+    }
+}
+
 void mn_mve_conv_im2col(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
     const int8_t *filter, const int32_t *folded, int8_t *col, int8_t *output) {
     const int in_h = g->in_h, in_w = g->in_w, in_c = g->in_c, f_h = g->f_h, f_w = g->f_w;

@@ -81,6 +81,11 @@ static inline int mn_mve_conv_k(const mn_conv_geom_t *g) {
 void mn_mve_conv_im2col(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
     const int8_t *filter, const int32_t *folded, int8_t *col, int8_t *output);
 
+/* mn_mve_matvec for n_px input vectors x + i * x_step of cols <= 16 (outputs out + i * out_step):
+ * output channels outer, so four filter rows stay in registers across the pixels. */
+void mn_mve_matmul_short(const int8_t *x, size_t x_step, int n_px, const int8_t *w, const int32_t *folded, int cols,
+    int rows, const mn_conv_quant_t *q, int8_t *out, size_t out_step);
+
 /* folded[o] = bias[o] + offset * sum_c w[o][c] (wrapping), for `rows` rows of `cols` weights. */
 void mn_mve_fold_offset(int rows, int cols, int32_t offset, const int8_t *w, const int32_t *bias,
     int32_t *folded);
