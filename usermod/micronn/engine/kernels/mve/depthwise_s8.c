@@ -283,6 +283,32 @@ MVE_INLINE void dw_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const 
     }
 }
 
+/* Zero-point-padded input rows: the f_h input rows output row oy reads (dilated), each as `width`
+ * pixels of in_c channels starting pad_w pixels left of the input, one after another in rows.
+ * Padded taps hold the zero point, so x + off is 0 there and every pixel can use the folded bias
+ * without bounds checks. */
+static int dw_pad_width(const mn_conv_geom_t *g) {
+    return (g->out_w - 1) * g->stride_w + (g->f_w - 1) * g->dil_w + 1;
+}
+
+static void dw_pad_rows(const mn_conv_geom_t *g, const int8_t *in_b, int oy, int8_t zp, int8_t *rows) {
+    const int in_w = g->in_w, in_c = g->in_c, width = dw_pad_width(g);
+    const int lo = g->pad_w < width ? g->pad_w : width;              /* input column 0 lands at lo */
+    const int n = in_w < width - lo ? in_w : width - lo;             /* input columns that fit */
+    const int pitch = width * in_c;
+    for (int fy = 0; fy < g->f_h; ++fy) {
+        int8_t *row = rows + (size_t)fy * pitch;
+        const int iy = oy * g->stride_h - g->pad_h + fy * g->dil_h;
+        if (iy < 0 || iy >= g->in_h) {
+            mn_mve_fill(row, zp, pitch);
+            continue;
+        }
+        mn_mve_fill(row, zp, lo * in_c);
+        mn_mve_copy(row + lo * in_c, in_b + (size_t)iy * in_w * in_c, n * in_c);
+        mn_mve_fill(row + (lo + n) * in_c, zp, (width - lo - n) * in_c);
+    }
+}
+
 /* Input depth 1 (e.g. a first layer on a grey image): every output channel reads the same input
  * value per tap, so 8 output channels accumulate x * filter[tap][oc..oc+7] with VMLA by that
  * scalar, the filter rows being contiguous already. The f_h input rows an output row needs are
@@ -293,13 +319,8 @@ static bool dw_in1_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
     return g->in_c == 1;
 }
 
-/* Padded width: every tap of every output column. */
-static int dw_in1_width(const mn_conv_geom_t *g) {
-    return (g->out_w - 1) * g->stride_w + (g->f_w - 1) * g->dil_w + 1;
-}
-
 static size_t dw_in1_scratch_bytes(const mn_conv_geom_t *g) {
-    return (size_t)g->f_h * (size_t)dw_in1_width(g);
+    return (size_t)g->f_h * (size_t)dw_pad_width(g);
 }
 
 static size_t dw_in1_data_bytes(const mn_conv_geom_t *g) {
@@ -349,26 +370,13 @@ static void dw_in1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const 
     const int32_t *folded = (const int32_t *)buf->data;
     int8_t *rows = (int8_t *)buf->scratch;
     const int in_h = g->in_h, in_w = g->in_w, f_h = g->f_h, f_w = g->f_w, out_c = g->out_c;
-    const int width = dw_in1_width(g), pad_w = g->pad_w, stride_w = g->stride_w, dil_w = g->dil_w;
+    const int width = dw_pad_width(g), stride_w = g->stride_w, dil_w = g->dil_w;
     const int full_c = out_c & ~7;
     const int8_t zp = (int8_t)-q->input_offset;
-    /* input columns [0, in_w) land at [pad_w, pad_w + in_w) of a padded row, clipped to width */
-    const int copy_lo = pad_w < width ? pad_w : width;
-    const int copy_n = in_w < width - copy_lo ? in_w : width - copy_lo;
     for (int b = 0; b < g->batches; ++b) {
         const int8_t *in_b = input + (size_t)b * in_h * in_w;
         for (int oy = 0; oy < g->out_h; ++oy) {
-            for (int fy = 0; fy < f_h; ++fy) {
-                int8_t *row = rows + fy * width;
-                const int iy = oy * g->stride_h - g->pad_h + fy * g->dil_h;
-                if (iy < 0 || iy >= in_h) {
-                    mn_mve_fill(row, zp, width);
-                    continue;
-                }
-                mn_mve_fill(row, zp, copy_lo);
-                mn_mve_copy(row + copy_lo, in_b + (size_t)iy * in_w, copy_n);
-                mn_mve_fill(row + copy_lo + copy_n, zp, width - copy_lo - copy_n);
-            }
+            dw_pad_rows(g, in_b, oy, zp, rows);
             int8_t *out = output + (((size_t)b * g->out_h + oy) * g->out_w) * out_c;
             for (int ox = 0; ox < g->out_w; ++ox) {
                 const int8_t *px = rows + ox * stride_w;
@@ -390,10 +398,10 @@ const mn_conv_s8_variant_t mn_mve_depthwise_s8_in1 = {
 };
 
 
-/* 3x3, multiplier 1, at least 8 channels: rows whose taps are all inside the input run their
- * interior pixels channel group by channel group, with the group's filter copied tap-major
- * (ft[group][tap][8], so its nine vectors are at fixed offsets); border pixels and leftover
- * channels take the general path. Data: folded[out_c], plain[out_c], ft. */
+/* 3x3, multiplier 1, at least 8 channels: each output row runs channel group by channel group over
+ * zero-point-padded copies of its three input rows (dw_pad_rows; scratch), with the group's filter
+ * copied tap-major (ft[group][tap][8], so its nine vectors are at fixed offsets); channels past the
+ * last full group take the predicated general loop. Data: folded[out_c], plain[out_c], ft. */
 static bool dw_3x3_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
     (void)q;
     return g->depth_mult == 1 && g->f_h == 3 && g->f_w == 3 && g->in_c >= 8;
@@ -463,63 +471,36 @@ static __attribute__((noinline)) void dw_3x3_segment(const int8_t *ip, const int
     }
 }
 
+static size_t dw_3x3_scratch_bytes(const mn_conv_geom_t *g) {
+    return (size_t)3 * dw_pad_width(g) * g->in_c;
+}
+
 static void dw_3x3_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
     const int8_t *filter, const int32_t *bias, int8_t *output, const mn_vbuf_t *buf) {
     (void)bias;   /* in buf->data */
     const int32_t *data = (const int32_t *)buf->data;
+    int8_t *rows = (int8_t *)buf->scratch;
     const int in_h = g->in_h, in_w = g->in_w, in_c = g->in_c, out_c = g->out_c, out_w = g->out_w;
-    const int dil_h = g->dil_h, dil_w = g->dil_w, stride_w = g->stride_w, full_c = in_c & ~7;
+    const int stride_w = g->stride_w, full_c = in_c & ~7;
+    const size_t pitch = (size_t)dw_pad_width(g) * in_c;
     const int8_t *ft = (const int8_t *)(data + 2 * out_c);
+    const int8_t zp = (int8_t)-q->input_offset;
     const dw_steps_t s = {
-        (size_t)dil_h * in_w * in_c, (size_t)dil_w * in_c, (size_t)3 * out_c, in_c, out_c, 1, q->input_offset,
+        pitch, (size_t)g->dil_w * in_c, (size_t)3 * out_c, in_c, out_c, 1, q->input_offset,
     };
-    /* output columns whose three taps are all inside: [ox_lo, ox_hi) */
-    int ox_lo = 0, ox_hi = out_w;
-    while (ox_lo < out_w && ox_lo * stride_w - g->pad_w < 0) {
-        ++ox_lo;
-    }
-    while (ox_hi > ox_lo && (ox_hi - 1) * stride_w - g->pad_w + 2 * dil_w >= in_w) {
-        --ox_hi;
-    }
     for (int b = 0; b < g->batches; ++b) {
         const int8_t *in_b = input + (size_t)b * in_h * in_w * in_c;
         for (int oy = 0; oy < g->out_h; ++oy) {
-            const int iy0 = oy * g->stride_h - g->pad_h;
-            int fy0, ny;
-            dw_axis(iy0, dil_h, in_h, 3, &fy0, &ny);
+            dw_pad_rows(g, in_b, oy, zp, rows);
             int8_t *out = output + (((size_t)b * g->out_h + oy) * out_w) * out_c;
-            const int lo = ny == 3 ? ox_lo : out_w, hi = ny == 3 ? ox_hi : out_w;
-            if (lo < hi) {
-                const int8_t *ip = in_b + ((size_t)iy0 * in_w + (lo * stride_w - g->pad_w)) * in_c;
-                for (int c = 0; c < full_c; c += 8) {
-                    dw_3x3_segment(ip + c, ft + (size_t)c * 9, data, q, c, out + (size_t)lo * out_c + c, hi - lo,
-                        (size_t)stride_w * in_c, (size_t)out_c, s.in_col, s.in_row);
-                }
+            for (int c = 0; c < full_c; c += 8) {
+                dw_3x3_segment(rows + c, ft + (size_t)c * 9, data, q, c, out + c, out_w, (size_t)stride_w * in_c,
+                    (size_t)out_c, s.in_col, pitch);
             }
-            for (int ox = 0; ox < out_w; ++ox) {
-                const int ix0 = ox * stride_w - g->pad_w;
-                const bool inside = ox >= lo && ox < hi;
-                if (inside && full_c == in_c) {
-                    continue;
-                }
-                dw_taps_t t;
-                int fx0;
-                dw_axis(ix0, dil_w, in_w, 3, &fx0, &t.nx);
-                t.interior = ny == 3 && t.nx == 3;
-                if (ny > 0 && t.nx > 0) {
-                    t.ny = ny;
-                    t.in = in_b + ((size_t)(iy0 + dil_h * fy0) * in_w + (ix0 + dil_w * fx0)) * in_c;
-                    t.f = filter + ((size_t)fy0 * 3 + fx0) * out_c;
-                } else {   /* no tap inside (possible with dilation): bias only, as the reference */
-                    t.ny = 0;
-                    t.in = in_b;
-                    t.f = filter;
-                }
-                int8_t *o = out + (size_t)ox * out_c;
-                if (inside) {   /* only the channels past the last full group */
-                    dw_m1_channels(&t, &s, data, q, full_c, in_c - full_c, o, true, false);
-                } else {
-                    dw_m1_pixel(&t, &s, data, q, o);
+            if (full_c < in_c) {   /* the channels past the last full group */
+                for (int ox = 0; ox < out_w; ++ox) {
+                    const dw_taps_t t = { rows + (size_t)ox * stride_w * in_c, filter, 3, 3, true };
+                    dw_m1_channels(&t, &s, data, q, full_c, in_c - full_c, out + (size_t)ox * out_c, true, false);
                 }
             }
         }
@@ -527,7 +508,7 @@ static void dw_3x3_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const 
 }
 
 const mn_conv_s8_variant_t mn_mve_depthwise_s8_3x3 = {
-    "mve.depthwise_s8_3x3", dw_3x3_fits, NULL, dw_3x3_data_bytes, dw_3x3_precompute, dw_3x3_run,
+    "mve.depthwise_s8_3x3", dw_3x3_fits, dw_3x3_scratch_bytes, dw_3x3_data_bytes, dw_3x3_precompute, dw_3x3_run,
 };
 
 static bool dw_m1_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
