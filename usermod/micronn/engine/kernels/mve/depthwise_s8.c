@@ -323,13 +323,58 @@ static size_t dw_in1_scratch_bytes(const mn_conv_geom_t *g) {
     return (size_t)g->f_h * (size_t)dw_pad_width(g);
 }
 
+static bool dw_in1_is_3x3(const mn_conv_geom_t *g) {
+    return g->f_h == 3 && g->f_w == 3 && g->dil_w == 1;
+}
+
+/* folded[out_c]; for 3x3 also the filter of each full group of 8 channels tap-major, ft[group][9][8] */
 static size_t dw_in1_data_bytes(const mn_conv_geom_t *g) {
-    return sizeof(int32_t) * (size_t)g->out_c;
+    return sizeof(int32_t) * (size_t)g->out_c + (dw_in1_is_3x3(g) ? (size_t)(g->out_c & ~7) * 9 : 0);
 }
 
 static void dw_in1_precompute(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *filter,
     const int32_t *bias, void *data) {
     dw_fold(g, q, filter, bias, (int32_t *)data, NULL);
+    if (dw_in1_is_3x3(g)) {
+        const int out_c = g->out_c;
+        int8_t *ft = (int8_t *)((int32_t *)data + out_c);
+        for (int c = 0; c + 8 <= out_c; c += 8) {
+            for (int t = 0; t < 9; ++t) {
+                for (int j = 0; j < 8; ++j) {
+                    *ft++ = filter[t * out_c + c + j];
+                }
+            }
+        }
+    }
+}
+
+/* The 3x3 (unit column dilation) case of dw_in1_channels for a full group: taps unrolled, input
+ * bytes and filter vectors at fixed offsets from three row pointers and the group's ft. */
+MVE_INLINE void dw_in1_3x3(const int8_t *px, int width, const int8_t *f, const int32_t *folded, const int32_t *mult,
+    const int8_t *shift, int32_t out_off, int32_t act_min, int32_t act_max, int8_t *out) {
+    int32x4_t acc0 = vldrwq_s32(folded), acc1 = vldrwq_s32(folded + 4);
+    /* the barriers pin each tap in place (GCC otherwise hoists all loads and spills) */
+#define IN1_TAP(x_, k_) do { \
+        const int32_t xv_ = (x_); \
+        acc0 = vmlaq_n_s32(acc0, vldrbq_s32(f + 8 * (k_)), xv_); \
+        acc1 = vmlaq_n_s32(acc1, vldrbq_s32(f + 8 * (k_) + 4), xv_); \
+        __asm__ volatile("" : "+w"(acc0), "+w"(acc1) :: "memory"); \
+    } while (0)
+    const int8_t *r = px;
+    IN1_TAP(r[0], 0);
+    IN1_TAP(r[1], 1);
+    IN1_TAP(r[2], 2);
+    r += width;
+    IN1_TAP(r[0], 3);
+    IN1_TAP(r[1], 4);
+    IN1_TAP(r[2], 5);
+    r += width;
+    IN1_TAP(r[0], 6);
+    IN1_TAP(r[1], 7);
+    IN1_TAP(r[2], 8);
+#undef IN1_TAP
+    vstrbq_s32(out, mn_mve_requant(acc0, vldrwq_s32(mult), vldrbq_s32(shift), out_off, act_min, act_max));
+    vstrbq_s32(out + 4, mn_mve_requant(acc1, vldrwq_s32(mult + 4), vldrbq_s32(shift + 4), out_off, act_min, act_max));
 }
 
 /* Channels oc..oc+7 (n valid) of output pixel px (its taps start at px in the padded rows). */
@@ -373,6 +418,11 @@ static void dw_in1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const 
     const int width = dw_pad_width(g), stride_w = g->stride_w, dil_w = g->dil_w;
     const int full_c = out_c & ~7;
     const int8_t zp = (int8_t)-q->input_offset;
+    const int8_t *ft = dw_in1_is_3x3(g) ? (const int8_t *)(folded + out_c) : NULL;
+    /* locals: the int8 output stores may alias *q, which would force reloads */
+    const int32_t out_off = q->output_offset, act_min = q->act_min, act_max = q->act_max;
+    const int32_t *const mult = q->mult;
+    const int8_t *const shift = q->shift;
     for (int b = 0; b < g->batches; ++b) {
         const int8_t *in_b = input + (size_t)b * in_h * in_w;
         for (int oy = 0; oy < g->out_h; ++oy) {
@@ -381,6 +431,12 @@ static void dw_in1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const 
             for (int ox = 0; ox < g->out_w; ++ox) {
                 const int8_t *px = rows + ox * stride_w;
                 int oc = 0;
+                if (ft) {
+                    for (; oc < full_c; oc += 8) {
+                        dw_in1_3x3(px, width, ft + oc * 9, folded + oc, mult + oc, shift + oc, out_off, act_min, act_max,
+                            out + oc);
+                    }
+                }
                 for (; oc < full_c; oc += 8) {
                     dw_in1_channels(px, filter, folded, q, oc, 8, f_h, f_w, width, dil_w, out_c, out, true);
                 }
