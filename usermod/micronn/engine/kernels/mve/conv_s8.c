@@ -32,6 +32,7 @@ static void conv_1x1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, cons
     const int in_c = g->in_c, out_c = g->out_c;
     const size_t px_step = (size_t)g->stride_w * in_c;
     const int32_t *const folded = (const int32_t *)buf->data;
+    const bool left = mn_mve_any_left(q->shift, out_c);
     for (int b = 0; b < g->batches; ++b) {
         for (int oy = 0; oy < g->out_h; ++oy) {
             const int8_t *px = input + (((size_t)b * g->in_h + (size_t)oy * g->stride_h) * g->in_w) * in_c;
@@ -41,7 +42,7 @@ static void conv_1x1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, cons
                 continue;
             }
             for (int ox = 0; ox < g->out_w; ++ox) {
-                mn_mve_matvec(px, filter, folded, in_c, out_c, q, out);
+                mn_mve_matvec(px, filter, folded, in_c, out_c, q, out, left);
                 px += px_step;
                 out += out_c;
             }

@@ -351,7 +351,7 @@ static void dw_in1_precompute(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
 /* The 3x3 (unit column dilation) case of dw_in1_channels for a full group: taps unrolled, input
  * bytes and filter vectors at fixed offsets from three row pointers and the group's ft. */
 MVE_INLINE void dw_in1_3x3(const int8_t *px, int width, const int8_t *f, const int32_t *folded, const int32_t *mult,
-    const int8_t *shift, int32_t out_off, int32_t act_min, int32_t act_max, int8_t *out) {
+    const int8_t *shift, int32_t out_off, int32_t act_min, int32_t act_max, int8_t *out, bool left) {
     int32x4_t acc0 = vldrwq_s32(folded), acc1 = vldrwq_s32(folded + 4);
     /* the barriers pin each tap in place (GCC otherwise hoists all loads and spills) */
 #define IN1_TAP(x_, k_) do { \
@@ -373,8 +373,9 @@ MVE_INLINE void dw_in1_3x3(const int8_t *px, int width, const int8_t *f, const i
     IN1_TAP(r[1], 7);
     IN1_TAP(r[2], 8);
 #undef IN1_TAP
-    vstrbq_s32(out, mn_mve_requant(acc0, vldrwq_s32(mult), vldrbq_s32(shift), out_off, act_min, act_max));
-    vstrbq_s32(out + 4, mn_mve_requant(acc1, vldrwq_s32(mult + 4), vldrbq_s32(shift + 4), out_off, act_min, act_max));
+    vstrbq_s32(out, mn_mve_requant_x(acc0, vldrwq_s32(mult), vldrbq_s32(shift), out_off, act_min, act_max, left));
+    vstrbq_s32(out + 4, mn_mve_requant_x(acc1, vldrwq_s32(mult + 4), vldrbq_s32(shift + 4), out_off, act_min, act_max,
+        left));
 }
 
 /* Channels oc..oc+7 (n valid) of output pixel px (its taps start at px in the padded rows). */
@@ -419,6 +420,7 @@ static void dw_in1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const 
     const int full_c = out_c & ~7;
     const int8_t zp = (int8_t)-q->input_offset;
     const int8_t *ft = dw_in1_is_3x3(g) ? (const int8_t *)(folded + out_c) : NULL;
+    const bool left = mn_mve_any_left(q->shift, out_c);
     /* locals: the int8 output stores may alias *q, which would force reloads */
     const int32_t out_off = q->output_offset, act_min = q->act_min, act_max = q->act_max;
     const int32_t *const mult = q->mult;
@@ -431,10 +433,15 @@ static void dw_in1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const 
             for (int ox = 0; ox < g->out_w; ++ox) {
                 const int8_t *px = rows + ox * stride_w;
                 int oc = 0;
-                if (ft) {
+                if (ft && !left) {
                     for (; oc < full_c; oc += 8) {
                         dw_in1_3x3(px, width, ft + oc * 9, folded + oc, mult + oc, shift + oc, out_off, act_min, act_max,
-                            out + oc);
+                            out + oc, false);
+                    }
+                } else if (ft) {
+                    for (; oc < full_c; oc += 8) {
+                        dw_in1_3x3(px, width, ft + oc * 9, folded + oc, mult + oc, shift + oc, out_off, act_min, act_max,
+                            out + oc, true);
                     }
                 }
                 for (; oc < full_c; oc += 8) {
@@ -481,10 +488,10 @@ static void dw_3x3_precompute(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
     }
 }
 
-/* n_px interior pixels of one row, channels c..c+7: ip/op at the first pixel's first tap/output. */
-static __attribute__((noinline)) void dw_3x3_segment(const int8_t *ip, const int8_t *ft, const int32_t *folded,
+/* n_px pixels of one row, channels c..c+7: ip/op at the first pixel's first tap/output. */
+MVE_INLINE void dw_3x3_segment_x(const int8_t *ip, const int8_t *ft, const int32_t *folded,
     const mn_conv_quant_t *q, int c, int8_t *op, int n_px, size_t px_step, size_t out_step, size_t in_col,
-    size_t in_row) {
+    size_t in_row, bool left) {
     /* locals: the int8 output stores may alias *q, which would force reloads */
     const int32_t out_off = q->output_offset, act_min = q->act_min, act_max = q->act_max;
     const int32_t *const mult = q->mult + c, *const init = folded + c;
@@ -516,14 +523,24 @@ static __attribute__((noinline)) void dw_3x3_segment(const int8_t *ip, const int
         DW_TAP(p + in_col, 7);
         DW_TAP(p + 2 * in_col, 8);
 #undef DW_TAP
-        const int32x4_t r_e = mn_mve_requant(acc_e, vldrwq_gather_shifted_offset_s32(mult, offs),
-            vldrbq_gather_offset_s32(shift, offs), out_off, act_min, act_max);
+        const int32x4_t r_e = mn_mve_requant_x(acc_e, vldrwq_gather_shifted_offset_s32(mult, offs),
+            vldrbq_gather_offset_s32(shift, offs), out_off, act_min, act_max, left);
         const int16x8_t r = vmovnbq_s32(vuninitializedq_s16(), r_e);
-        const int32x4_t r_o = mn_mve_requant(acc_o, vldrwq_gather_shifted_offset_s32(mult + 1, offs),
-            vldrbq_gather_offset_s32(shift + 1, offs), out_off, act_min, act_max);
+        const int32x4_t r_o = mn_mve_requant_x(acc_o, vldrwq_gather_shifted_offset_s32(mult + 1, offs),
+            vldrbq_gather_offset_s32(shift + 1, offs), out_off, act_min, act_max, left);
         vstrbq_s16(op, vmovntq_s32(r, r_o));
         ip += px_step;
         op += out_step;
+    }
+}
+
+static __attribute__((noinline)) void dw_3x3_segment(const int8_t *ip, const int8_t *ft, const int32_t *folded,
+    const mn_conv_quant_t *q, int c, int8_t *op, int n_px, size_t px_step, size_t out_step, size_t in_col,
+    size_t in_row) {
+    if (mn_mve_any_left(q->shift + c, 8)) {
+        dw_3x3_segment_x(ip, ft, folded, q, c, op, n_px, px_step, out_step, in_col, in_row, true);
+    } else {
+        dw_3x3_segment_x(ip, ft, folded, q, c, op, n_px, px_step, out_step, in_col, in_row, false);
     }
 }
 

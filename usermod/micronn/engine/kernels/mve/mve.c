@@ -25,17 +25,18 @@ int32_t mn_mve_sum(const int8_t *x, int n) {
 /* Requantize four accumulators (channels o..o+3, plus folded[o..o+3]) and store them. */
 static inline __attribute__((always_inline)) void matvec_store4(int32_t a0, int32_t a1, int32_t a2, int32_t a3,
     const int32_t *folded, const int32_t *mult, const int8_t *shift, int32_t out_off, int32_t act_min,
-    int32_t act_max, int o, int8_t *out) {
+    int32_t act_max, int o, int8_t *out, bool left) {
     int32x4_t acc = vsetq_lane_s32(a0, vdupq_n_s32(0), 0);
     acc = vsetq_lane_s32(a1, acc, 1);
     acc = vsetq_lane_s32(a2, acc, 2);
     acc = vsetq_lane_s32(a3, acc, 3);
     acc = vaddq_s32(acc, vldrwq_s32(folded + o));
-    vstrbq_s32(out + o, mn_mve_requant(acc, vldrwq_s32(mult + o), vldrbq_s32(shift + o), out_off, act_min, act_max));
+    vstrbq_s32(out + o, mn_mve_requant_x(acc, vldrwq_s32(mult + o), vldrbq_s32(shift + o), out_off, act_min, act_max,
+        left));
 }
 
-void mn_mve_matvec(const int8_t *x, const int8_t *w, const int32_t *folded, int cols, int rows,
-    const mn_conv_quant_t *q, int8_t *out) {
+static inline __attribute__((always_inline)) void matvec(const int8_t *x, const int8_t *w, const int32_t *folded,
+    int cols, int rows, const mn_conv_quant_t *q, int8_t *out, bool left) {
     /* locals: the int8 output stores may alias *q, which would force reloads */
     const int32_t out_off = q->output_offset, act_min = q->act_min, act_max = q->act_max;
     const int32_t *const mult = q->mult;
@@ -61,13 +62,14 @@ void mn_mve_matvec(const int8_t *x, const int8_t *w, const int32_t *folded, int 
                 a2 = vmladavq_s8(xv, vldrbq_z_s8(w0 + 2 * cols, p));
                 a3 = vmladavq_s8(xv, vldrbq_z_s8(w0 + 3 * cols, p));
             }
-            matvec_store4(a0, a1, a2, a3, folded, mult, shift, out_off, act_min, act_max, o, out);
+            matvec_store4(a0, a1, a2, a3, folded, mult, shift, out_off, act_min, act_max, o, out, left);
         }
     } else {
         for (; o + 4 <= rows; o += 4) {
             int32_t acc[4] = { 0, 0, 0, 0 };
             mn_mve_dot4(x, w + (size_t)o * cols, cols, acc);
-            matvec_store4(acc[0], acc[1], acc[2], acc[3], folded, mult, shift, out_off, act_min, act_max, o, out);
+            matvec_store4(acc[0], acc[1], acc[2], acc[3], folded, mult, shift, out_off, act_min, act_max, o, out,
+                left);
         }
     }
     for (; o < rows; ++o) {
@@ -76,8 +78,18 @@ void mn_mve_matvec(const int8_t *x, const int8_t *w, const int32_t *folded, int 
     }
 }
 
-void mn_mve_matmul_short(const int8_t *x, size_t x_step, int n_px, const int8_t *w, const int32_t *folded, int cols,
-    int rows, const mn_conv_quant_t *q, int8_t *out, size_t out_step) {
+void mn_mve_matvec(const int8_t *x, const int8_t *w, const int32_t *folded, int cols, int rows,
+    const mn_conv_quant_t *q, int8_t *out, bool left) {
+    if (left) {
+        matvec(x, w, folded, cols, rows, q, out, true);
+    } else {
+        matvec(x, w, folded, cols, rows, q, out, false);
+    }
+}
+
+static inline __attribute__((always_inline)) void matmul_short(const int8_t *x, size_t x_step, int n_px,
+    const int8_t *w, const int32_t *folded, int cols, int rows, const mn_conv_quant_t *q, int8_t *out, size_t out_step,
+    bool left) {
     const int32_t out_off = q->output_offset, act_min = q->act_min, act_max = q->act_max;
     const int32_t *const mult = q->mult;
     const int8_t *const shift = q->shift;
@@ -107,8 +119,8 @@ void mn_mve_matmul_short(const int8_t *x, size_t x_step, int n_px, const int8_t 
             acc = vsetq_lane_s32(vmladavq_s8(xv, wv2), acc, 2);
             acc = vsetq_lane_s32(vmladavq_s8(xv, wv3), acc, 3);
             acc = vaddq_s32(acc, vldrwq_s32(folded + o));
-            vstrbq_s32(op, mn_mve_requant(acc, vldrwq_s32(mult + o), vldrbq_s32(shift + o), out_off, act_min,
-                act_max));
+            vstrbq_s32(op, mn_mve_requant_x(acc, vldrwq_s32(mult + o), vldrbq_s32(shift + o), out_off, act_min,
+                act_max, left));
             px += x_step;
             op += out_step;
         }
@@ -125,10 +137,20 @@ void mn_mve_matmul_short(const int8_t *x, size_t x_step, int n_px, const int8_t 
     }
 }
 
+void mn_mve_matmul_short(const int8_t *x, size_t x_step, int n_px, const int8_t *w, const int32_t *folded, int cols,
+    int rows, const mn_conv_quant_t *q, int8_t *out, size_t out_step) {
+    if (mn_mve_any_left(q->shift, rows)) {
+        matmul_short(x, x_step, n_px, w, folded, cols, rows, q, out, out_step, true);
+    } else {
+        matmul_short(x, x_step, n_px, w, folded, cols, rows, q, out, out_step, false);
+    }
+}
+
 void mn_mve_conv_im2col(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
     const int8_t *filter, const int32_t *folded, int8_t *col, int8_t *output) {
     const int in_h = g->in_h, in_w = g->in_w, in_c = g->in_c, f_h = g->f_h, f_w = g->f_w;
     const int dil_h = g->dil_h, dil_w = g->dil_w, out_c = g->out_c, k = mn_mve_conv_k(g);
+    const bool left = mn_mve_any_left(q->shift, out_c);
     const int8_t zp = (int8_t)-q->input_offset;   /* the input's zero point: x + off == 0 */
     for (int b = 0; b < g->batches; ++b) {
         const int8_t *in_b = input + (size_t)b * in_h * in_w * in_c;
@@ -157,7 +179,7 @@ void mn_mve_conv_im2col(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const
                     }
                     dst += f_w * in_c;
                 }
-                mn_mve_matvec(col, filter, folded, k, out_c, q, out);
+                mn_mve_matvec(col, filter, folded, k, out_c, q, out, left);
                 out += out_c;
             }
         }

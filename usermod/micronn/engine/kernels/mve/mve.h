@@ -21,16 +21,32 @@
 
 #include <arm_mve.h>
 
-/* mn_mul_by_qm + output offset + clamp, per lane; shift > 0 = left, as mn_conv_quant_t. */
-static inline int32x4_t mn_mve_requant(int32x4_t acc, int32x4_t mult, int32x4_t shift, int32_t out_off,
-    int32_t act_min, int32_t act_max) {
+/* mn_mul_by_qm + output offset + clamp, per lane; shift > 0 = left, as mn_conv_quant_t. LEFT false
+ * promises no lane shifts left (the usual case: multipliers below one), which saves the left shift. */
+static inline __attribute__((always_inline)) int32x4_t mn_mve_requant_x(int32x4_t acc, int32x4_t mult,
+    int32x4_t shift, int32_t out_off, int32_t act_min, int32_t act_max, bool left) {
     const int32x4_t zero = vdupq_n_s32(0);
-    const int32x4_t right = vminq_s32(shift, zero);   /* -(right shift), 0 when shifting left */
-    int32x4_t x = vqrdmulhq_s32(vshlq_s32(acc, vmaxq_s32(shift, zero)), mult);
+    const int32x4_t right = left ? vminq_s32(shift, zero) : shift;   /* -(right shift), 0 when shifting left */
+    int32x4_t x = vqrdmulhq_s32(left ? vshlq_s32(acc, vmaxq_s32(shift, zero)) : acc, mult);
     /* -1 in lanes that are negative and will be shifted right (right < 0 has its sign bit set) */
     x = vqaddq_s32(x, vshrq_n_s32(vandq_s32(x, right), 31));
     x = vaddq_n_s32(vrshlq_s32(x, right), out_off);
     return vminq_s32(vmaxq_s32(x, vdupq_n_s32(act_min)), vdupq_n_s32(act_max));
+}
+
+static inline __attribute__((always_inline)) int32x4_t mn_mve_requant(int32x4_t acc, int32x4_t mult,
+    int32x4_t shift, int32_t out_off, int32_t act_min, int32_t act_max) {
+    return mn_mve_requant_x(acc, mult, shift, out_off, act_min, act_max, true);
+}
+
+/* Whether any of n per-channel shifts is a left shift (> 0). */
+static inline bool mn_mve_any_left(const int8_t *shift, int n) {
+    int8_t m = 0;
+    for (int i = 0; i < n; i += 16) {
+        const mve_pred16_t p = vctp8q((uint32_t)(n - i));
+        m = vmaxvq_p_s8(m, vldrbq_z_s8(shift + i, p), p);
+    }
+    return m > 0;
 }
 
 /* acc[r] += sum_c x[c] * w[r * cols + c] for the 4 rows r < 4 (wrapping 32-bit sums).
@@ -68,9 +84,10 @@ int32_t mn_mve_dot(const int8_t *x, const int8_t *w, int n);
 /* Sum of n int8 values (wrapping 32-bit). */
 int32_t mn_mve_sum(const int8_t *x, int n);
 
-/* out[o] = requant(folded[o] + sum_c w[o][c] * x[c]) for o < rows, per-channel mn_mul_by_qm. */
+/* out[o] = requant(folded[o] + sum_c w[o][c] * x[c]) for o < rows, per-channel mn_mul_by_qm; left:
+ * mn_mve_any_left(q->shift, rows). */
 void mn_mve_matvec(const int8_t *x, const int8_t *w, const int32_t *folded, int cols, int rows,
-    const mn_conv_quant_t *q, int8_t *out);
+    const mn_conv_quant_t *q, int8_t *out, bool left);
 
 /* Ungrouped convolution as one matrix-vector product per output pixel over its receptive field,
  * gathered into col (mn_mve_conv_k(g) bytes; taps outside the input hold the input zero point,
