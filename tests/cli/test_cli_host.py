@@ -87,7 +87,7 @@ def test_inspect_unsupported_op(cli, lsh_model):
     assert not j["supported"] and j["arena"]["bytes"] is None and j["host_arena"]["bytes"] is None
     assert [u["op"] for u in j["unsupported"]] == [0, 1, 2]  # every op, not just the first
     for u in j["unsupported"]:
-        assert u["name"] == "LSH_PROJECTION" and "unsupported op LSH_PROJECTION" in u["reason"]
+        assert u["name"] == "LSH_PROJECTION" and "micronn has no kernel for LSH_PROJECTION yet" in u["reason"]
         assert "int8" in u["dtypes"]
     r = cli("inspect", lsh_model)
     assert "3 of 3 operators are NOT supported" in r.out and "LSH_PROJECTION" in r.out

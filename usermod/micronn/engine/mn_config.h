@@ -4,7 +4,8 @@
  *
  * Op selection: a firmware links only the kernels it registers. MICRONN_OPS_ALL (default 1) is the
  * default for each MICRONN_OP_<NAME>; build e.g. with -DMICRONN_OPS_ALL=0 -DMICRONN_OP_CONV_2D=1 ...
- * to keep only what a model needs (`micronn inspect` lists a model's ops).
+ * to keep only what a model needs (`micronn inspect` lists a model's ops). mn_ops.h lists every
+ * kernel the engine has; each needs its block here.
  */
 #ifndef MN_CONFIG_H
 #define MN_CONFIG_H
@@ -58,6 +59,11 @@
 /* Keep the table of builtin op names (~3 KB of strings) for error messages and inspection. */
 #ifndef MICRONN_OP_NAMES
 #define MICRONN_OP_NAMES 1
+#endif
+
+/* Keep each kernel's dtype list (mn_ops.h, ~1 KB of strings) for `micronn.ops()` / inspection. */
+#ifndef MICRONN_OP_INFO
+#define MICRONN_OP_INFO MICRONN_OP_NAMES
 #endif
 
 /* Per-op profiling support (a tick function must still be given in mn_config_t). */

@@ -110,6 +110,8 @@ mn_status_t mn_err_set(mn_error_t *e, mn_status_t code, const char *fmt, ...);
 /* ---- registry (mn_registry.c) ------------------------------------------------------------- */
 
 const mn_kernel_t *mn_registry_find(const mn_config_t *cfg, int32_t builtin, const char *custom_name);
+/* The registry entry (user's cfg->ops first), usable or not; NULL if the engine has no kernel. */
+const mn_registration_t *mn_registry_lookup(const mn_config_t *cfg, int32_t builtin, const char *custom_name);
 
 /* ---- arena (mn_arena.c) --------------------------------------------------------------------- */
 
