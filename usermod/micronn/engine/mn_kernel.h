@@ -203,9 +203,12 @@ enum {
 #define MN_SVDF_RANK 0
 #define MN_SVDF_ACTIVATION 1
 #define MN_SVDF_ASYMMETRIC_QUANTIZE_INPUTS 2
-/* AddOptions */
+/* AddOptions (SubOptions has the same fields) */
 #define MN_ADD_ACTIVATION 0
 #define MN_ADD_POT_SCALE_INT16 1    /* bool, default true */
+/* MulOptions / DivOptions */
+#define MN_MUL_ACTIVATION 0
+#define MN_DIV_ACTIVATION 0
 /* UnidirectionalSequenceLSTMOptions */
 #define MN_LSTM_ACTIVATION 0
 #define MN_LSTM_CELL_CLIP 1         /* float */
