@@ -82,6 +82,19 @@ def binary(rng, op, dtype, shape1=(2, 3, 4), shape2=(2, 3, 4), act=ACT_NONE, pot
                 z1, z2 = z1 + 128, z2 + 128
         if same_q or op in ("MAXIMUM", "MINIMUM", "SELECT", "SELECT_V2"):
             s2, z2 = s1, z1
+        cmp_unit = None
+        if op in COMPARISONS:
+            # scales base or 2 * base: real values on a grid of 2 * base are exact in both, so
+            # equal and ordered pairs are both frequent (gen_for)
+            # (TFLite rescales by 256 * scale: below 1/256 per step, neighbours compare equal)
+            base = s1 / 2 if dt != np.int16 else float(rng.uniform(0.002, 0.01))
+            s1 = base * int(rng.integers(1, 3))
+            # EQUAL / NOT_EQUAL: one scale (zero points differ): with two scales TFLite's rescaled
+            # values of equal reals can differ in the last bit, and equality never happens
+            s2 = s1 if same_q or op in ("EQUAL", "NOT_EQUAL") else base * int(rng.integers(1, 3))
+            if dt == np.int16:
+                z1 = z2 = 0
+            cmp_unit = 2 * base
         if pot and dt == np.int16:
             so, zo = max(s1, s2), 0
         else:
@@ -92,8 +105,10 @@ def binary(rng, op, dtype, shape1=(2, 3, 4), shape2=(2, 3, 4), act=ACT_NONE, pot
         q1 = q2 = qo = {}
     ts = [T("input1", dt, shape1, **q1), T("input2", dt, shape2, **q2), T("output", out_dt, oshape, **qo)]
     otype, opts, fields = _options(op, act, pot)
-    return OpModel(getattr(BO, op), ts, [0, 1], [2], otype, opts, fields,
-                   desc=f"{op.lower()} {dtype} {shape1}*{shape2} a{act} pot{pot}")
+    m = OpModel(getattr(BO, op), ts, [0, 1], [2], otype, opts, fields,
+                desc=f"{op.lower()} {dtype} {shape1}*{shape2} a{act} pot{pot}")
+    m.cmp_unit = cmp_unit if q1 else None
+    return m
 
 
 def logical_not(rng, shape=(3, 5)):
@@ -117,16 +132,27 @@ def select(rng, op, dtype, cond_shape=(2, 3, 4), x_shape=(2, 3, 4), y_shape=(2, 
 
 # ---- inputs -------------------------------------------------------------------------------------
 
-def gen_for(op):
-    """Input generator for op: rng, T -> array."""
+def gen_for(op, model=None):
+    """Input generator for op (and its model, for quantized comparisons): rng, T -> array."""
+    unit = getattr(model, "cmp_unit", None)
+
     def gen(rng, t):
         if t.dtype == np.bool_:
-            return rng.integers(0, 2, t.shape).astype(np.bool_)
+            # mostly true for AND, mostly false for OR: both outcomes stay frequent when broadcast
+            p = {"LOGICAL_AND": 0.75, "LOGICAL_OR": 0.25}.get(op, 0.5)
+            return rng.random(t.shape) < p
+        if unit and t.scale:
+            # real values j * unit, j small: exactly representable in both inputs
+            step = int(round(unit / t.scale[0]))
+            n = int(np.prod(t.shape))
+            # every grid value in turn (shuffled): a small broadcast input still spans the grid
+            j = rng.permutation(np.resize(np.arange(-2, 3), n)).reshape(t.shape)
+            return (t.zp[0] + step * j).astype(t.dtype)
         small = op in COMPARISONS     # small ranges: equal values are frequent
         nonzero = op in ("DIV", "FLOOR_DIV", "FLOOR_MOD") and t.name == "input2"
         if t.dtype == np.float32:
             if small:
-                return np.round(rng.normal(0, 1.0, t.shape), 1).astype(np.float32)
+                return (rng.integers(-2, 3, t.shape) * 0.5).astype(np.float32)
             x = rng.normal(0, 2.0, t.shape).astype(np.float32)
             if nonzero:
                 x = np.where(np.abs(x) < 0.25, np.float32(0.5), x).astype(np.float32)
@@ -134,7 +160,7 @@ def gen_for(op):
         lo, hi = _RANGE.get(t.dtype, (-1000, 1000))
         if small:
             mid = (lo + hi) // 2
-            lo, hi = mid - 6, mid + 6
+            lo, hi = mid - 2, mid + 2
         elif op in ("FLOOR_DIV", "FLOOR_MOD", "DIV") or t.dtype == np.int32:
             lo, hi = max(lo, -1000), min(hi, 1000)
             if nonzero:
@@ -172,7 +198,12 @@ def _cases():
     for dt in ("int8", "int16", "int32", "uint8", "float32", "bool"):
         c[("SELECT", dt)] = lambda rng, dt=dt: select(rng, "SELECT", dt, (3,), (3, 2, 2), (3, 2, 2))
         c[("SELECT_V2", dt)] = lambda rng, dt=dt: select(rng, "SELECT_V2", dt, (2, 1, 4), (3, 1), (1, 3, 4))
-    return {k: (lambda rng, f=f, op=k[0]: (f(rng), gen_for(op))) for k, f in c.items()}
+    def case(f, op):
+        def build(rng):
+            m = f(rng)
+            return m, gen_for(op, m)
+        return build
+    return {k: case(f, k[0]) for k, f in c.items()}
 
 
 CASES = _cases()

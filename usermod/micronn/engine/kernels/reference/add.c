@@ -53,15 +53,15 @@ void mn_addsub_s16(const mn_add_quant_t *p, const mn_bcast_t *b, int sub,
     MN_BCAST_FOR(b, out[k] = (int16_t)addsub_one(p, in1[o1], in2[o2], sub));
 }
 
-void mn_addsub_s16_pot(const mn_addsub_pot_t *p, const mn_bcast_t *b, int sub,
+void mn_addsub_s16_pot(const mn_addsub_pot_t *p, size_t n, int sub,
     const int16_t *in1, const int16_t *in2, int16_t *out) {
     const int r1 = p->right_shift1, r2 = p->right_shift2;
-    MN_BCAST_FOR(b, {
-        const int32_t a = mn_rdbpot(in1[o1], r1);
-        const int32_t c = mn_rdbpot(in2[o2], r2);
+    for (size_t k = 0; k < n; ++k) {
+        const int32_t a = mn_rdbpot(in1[k], r1);
+        const int32_t c = mn_rdbpot(in2[k], r2);
         const int32_t v = mn_clamp_i32(sub ? a - c : a + c, INT16_MIN, INT16_MAX);
         out[k] = (int16_t)mn_clamp_i32(v, p->act_min, p->act_max);
-    });
+    }
 }
 
 void mn_add_f32(const mn_bcast_t *b, float act_min, float act_max,
@@ -119,6 +119,11 @@ static mn_status_t prepare_s16(mn_ctx_t *ctx, mn_node_t *node, add_data_t *d, co
     if (mn_opt_bool(node, MN_ADD_POT_SCALE_INT16, true) && pot_log2(in1->scale, &l1)
         && pot_log2(in2->scale, &l2) && pot_log2(out->scale, &lo2)) {
         const int s1 = l1 - lo2, s2 = l2 - lo2;
+        if (d->b.broadcast) {
+            /* LiteRT's reference kernel has no broadcasting form of this path (it aborts). */
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 power-of-two scales with broadcast shapes "
+                "not supported (set pot_scale_int16=false)");
+        }
         if ((s1 != 0 && s2 != 0) || s1 > 0 || s2 > 0 || s1 < -31 || s2 < -31) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 power-of-two scales: one input must have "
                 "the output's scale and the other a smaller one (shifts %d, %d)", s1, s2);
@@ -178,7 +183,7 @@ static mn_status_t addsub_eval(mn_ctx_t *ctx, mn_node_t *node) {
             break;
         case MN_INT16:
             if (d->pot) {
-                mn_addsub_s16_pot(&d->u.pot, &d->b, d->sub, (const int16_t *)a, (const int16_t *)c, (int16_t *)o);
+                mn_addsub_s16_pot(&d->u.pot, (size_t)d->b.size, d->sub, (const int16_t *)a, (const int16_t *)c, (int16_t *)o);
             } else {
                 mn_addsub_s16(&d->u.q, &d->b, d->sub, (const int16_t *)a, (const int16_t *)c, (int16_t *)o);
             }

@@ -206,13 +206,14 @@ void mn_addsub_s16(const mn_add_quant_t *p, const mn_bcast_t *b, int sub,
 void mn_addsub_s32(const mn_bcast_t *b, int sub, int32_t act_min, int32_t act_max,
     const int32_t *in1, const int32_t *in2, int32_t *out);
 
-/* int16 with power-of-two scales and zero points 0: each input is rounding-shifted right by its
- * shift (one of them is 0), then added / subtracted with 16-bit saturation. */
+/* int16 with power-of-two scales and zero points 0, same-shape inputs of n elements: each input
+ * is rounding-shifted right by its shift (one of them is 0), then added / subtracted with 16-bit
+ * saturation. */
 typedef struct {
     int right_shift1, right_shift2;   /* 0..31 */
     int32_t act_min, act_max;
 } mn_addsub_pot_t;
-void mn_addsub_s16_pot(const mn_addsub_pot_t *p, const mn_bcast_t *b, int sub,
+void mn_addsub_s16_pot(const mn_addsub_pot_t *p, size_t n, int sub,
     const int16_t *in1, const int16_t *in2, int16_t *out);
 
 /* ---- MUL ---------------------------------------------------------------- */
