@@ -191,7 +191,7 @@ def _cases():
         c[("SQUARED_DIFFERENCE", dt)] = lambda rng, dt=dt: binary(rng, "SQUARED_DIFFERENCE", dt, (2, 5), (1, 5))
     for op in COMPARISONS:
         for dt in ("int8", "uint8", "int16", "int32", "float32") + (("bool",) if op in ("EQUAL", "NOT_EQUAL") else ()):
-            c[(op, dt + "->bool")] = lambda rng, op=op, dt=dt: binary(rng, op, dt, (2, 3, 4), (3, 1))
+            c[(op, dt if dt == "bool" else dt + "->bool")] = lambda rng, op=op, dt=dt: binary(rng, op, dt, (2, 3, 4), (3, 1))
     for op in ("LOGICAL_AND", "LOGICAL_OR"):
         c[(op, "bool")] = lambda rng, op=op: binary(rng, op, "bool", (2, 3, 4), (4,))
     c[("LOGICAL_NOT", "bool")] = lambda rng: logical_not(rng)
