@@ -42,3 +42,15 @@ def test_claim(runner, rng, op, combo):
     assert G.signature(model, op) == combo, model.desc
     boolean = model.tensors[model.outputs[0]].dtype == bool
     check(runner, rng, model, gen=gen, max_saturated=None if boolean else 0.9)
+
+
+def test_readme_matrix_is_current():
+    """README.md's table is what `micronn ops --markdown` prints (tools/update_readme_matrix.py)."""
+    E = pytest.importorskip("micronn_tools.engine")
+    import update_readme_matrix as U
+    try:
+        E.kernels()
+    except OSError as e:
+        pytest.skip(f"no engine library: {e}")
+    text = (U.ROOT / "README.md").read_text()
+    assert U.updated(text) == text, "README.md support matrix is stale: run tools/update_readme_matrix.py"
