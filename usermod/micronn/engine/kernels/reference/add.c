@@ -8,7 +8,9 @@
 
 #if MICRONN_OP_ADD || MICRONN_OP_SUB
 
-void mn_add_quant_init(mn_add_quant_t *p, int left_shift, float in1_scale, int32_t in1_zp,
+/* int8 inputs are shifted left by 20 bits, int16 (zero points 0) by 15: both keep the sum of two
+ * rescaled inputs inside int32. */
+static void addsub_quant_init(mn_add_quant_t *p, int left_shift, float in1_scale, int32_t in1_zp,
     float in2_scale, int32_t in2_zp, float out_scale, int32_t out_zp,
     int32_t act_min, int32_t act_max) {
     p->input1_offset = -in1_zp;
@@ -28,6 +30,17 @@ void mn_add_quant_init(mn_add_quant_t *p, int left_shift, float in1_scale, int32
 
 /* One quantized element; sub selects input1 - input2 (the scaled values are subtracted, as
  * TFLite does, rather than negating a multiplier). */
+void mn_add_quant_init(mn_add_quant_t *p, float in1_scale, int32_t in1_zp,
+    float in2_scale, int32_t in2_zp, float out_scale, int32_t out_zp,
+    int32_t act_min, int32_t act_max) {
+    addsub_quant_init(p, 20, in1_scale, in1_zp, in2_scale, in2_zp, out_scale, out_zp, act_min, act_max);
+}
+
+void mn_add_quant_init_s16(mn_add_quant_t *p, float in1_scale, float in2_scale, float out_scale,
+    int32_t act_min, int32_t act_max) {
+    addsub_quant_init(p, 15, in1_scale, 0, in2_scale, 0, out_scale, 0, act_min, act_max);
+}
+
 static inline int32_t addsub_one(const mn_add_quant_t *p, int32_t a, int32_t b, int sub) {
     const int32_t x1 = mn_shl_wrap(p->input1_offset + a, p->left_shift);
     const int32_t x2 = mn_shl_wrap(p->input2_offset + b, p->left_shift);
@@ -135,7 +148,7 @@ static mn_status_t prepare_s16(mn_ctx_t *ctx, mn_node_t *node, add_data_t *d, co
         d->u.pot.act_max = hi;
         return MN_OK;
     }
-    mn_add_quant_init(&d->u.q, 15, in1->scale, 0, in2->scale, 0, out->scale, 0, lo, hi);
+    mn_add_quant_init_s16(&d->u.q, in1->scale, in2->scale, out->scale, lo, hi);
     return MN_OK;
 }
 
@@ -162,7 +175,7 @@ static mn_status_t addsub_prepare(mn_ctx_t *ctx, mn_node_t *node, int sub) {
         if (in1->dtype == MN_INT16) {
             REF_TRY(prepare_s16(ctx, node, d, in1, in2, out, lo, hi));
         } else {
-            mn_add_quant_init(&d->u.q, 20, in1->scale, in1->zero_point, in2->scale, in2->zero_point,
+            mn_add_quant_init(&d->u.q, in1->scale, in1->zero_point, in2->scale, in2->zero_point,
                 out->scale, out->zero_point, lo, hi);
         }
     } else {

@@ -187,7 +187,7 @@ int mn_bcast_init3(mn_bcast_t *b, const int32_t *d1, int n1, const int32_t *d2, 
         } \
     } while (0)
 
-void mn_add_quant_init(mn_add_quant_t *p, int left_shift, float in1_scale, int32_t in1_zp,
+void mn_add_quant_init(mn_add_quant_t *p, float in1_scale, int32_t in1_zp,
     float in2_scale, int32_t in2_zp, float out_scale, int32_t out_zp,
     int32_t act_min, int32_t act_max);
 void mn_add_s8(const mn_add_quant_t *p, const mn_bcast_t *b,
@@ -195,8 +195,10 @@ void mn_add_s8(const mn_add_quant_t *p, const mn_bcast_t *b,
 void mn_add_f32(const mn_bcast_t *b, float act_min, float act_max,
     const float *in1, const float *in2, float *out);
 
-/* SUB: the ADD parameters, input1 - input2. int16 general scales use mn_add_quant_t with
- * left_shift 15 (mn_add_quant_init's left_shift: 20 for int8, 15 for int16). */
+/* int16 (zero points 0), general scales: inputs shifted left by 15 instead of 20. */
+void mn_add_quant_init_s16(mn_add_quant_t *p, float in1_scale, float in2_scale, float out_scale,
+    int32_t act_min, int32_t act_max);
+/* SUB: the ADD parameters, input1 - input2. */
 void mn_sub_s8(const mn_add_quant_t *p, const mn_bcast_t *b,
     const int8_t *in1, const int8_t *in2, int8_t *out);
 void mn_sub_f32(const mn_bcast_t *b, float act_min, float act_max,
