@@ -58,7 +58,7 @@ def _q_for(rng, op, dtype, s1, s2):
         return s1 * s2 * span * span / 3.0 / ((hi - lo) / 8.0) * float(rng.uniform(0.8, 1.2)), zp
     if op == "SQUARED_DIFFERENCE":
         m = max(s1, s2) * span
-        return m * m / (hi - lo) * 0.5 * float(rng.uniform(0.8, 1.2)), lo + 5
+        return m * m / (hi - lo) * 2.5 * float(rng.uniform(0.8, 1.2)), lo + 5   # ~4x the mean square
     return s1, zp   # MAXIMUM / MINIMUM / SELECT: the inputs' quantization
 
 
