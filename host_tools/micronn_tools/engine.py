@@ -18,7 +18,7 @@ import numpy as np
 
 MAX_DIMS = 6
 
-OK, ERR_ARG, ERR_MODEL, ERR_UNSUPPORTED, ERR_ARENA, ERR_STATE, ERR_KERNEL = range(7)
+OK, ERR_ARG, ERR_MODEL, ERR_UNSUPPORTED, ERR_ARENA, ERR_STATE, ERR_KERNEL, ERR_ABORTED = range(8)
 
 PLANNERS = {"greedy": 0, "no_reuse": 1, "offline": 2}
 CFG_REUSE_INPUTS = 0x01
@@ -112,6 +112,8 @@ class _Config(ctypes.Structure):
         ("ticks_mask", ctypes.c_uint64),
         ("ops", ctypes.c_void_p),
         ("n_ops", ctypes.c_size_t),
+        ("should_stop", ctypes.c_void_p),
+        ("stop_user", ctypes.c_void_p),
     ]
 
 

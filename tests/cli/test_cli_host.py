@@ -283,8 +283,9 @@ class _FakeBoard:
         from micronn_tools.board import TransferError
         raise TransferError("no such file")
 
-    def put(self, data, remote, progress=None, chunk_size=4096, timeout=None):
+    def put(self, data, remote, progress=None, chunk_size=4096, timeout=None, settle=False):
         from micronn_tools.board import BoardCrash
+        assert settle, "the CLI must check the file after the board's own flush (soft reset)"
         self.puts += 1
         if progress:
             progress(len(data) // 2, len(data))
@@ -312,8 +313,9 @@ def test_put_retries_once_after_reset_then_fails_safely():
     b = _FakeBoard(fail_times=5)
     with pytest.raises(CliError) as e:
         put_verified(b, b"x" * 100, "m.tflite", args)
-    assert "failed" in str(e.value) and "nothing usable" in str(e.value)
-    assert b.removed == ["m.tflite"]          # a partial file is never left behind
+    assert "failed" in str(e.value) and "left as it was" in str(e.value)
+    # only the temporary file goes: a previous complete m.tflite stays (puts are atomic)
+    assert b.removed == ["m.tflite.mn-tmp"]
 
 
 # ---- ops (support matrix) -------------------------------------------------------------------------

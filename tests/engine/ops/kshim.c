@@ -76,6 +76,11 @@ mn_status_t mn_request_scratch(mn_ctx_t *ctx, size_t bytes, int32_t *index) {
     return MN_OK;
 }
 
+bool mn_sizing_only(const mn_ctx_t *ctx) {
+    (void)ctx;
+    return false;
+}
+
 void *mn_get_scratch(mn_ctx_t *ctx, int32_t index) {
     (void)ctx;
     return (index >= 0 && index < cur->n_scratch) ? cur->scratch[index] : NULL;

@@ -133,6 +133,15 @@ mn_status_t mn_request_scratch(mn_ctx_t *ctx, size_t bytes, int32_t *index);
 /* Scratch buffer pointer (eval only; MN_ARENA_ALIGN-aligned). NULL for a bad index. */
 void *mn_get_scratch(mn_ctx_t *ctx, int32_t index);
 
+/*
+ * True during the dry run that only sizes the arena (mn_arena_needed, e.g. Interpreter(m) without
+ * an arena size): prepare must request exactly the memory a real prepare requests, but may skip
+ * filling persistent data, and checks whose failures the real prepare that follows reports anyway
+ * (per-channel multiplier tables, precomputed weight sums). Not in mn_check_ops, which must find
+ * every error.
+ */
+bool mn_sizing_only(const mn_ctx_t *ctx);
+
 /* ---- errors ------------------------------------------------------------------------------- */
 
 /*

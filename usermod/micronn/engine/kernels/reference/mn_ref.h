@@ -147,15 +147,17 @@ typedef struct {
 } mn_bcast_t;
 
 /* Fill b from the two input shapes (right-aligned, numpy rules).  Returns 0,
- * or -1 if the shapes are not broadcast-compatible or have too many dims. */
+ * -1 if the shapes are not broadcast-compatible or have too many dims, -2 if the output would
+ * have more than INT32_MAX elements. */
 int mn_bcast_init(mn_bcast_t *b, const int32_t *d1, int n1, const int32_t *d2, int n2);
 /* The same for three inputs (d3 may be NULL for two). */
 int mn_bcast_init3(mn_bcast_t *b, const int32_t *d1, int n1, const int32_t *d2, int n2,
     const int32_t *d3, int n3);
 
 /*
- * Runs the statement (the macro's remaining arguments) once per output element k in row-major order, with o1, o2, o3 the matching element
- * offsets of the inputs (all equal to k when no input is broadcast).
+ * Runs the statement (the macro's remaining arguments) once per output element k in row-major
+ * order, with o1, o2, o3 the matching element offsets of the inputs (all equal to k when no input
+ * is broadcast).
  */
 #define MN_BCAST_FOR(b, ...) \
     do { \
@@ -340,6 +342,12 @@ typedef struct {
 void mn_svdf_s8(const mn_svdf_params_t *p, const int8_t *input,
     const int8_t *w_feature, const int16_t *w_time, const int32_t *bias,
     int16_t *state, int32_t *scratch, int32_t *scratch_out, int8_t *output);
+/* The steps of mn_svdf_s8 an optimized variant shares: shift every filter's memory by one (the
+ * whole buffer of total values left by one), and bias + rank reduction + requantization of the
+ * time-weighted sums in scratch into output. */
+void mn_svdf_shift_state_s16(int16_t *state, size_t total);
+void mn_svdf_s8_output(const mn_svdf_params_t *p, const int32_t *bias, const int32_t *scratch,
+    int32_t *scratch_out, int8_t *output);
 /* scratch: batches * filters floats. */
 void mn_svdf_f32(const mn_svdf_params_t *p, int act, const float *input,
     const float *w_feature, const float *w_time, const float *bias,

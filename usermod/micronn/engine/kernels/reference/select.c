@@ -68,10 +68,8 @@ static mn_status_t select_prepare(mn_ctx_t *ctx, mn_node_t *node, int v2) {
             cn = x->ndim;
         }
     }
-    if (mn_bcast_init3(&d->b, cdims, cn, x->dims, x->ndim, y->dims, y->ndim)) {
-        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input shapes (%d-D, %d-D, %d-D) cannot be broadcast",
-            cond->ndim, x->ndim, y->ndim);
-    }
+    REF_TRY(ref_bcast_status(ctx, mn_bcast_init3(&d->b, cdims, cn, x->dims, x->ndim, y->dims, y->ndim),
+        cond->ndim, x->ndim, y->ndim));
     if (mn_tensor_count(out) != (size_t)d->b.size) {
         return mn_fail(ctx, MN_ERR_MODEL, "output has %u elements, broadcast gives %d",
             (unsigned)mn_tensor_count(out), (int)d->b.size);
