@@ -17,14 +17,22 @@ TEST_MODELS := $(wildcard $(MODELS_DIR)/*.tflite)
 
 # MODELS="a.tflite b.tflite": freeze these models into the firmware (micronn.models) and link only
 # the kernels they use, as the engine reads them (micronn_tools.opset). OPS=all links every kernel;
-# OPS="CONV_2D ..." names the kernels explicitly.
+# OPS="CONV_2D ..." names the kernels explicitly. The build fails, naming the op, when the engine
+# cannot run one of the MODELS (no kernel for an op, or a kernel that refuses it) unless
+# ALLOW_UNSUPPORTED=1.
 MODEL_FILES := $(abspath $(MODELS))
+OPSET := PYTHONPATH=$(CURDIR)/host_tools $(PYTHON) -m micronn_tools.opset $(if $(filter-out 0,$(ALLOW_UNSUPPORTED)),--allow-unsupported)
+ifneq ($(MODELS),)
+CHECK_MODELS_CMD := $(OPSET) $(MODEL_FILES) >/dev/null
+else
+CHECK_MODELS_CMD := true
+endif
 ifeq ($(OPS),all)
 OPS_CMD := echo
 else ifneq ($(OPS),)
 OPS_CMD := echo $(OPS)
 else ifneq ($(MODELS),)
-OPS_CMD := $(PYTHON) -m micronn_tools.opset $(MODEL_FILES)
+OPS_CMD := $(OPSET) $(MODEL_FILES) 2>/dev/null
 else
 OPS_CMD := echo
 endif
@@ -39,6 +47,7 @@ help:
 	@echo "make firmware BOARD=X      build one board (default $(BOARD)); boards: $(ALL_BOARDS)"
 	@echo "make firmware BOARD=X MODELS=\"a.tflite ...\" [OPS=all]"
 	@echo "                           freeze models into X, link only the kernels they use"
+	@echo "                           (fails naming the op if micronn cannot run a model; ALLOW_UNSUPPORTED=1)"
 	@echo "make firmware BOARD=X KERNELS=reference"
 	@echo "                           reference kernels only (default: the board's optimized backends)"
 	@echo "make firmware-all          build every board"
@@ -74,7 +83,8 @@ BUILD_FIRMWARE = $(MAKE) -C port -j$(JOBS) BOARD=$(BOARD) USER_C_MODULES=$(USERM
 endif
 
 firmware: $(SETUP_DONE)
-	@ops="$$($(OPS_CMD))" || exit 1; \
+	@$(CHECK_MODELS_CMD) || exit 1; \
+	ops="$$($(OPS_CMD))" || exit 1; \
 	echo "firmware $(BOARD): models: $(if $(MODELS),$(notdir $(MODEL_FILES)),none); ops: $${ops:-all}"; \
 	$(BUILD_FIRMWARE) MICRONN_MODELS="$(MODEL_FILES)" MICRONN_OPS="$$ops"
 

@@ -199,19 +199,31 @@ def board_ops(board, timeout):
         raise
 
 
+def _ops_desc(missing):
+    return ", ".join(f"{n} (op{'s' if len(v) > 1 else ''} {', '.join(map(str, v))})"
+                     for n, v in sorted(missing.items()))
+
+
 def check_firmware_ops(board, model, timeout):
-    """CliError naming every op of ``model`` (engine.Model) the firmware lacks."""
+    """CliError naming every op of ``model`` (engine.Model) the firmware lacks, telling apart ops
+    micronn has no kernel for (no firmware can run them) from kernels this firmware was built
+    without (a rebuild helps)."""
     have = board_ops(board, timeout)
-    missing = {}
+    not_built, none = {}, {}
     for op in model.ops():
         if op["name"] not in have:
-            missing.setdefault(op["name"], []).append(op["index"])
-    if missing:
-        desc = ", ".join(f"{n} (op{'s' if len(v) > 1 else ''} {', '.join(map(str, v))})"
-                         for n, v in sorted(missing.items()))
-        raise CliError(f"the firmware on {board.name} has no kernel for: {desc}. It has: "
-                       f"{', '.join(sorted(have)) or 'none'}. Rebuild it with those ops "
-                       "(MICRONN_OPS) or use another firmware")
+            (none if op.get("kernel") == "none" else not_built).setdefault(op["name"], []).append(op["index"])
+    if not (none or not_built):
+        return
+    parts = []
+    if none:
+        parts.append(f"micronn has no kernel for {_ops_desc(none)} yet, so no firmware can run this model")
+    if not_built:
+        ops = " ".join(sorted(not_built))
+        parts.append(f"the firmware on {board.name} was built without the kernel"
+                     f"{'s' if len(not_built) > 1 else ''} for {_ops_desc(not_built)}; rebuild it with "
+                     f"`make firmware BOARD={board.name} MODELS=<this model>` (or OPS=\"{ops} ...\" / OPS=all)")
+    raise CliError("; ".join(parts) + f". The firmware has: {', '.join(sorted(have)) or 'none'}")
 
 
 def find_frozen(board, data, timeout):

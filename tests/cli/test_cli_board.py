@@ -149,7 +149,7 @@ def test_bench_json_and_plot(cli, model, default_board, tmp_path):
 def test_run_names_ops_missing_from_firmware(cli, lsh_model, default_board):
     r = cli("run", lsh_model, "--zeros")
     assert r.code == 1, r
-    assert "no kernel for: LSH_PROJECTION (ops 0, 1, 2)" in r.err
+    assert "micronn has no kernel for LSH_PROJECTION (ops 0, 1, 2) yet" in r.err, r
 
 
 def test_run_timeout_is_reported(cli, model, default_board):

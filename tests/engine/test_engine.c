@@ -129,7 +129,7 @@ static void fake_free(mn_ctx_t *ctx, mn_node_t *node) {
 }
 
 static const mn_kernel_t fake_fc = { fake_init, fake_prepare, fake_eval, fake_free, NULL };
-static const mn_registration_t fake_ops[] = { { MN_BUILTIN_FULLY_CONNECTED, NULL, &fake_fc } };
+static const mn_registration_t fake_ops[] = { { MN_BUILTIN_FULLY_CONNECTED, NULL, &fake_fc, 0, 0, NULL } };
 
 static uint64_t fake_clock;
 static uint64_t fake_ticks(void *user) {
@@ -142,7 +142,7 @@ static mn_status_t failing_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input dtype %s not supported (param %d)", mn_dtype_name(MN_INT16), 42);
 }
 static const mn_kernel_t failing_fc = { NULL, failing_prepare, fake_eval, NULL, NULL };
-static const mn_registration_t failing_ops[] = { { MN_BUILTIN_FULLY_CONNECTED, NULL, &failing_fc } };
+static const mn_registration_t failing_ops[] = { { MN_BUILTIN_FULLY_CONNECTED, NULL, &failing_fc, 0, 0, NULL } };
 
 /* ---- tests ------------------------------------------------------------------------------------ */
 
@@ -520,7 +520,7 @@ static void test_unsupported(void) {
     mn_interp_t it;
     mn_interp_init(&it, &m, arena, sizeof arena, NULL);
     CHECK(mn_interp_prepare(&it) == MN_ERR_UNSUPPORTED);
-    CHECK_MSG(strstr(it.err.msg, "unsupported op LSH_PROJECTION (builtin 15") != NULL, "%s", it.err.msg);
+    CHECK_MSG(strstr(it.err.msg, "op 0 LSH_PROJECTION: micronn has no kernel for LSH_PROJECTION yet (builtin 15)") != NULL, "%s", it.err.msg);
     free(b);
 }
 
@@ -540,7 +540,7 @@ static mn_status_t picky_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 static const mn_kernel_t picky_kernel = { NULL, picky_prepare, picky_eval, NULL, NULL };
-static const mn_registration_t picky_ops[] = { { 9 /* FULLY_CONNECTED */, NULL, &picky_kernel } };
+static const mn_registration_t picky_ops[] = { { 9 /* FULLY_CONNECTED */, NULL, &picky_kernel, 0, 0, NULL } };
 
 static void test_check_ops(void) {
     static uint8_t work[256 * 1024];
@@ -614,7 +614,7 @@ static void test_check_ops(void) {
     CHECK(mn_check_ops(&m, NULL, work, sizeof work, res, 64, &failed, &need, &err) == MN_ERR_UNSUPPORTED);
     CHECK(failed == 3);
     for (int i = 0; i < 3; i++) {
-        CHECK_MSG(res[i].status == MN_ERR_UNSUPPORTED && strstr(res[i].msg, "unsupported op LSH_PROJECTION"),
+        CHECK_MSG(res[i].status == MN_ERR_UNSUPPORTED && strstr(res[i].msg, "micronn has no kernel for LSH_PROJECTION yet"),
             "%s", res[i].msg);
     }
     free(b);

@@ -124,7 +124,7 @@ def test_unsupported_op_named(engine, hello):
     assert "SVDF" in str(ei.value)
     mt.operatorCodes[0].builtinCode = 15   # LSH_PROJECTION: no kernel in any build
     mt.operatorCodes[0].deprecatedBuiltinCode = 15
-    expect_error(engine, to_bytes(mt), engine.ERR_UNSUPPORTED, "unsupported op LSH_PROJECTION (builtin 15")
+    expect_error(engine, to_bytes(mt), engine.ERR_UNSUPPORTED, "op 0 LSH_PROJECTION: micronn has no kernel for LSH_PROJECTION yet (builtin 15)")
 
 
 def test_custom_op_named(engine, hello):

@@ -114,38 +114,52 @@ size_t micronn_arena_needed(const mn_model_t *model, const mn_config_t *cfg) {
     raise_copy(st, &err);
 }
 
-// NotImplementedError naming every op the firmware has no kernel for, if there is any.
-static void check_ops(const mn_model_t *m, const mn_config_t *cfg) {
-    size_t n = mn_model_num_ops(m);
-    vstr_t msg;
-    bool any = false;
+// Append the ops of kernel state `state` (MN_KERNEL_*) to msg as "NAME (op i), ...";
+// returns how many there were.
+static size_t add_ops_in_state(vstr_t *msg, const mn_model_t *m, const mn_config_t *cfg, int state) {
+    size_t n = mn_model_num_ops(m), count = 0;
     for (size_t i = 0; i < n; i++) {
         mn_op_info_t info;
         if (mn_model_op_info(m, i, &info) != MN_OK) {
             raise_copy(MN_ERR_MODEL, &m->err);
         }
-        if (cfg->ops != NULL && !info.supported) {
-            info.supported = mn_op_supported(cfg, info.builtin, info.name);
-        }
-        if (info.supported) {
+        if (mn_op_kernel_state(cfg, info.builtin, info.name) != state) {
             continue;
         }
-        if (!any) {
-            vstr_init(&msg, 64);
-            vstr_add_str(&msg, "unsupported ops: ");
-            any = true;
-        } else {
-            vstr_add_str(&msg, ", ");
-        }
+        vstr_add_str(msg, count++ ? ", " : "");
         if (info.name[0] == '?' || info.name[0] == '\0') {
-            vstr_printf(&msg, "builtin %d (op %u)", (int)info.builtin, (unsigned)i);
+            vstr_printf(msg, "builtin %d (op %u)", (int)info.builtin, (unsigned)i);
         } else {
-            vstr_printf(&msg, "%s (op %u)", info.name, (unsigned)i);
+            vstr_printf(msg, "%s (op %u)", info.name, (unsigned)i);
         }
     }
-    if (any) {
+    return count;
+}
+
+// NotImplementedError naming every op the firmware has no kernel for, if there is any, telling
+// ops micronn has no kernel for apart from kernels this firmware was built without.
+static void check_ops(const mn_model_t *m, const mn_config_t *cfg) {
+    vstr_t msg;
+    vstr_init(&msg, 64);
+    vstr_add_str(&msg, "unsupported ops: ");
+    size_t len0 = msg.len;
+    if (add_ops_in_state(&msg, m, cfg, MN_KERNEL_NONE)) {
+        vstr_add_str(&msg, ": micronn has no kernel for these yet");
+    }
+    size_t len1 = msg.len;
+    if (len1 > len0) {
+        vstr_add_str(&msg, "; ");
+    }
+    if (add_ops_in_state(&msg, m, cfg, MN_KERNEL_NOT_BUILT)) {
+        vstr_add_str(&msg, ": this firmware was built without these kernels (rebuild it with OPS=... "
+            "or MODELS=<this model>)");
+    } else {
+        msg.len = len1;
+    }
+    if (msg.len > len0) {
         mp_raise_msg_varg(&mp_type_NotImplementedError, MP_ERROR_TEXT("%s"), vstr_null_terminated_str(&msg));
     }
+    vstr_clear(&msg);
 }
 
 // Interpreter(model, arena_size=None, arena=None, *, profile=False, preserve_all=False,

@@ -389,6 +389,26 @@ const char *mn_kernel_backend(size_t i);
 /* Is there a kernel in this build (or in cfg->ops) for builtin code / custom name? */
 int mn_op_supported(const mn_config_t *cfg, int32_t builtin, const char *custom_name);
 
+/* Whether the engine has a kernel for an op, and whether this build links it. */
+#define MN_KERNEL_NONE 0        /* the engine has no kernel for it (yet) */
+#define MN_KERNEL_NOT_BUILT 1   /* the engine has one, this build was made without it */
+#define MN_KERNEL_LINKED 2      /* in this build (or in cfg->ops) */
+int mn_op_kernel_state(const mn_config_t *cfg, int32_t builtin, const char *custom_name);
+
+/* Every builtin kernel of the engine source (mn_ops.h), linked or not. */
+typedef struct mn_op_kernel_info {
+    int32_t builtin;
+    int32_t max_version;        /* highest opcode version implemented */
+    int32_t options_type;       /* builtin options table of the op (MN_OPTIONS_*; 0 = none) */
+    const char *dtypes;         /* dtype combinations, e.g. "int8 int16 float32" (NULL if
+                                 * compiled out: MICRONN_OP_INFO=0) */
+    int linked;                 /* 1 if this build has the kernel */
+} mn_op_kernel_info_t;
+/* Fill *out for the i-th kernel (i = 0, 1, ...); returns 0 past the last one. */
+int mn_op_kernel_info(size_t i, mn_op_kernel_info_t *out);
+/* Name of a builtin options table type ("AddOptions"), "NONE" for 0, "?" if unknown. */
+const char *mn_options_name(int32_t options_type);
+
 /* ---- inspection helpers (for host tools such as `micronn inspect`) ---------------------------- */
 
 /* Which operand list of an operator mn_model_op_tensor() reads. */

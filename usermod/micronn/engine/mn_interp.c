@@ -236,14 +236,35 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
     node->builtin = mn_opcode_builtin(b, oc);
     node->version = fb_i32(b, oc, F_OC_VERSION, 1);
     const char *custom = fb_str(b, oc, F_OC_CUSTOM_CODE);
+    const mn_registration_t *reg = mn_registry_lookup(&it->cfg, node->builtin, custom);
     node->kernel = mn_registry_find(&it->cfg, node->builtin, custom);
     if (!node->kernel) {
         if (node->builtin == MN_BUILTIN_CUSTOM) {
             return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "unsupported custom op \"%s\" (op %u)",
                 custom ? custom : "", (unsigned)i);
         }
-        return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "unsupported op %s (builtin %d, op %u)",
-            mn_op_name(node->builtin), (int)node->builtin, (unsigned)i);
+        if (reg) {
+            return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u %s: this firmware was built without "
+                "the %s kernel (rebuild with OPS=%s or MODELS=<this model>)", (unsigned)i,
+                mn_op_name(node->builtin), mn_op_name(node->builtin), mn_op_name(node->builtin));
+        }
+        return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u %s: micronn has no kernel for %s yet "
+            "(builtin %d)", (unsigned)i, mn_op_name(node->builtin), mn_op_name(node->builtin),
+            (int)node->builtin);
+    }
+    /* Options are read by field id, which only means something in the op's own options table. */
+    node->options_type = (uint8_t)fb_u8(b, o, F_OP_OPTIONS_TYPE, 0);
+    if (reg && reg->max_version) {
+        if (node->version < 1 || node->version > reg->max_version) {
+            return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u %s: opcode version %d not supported "
+                "(the kernel implements versions 1 to %d)", (unsigned)i, node_name(it, node),
+                (int)node->version, (int)reg->max_version);
+        }
+        if (node->options_type != MN_OPTIONS_NONE && node->options_type != reg->options_type) {
+            return mn_err_set(&it->err, MN_ERR_MODEL, "op %u %s: builtin options table is %s, "
+                "%s takes %s", (unsigned)i, node_name(it, node), mn_options_name(node->options_type),
+                node_name(it, node), mn_options_name(reg->options_type));
+        }
     }
     fb_vec(b, o, F_OP_INPUTS, &nin);
     fb_vec(b, o, F_OP_OUTPUTS, &nout);
@@ -264,7 +285,6 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
                 (unsigned)i, node_name(it, node), (int)t);
         }
     }
-    node->options_type = (uint8_t)fb_u8(b, o, F_OP_OPTIONS_TYPE, 0);
     uint32_t opt = fb_ref(b, o, F_OP_OPTIONS);
     node->options = opt ? b + opt : NULL;
     uint32_t co = fb_vec(b, o, F_OP_CUSTOM_OPTIONS, &cn);

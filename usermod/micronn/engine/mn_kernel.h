@@ -61,6 +61,11 @@ typedef struct mn_registration {
     int32_t builtin;
     const char *custom_name;
     const mn_kernel_t *kernel;
+    /* Highest opcode version the kernel implements; 0 (zero-initialised entries passed in
+     * mn_config_t.ops): no version or options check for this entry. */
+    uint8_t max_version;
+    uint8_t options_type;       /* MN_OPTIONS_* the operator's options table must have (or none) */
+    const char *dtypes;         /* dtype combinations implemented (mn_ops.h), or NULL */
 } mn_registration_t;
 
 /* One operator instance (lives in the persistent arena). */
@@ -207,9 +212,12 @@ enum {
 #define MN_SVDF_RANK 0
 #define MN_SVDF_ACTIVATION 1
 #define MN_SVDF_ASYMMETRIC_QUANTIZE_INPUTS 2
-/* AddOptions */
+/* AddOptions (SubOptions has the same fields) */
 #define MN_ADD_ACTIVATION 0
 #define MN_ADD_POT_SCALE_INT16 1    /* bool, default true */
+/* MulOptions / DivOptions */
+#define MN_MUL_ACTIVATION 0
+#define MN_DIV_ACTIVATION 0
 /* UnidirectionalSequenceLSTMOptions */
 #define MN_LSTM_ACTIVATION 0
 #define MN_LSTM_CELL_CLIP 1         /* float */
