@@ -328,6 +328,13 @@ class Board:
         return f"<{type(self).__name__} {self.name}>"
 
 
+#: Seconds mpremote may wait for one protocol byte. An emulated board on a loaded 2-core host was
+#: seen to take over 5 s to acknowledge a raw-paste window (the old value): that desynchronised
+#: the protocol ("unexpected read during raw paste: b''"). A dead board is still caught by the
+#: overall timeout of each call.
+PROTOCOL_READ_TIMEOUT = 30.0
+
+
 class _PushbackSerial:
     """Wraps the pyserial object inside mpremote's transport so bytes we read in bulk past the
     end of a reply (typically the raw REPL's next ``>`` prompt) can be handed back to it."""
@@ -392,8 +399,9 @@ class SerialBoard(Board):
         deadline = time.monotonic() + max(wait, 0)
         while True:
             try:
-                # The serial timeout bounds mpremote's fixed-size reads; our own reads poll.
-                self.transport = SerialTransport(self.url, baudrate=self.baudrate, timeout=5)
+                # The serial timeout bounds mpremote's fixed-size reads (raw-paste window
+                # acknowledgements among them); our own reads poll with their own deadlines.
+                self.transport = SerialTransport(self.url, baudrate=self.baudrate, timeout=PROTOCOL_READ_TIMEOUT)
                 break
             except (TransportError, OSError, serial.SerialException) as e:
                 if time.monotonic() >= deadline:
