@@ -122,6 +122,7 @@ static void dw1_row(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int
     const int C = g->in_c, taps = g->f_h * g->f_w;
     const int32_t out_off = q->output_offset, lo = q->act_min, hi = q->act_max;
     const bool full = lo == -128 && hi == 127;
+    const int32_t c1 = 1 + 2 * out_off;
     const size_t px_step = (size_t)g->stride_w * C;
     int32_t wx[2 * DW1_MAX_TAPS];
     for (int c = 0; c + 4 <= C; c += 4) {
@@ -130,11 +131,10 @@ static void dw1_row(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int
             wx[2 * t] = __sxtb16(w);
             wx[2 * t + 1] = dsp_sxtb16_ror8(w);
         }
-        int32_t m[4], r[4], rnd[4];
+        int32_t m[4], r1[4];
         for (int i = 0; i < 4; ++i) {
             m[i] = q->mult[c + i];
-            r[i] = -q->shift[c + i];
-            rnd[i] = (int32_t)((1u << r[i]) >> 1);
+            r1[i] = -q->shift[c + i] - 1;
         }
         const int8_t *ip = in_row + (size_t)ox0 * px_step + c;
         int8_t *op = out_row + (size_t)ox0 * C + c;
@@ -149,15 +149,15 @@ static void dw1_row(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int
                 a3 = __smlatt(xo, wx[2 * t + 1], a3);
             }
             if (full) {
-                op[0] = dsp_out_fast_r(a0, m[0], r[0], rnd[0], out_off, lo, hi, true);
-                op[1] = dsp_out_fast_r(a1, m[1], r[1], rnd[1], out_off, lo, hi, true);
-                op[2] = dsp_out_fast_r(a2, m[2], r[2], rnd[2], out_off, lo, hi, true);
-                op[3] = dsp_out_fast_r(a3, m[3], r[3], rnd[3], out_off, lo, hi, true);
+                op[0] = dsp_out_fast_r(a0, m[0], r1[0], c1, lo, hi, true);
+                op[1] = dsp_out_fast_r(a1, m[1], r1[1], c1, lo, hi, true);
+                op[2] = dsp_out_fast_r(a2, m[2], r1[2], c1, lo, hi, true);
+                op[3] = dsp_out_fast_r(a3, m[3], r1[3], c1, lo, hi, true);
             } else {
-                op[0] = dsp_out_fast_r(a0, m[0], r[0], rnd[0], out_off, lo, hi, false);
-                op[1] = dsp_out_fast_r(a1, m[1], r[1], rnd[1], out_off, lo, hi, false);
-                op[2] = dsp_out_fast_r(a2, m[2], r[2], rnd[2], out_off, lo, hi, false);
-                op[3] = dsp_out_fast_r(a3, m[3], r[3], rnd[3], out_off, lo, hi, false);
+                op[0] = dsp_out_fast_r(a0, m[0], r1[0], c1, lo, hi, false);
+                op[1] = dsp_out_fast_r(a1, m[1], r1[1], c1, lo, hi, false);
+                op[2] = dsp_out_fast_r(a2, m[2], r1[2], c1, lo, hi, false);
+                op[3] = dsp_out_fast_r(a3, m[3], r1[3], c1, lo, hi, false);
             }
         }
     }
