@@ -23,16 +23,14 @@ _INT_RANGE = {
 
 
 def load_file(path):
-    """Model from a file: read once into a bytearray that the Model then uses in place."""
+    """Model from a file: read once into an immutable bytes object (one heap block of the file's
+    size) that the Model then uses in place."""
     import os
+    from _micronn import read_bytes
 
     size = os.stat(path)[6]
-    buf = bytearray(size)
     with open(path, "rb") as f:
-        n = f.readinto(buf)
-    if n != size:
-        raise OSError("short read: %d of %d bytes" % (n, size))
-    return Model(buf)
+        return Model(read_bytes(f, size))
 
 
 def load(source):

@@ -151,6 +151,20 @@ static void *scratch_buf(size_t bytes) {
     return bytes ? out_buf(bytes) : NULL;
 }
 
+/* Persistent data as the arena gives it: zero-filled (with a guard zone behind it too). */
+static void *data_buf(size_t bytes) {
+    void *p = bytes ? out_buf(bytes) : NULL;
+    if (p) {
+        memset(p, 0, bytes);
+    }
+    return p;
+}
+
+/* Whether a variant stayed inside the data and scratch it asked for. */
+static bool bufs_ok(const mn_vbuf_t *buf, size_t data, size_t scratch) {
+    return (!data || guard_ok(buf->data, data)) && (!scratch || guard_ok(buf->scratch, scratch));
+}
+
 /* ---- bookkeeping ------------------------------------------------------------------------------ */
 
 #define MAX_VARIANTS 64
@@ -368,14 +382,18 @@ static void test_conv_s8(bool depthwise) {
         mn_vbuf_t buf = { NULL, NULL };
         const size_t data = v->data_bytes ? v->data_bytes(&g) : 0;
         if (data) {
-            void *d = alloc(data);
-            memset(d, 0, data);   /* persistent memory is zero-filled */
+            void *d = data_buf(data);
             v->precompute(&g, &q, f, bias, d);
             buf.data = d;
         }
-        buf.scratch = scratch_buf(v->scratch_bytes ? v->scratch_bytes(&g) : 0);
+        const size_t scratch = v->scratch_bytes ? v->scratch_bytes(&g) : 0;
+        buf.scratch = scratch_buf(scratch);
         int8_t *got = out_buf(n_out);
         v->run(&g, &q, in, f, bias, got, &buf);
+        if (!bufs_ok(&buf, data, scratch)) {
+            record(v->name, false, "wrote past its data or scratch", 0, 0, 0);
+            continue;
+        }
         check_s8(v->name, what, got, want, n_out);
     }
 }
@@ -449,14 +467,18 @@ static void test_fc_s8(void) {
         mn_vbuf_t buf = { NULL, NULL };
         const size_t data = v->data_bytes ? v->data_bytes(&p) : 0;
         if (data) {
-            void *d = alloc(data);
-            memset(d, 0, data);
+            void *d = data_buf(data);
             v->precompute(&p, w, bias, d);
             buf.data = d;
         }
-        buf.scratch = scratch_buf(v->scratch_bytes ? v->scratch_bytes(&p) : 0);
+        const size_t scratch = v->scratch_bytes ? v->scratch_bytes(&p) : 0;
+        buf.scratch = scratch_buf(scratch);
         int8_t *got = out_buf(n_out);
         v->run(&p, in, w, bias, got, &buf);
+        if (!bufs_ok(&buf, data, scratch)) {
+            record(v->name, false, "wrote past its data or scratch", 0, 0, 0);
+            continue;
+        }
         check_s8(v->name, per_channel ? "fc_s8 per-channel" : "fc_s8 per-tensor", got, want, n_out);
     }
 }
@@ -602,6 +624,74 @@ static void test_softmax_s8(void) {
     }
 }
 
+/* SVDF int8 (int16 state): the output and the updated state must both match. */
+static void test_svdf_s8(void) {
+    mn_svdf_params_t p;
+    memset(&p, 0, sizeof p);
+    p.batches = chance(20) ? rr(2, 3) : 1;
+    p.input_size = chance(50) ? rr(1, 20) : rr(1, 200);
+    p.rank = chance(70) ? 1 : rr(2, 3);
+    p.units = rr(1, 40);
+    p.filters = p.units * p.rank;
+    p.memory = chance(50) ? rr(1, 12) : rr(1, 40);
+    p.input_zp = rr(-128, 127);
+    p.output_zp = rr(-128, 127);
+    p.mult1 = rmult();
+    p.shift1 = rshift();
+    p.mult2 = rmult();
+    p.shift2 = rshift();
+    const size_t n_state = (size_t)p.batches * p.filters * p.memory, n_out = (size_t)p.batches * p.units;
+    const int8_t *in = rand_s8((size_t)p.batches * p.input_size);
+    const int8_t *wf = rand_s8((size_t)p.filters * p.input_size);
+    int16_t *wt = alloc((size_t)p.filters * p.memory * sizeof(int16_t));
+    int16_t *state0 = alloc(n_state * sizeof(int16_t));
+    const bool wide = chance(20);   /* full int16 range: the time sums wrap */
+    for (size_t i = 0; i < (size_t)p.filters * p.memory; ++i) {
+        wt[i] = wide ? (int16_t)rnd() : (int16_t)rr(-2000, 2000);
+    }
+    for (size_t i = 0; i < n_state; ++i) {
+        state0[i] = wide ? (int16_t)rnd() : (int16_t)rr(-3000, 3000);
+    }
+    const int32_t *bias = rand_bias(p.units);
+    int16_t *want_state = alloc(n_state * sizeof(int16_t));
+    memcpy(want_state, state0, n_state * sizeof(int16_t));
+    int8_t *want = out_buf(n_out);
+    mn_svdf_s8(&p, in, wf, wt, bias, want_state, alloc((size_t)p.batches * p.filters * sizeof(int32_t)),
+        alloc(n_out * sizeof(int32_t)), want);
+    FOR_EACH_VARIANT(mn_svdf_s8_variant_t, (*b_)->svdf_s8, v) {
+        if (!v->fits(&p)) {
+            continue;
+        }
+        mn_vbuf_t buf = { NULL, NULL };
+        const size_t data = v->data_bytes ? v->data_bytes(&p) : 0;
+        if (data) {
+            void *d = data_buf(data);
+            v->precompute(&p, wf, d);
+            buf.data = d;
+        }
+        int16_t *state = out_buf(n_state * sizeof(int16_t));
+        memcpy(state, state0, n_state * sizeof(int16_t));
+        int32_t *scratch = scratch_buf((size_t)p.batches * p.filters * sizeof(int32_t));
+        int32_t *scratch_out = scratch_buf(n_out * sizeof(int32_t));
+        int8_t *got = out_buf(n_out);
+        v->run(&p, in, wf, wt, bias, state, scratch, scratch_out, got, &buf);
+        if (!bufs_ok(&buf, data, 0) || !guard_ok(scratch, (size_t)p.batches * p.filters * sizeof(int32_t)) ||
+            !guard_ok(scratch_out, n_out * sizeof(int32_t)) || !guard_ok(state, n_state * sizeof(int16_t))) {
+            record(v->name, false, "wrote past its data, scratch or state", 0, 0, 0);
+            continue;
+        }
+        long at = -1;
+        for (size_t i = 0; i < n_state && at < 0; ++i) {
+            at = state[i] != want_state[i] ? (long)i : -1;
+        }
+        if (at >= 0) {
+            record(v->name, false, "svdf_s8 state", at, state[at], want_state[at]);
+            continue;
+        }
+        check_s8(v->name, "svdf_s8", got, want, n_out);
+    }
+}
+
 static void t_conv_s8(void) {
     test_conv_s8(false);
 }
@@ -652,6 +742,7 @@ int main(int argc, char **argv) {
     REGISTER(mn_pool_s8_variant_t, avgpool_s8);
     REGISTER(mn_pool_s8_variant_t, maxpool_s8);
     REGISTER(mn_softmax_s8_variant_t, softmax_s8);
+    REGISTER(mn_svdf_s8_variant_t, svdf_s8);
 
     static const struct {
         void (*fn)(void);
@@ -659,6 +750,7 @@ int main(int argc, char **argv) {
     } tests[] = {
         { t_conv_s8, 1500 }, { t_dw_s8, 1500 }, { test_fc_s8, 1500 }, { t_conv_f32, 300 }, { t_dw_f32, 300 },
         { test_fc_f32, 300 }, { test_add_s8, 800 }, { t_avgpool, 800 }, { t_maxpool, 800 }, { test_softmax_s8, 500 },
+        { test_svdf_s8, 400 },
     };
     for (size_t t = 0; t < sizeof tests / sizeof tests[0]; ++t) {
         for (int i = 0; i < tests[t].cases * scale; ++i) {

@@ -64,7 +64,7 @@ $(BUILD)/lib/libm_dbl/%.o: CFLAGS += -w
 endif
 
 # ---- op selection ------------------------------------------------------------------------------
-MICRONN_KNOWN_OPS := $(filter-out NAMES,$(patsubst MICRONN_OP_%,%,$(shell sed -n 's/^\#ifndef \(MICRONN_OP_[A-Z0-9_]*\).*/\1/p' $(MICRONN_ENGINE)/mn_config.h)))
+MICRONN_KNOWN_OPS := ${shell sed -n 's/^MN_OP(\([A-Z0-9_]*\),.*/\1/p' $(MICRONN_ENGINE)/mn_ops.h}
 ifneq ($(strip $(MICRONN_OPS)),)
 $(foreach op,$(filter-out $(MICRONN_KNOWN_OPS),$(MICRONN_OPS)),$(warning micronn: MICRONN_OPS: the engine has no kernel option for $(op); known: $(MICRONN_KNOWN_OPS)))
 CFLAGS_USERMOD += -DMICRONN_OPS_ALL=0 $(foreach op,$(MICRONN_OPS),-DMICRONN_OP_$(op)=1)

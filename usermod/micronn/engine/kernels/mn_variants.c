@@ -94,3 +94,7 @@ const mn_pool_s8_variant_t *mn_select_maxpool_s8(const mn_pool_geom_t *g) {
 const mn_softmax_s8_variant_t *mn_select_softmax_s8(const mn_softmax_q_t *p, int outer, int depth) {
     MN_SELECT(mn_softmax_s8_variant_t, softmax_s8, (p, outer, depth));
 }
+
+const mn_svdf_s8_variant_t *mn_select_svdf_s8(const mn_svdf_params_t *p) {
+    MN_SELECT(mn_svdf_s8_variant_t, svdf_s8, (p));
+}

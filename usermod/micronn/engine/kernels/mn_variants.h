@@ -100,6 +100,17 @@ typedef struct mn_softmax_s8_variant {
     void (*run)(const mn_softmax_q_t *p, int outer, int depth, const int8_t *input, int8_t *output);
 } mn_softmax_s8_variant_t;
 
+/* SVDF int8 (mn_svdf_s8; scratch and state as the reference uses them). */
+typedef struct mn_svdf_s8_variant {
+    const char *name;
+    bool (*fits)(const mn_svdf_params_t *p);
+    size_t (*data_bytes)(const mn_svdf_params_t *p);   /* NULL: none */
+    void (*precompute)(const mn_svdf_params_t *p, const int8_t *w_feature, void *data);
+    void (*run)(const mn_svdf_params_t *p, const int8_t *input, const int8_t *w_feature,
+        const int16_t *w_time, const int32_t *bias, int16_t *state, int32_t *scratch,
+        int32_t *scratch_out, int8_t *output, const mn_vbuf_t *buf);
+} mn_svdf_s8_variant_t;
+
 /*
  * One backend: for each compute function, its variants in order of preference (most specialised
  * first), each a NULL-terminated list of pointers; NULL for a function it does not cover.
@@ -117,6 +128,7 @@ typedef struct mn_backend {
     const mn_pool_s8_variant_t *const *avgpool_s8;
     const mn_pool_s8_variant_t *const *maxpool_s8;
     const mn_softmax_s8_variant_t *const *softmax_s8;
+    const mn_svdf_s8_variant_t *const *svdf_s8;
 } mn_backend_t;
 
 /* The backends compiled in, in order of preference; *n = their number. */
@@ -133,6 +145,7 @@ const mn_add_s8_variant_t *mn_select_add_s8(const mn_add_quant_t *p, const mn_bc
 const mn_pool_s8_variant_t *mn_select_avgpool_s8(const mn_pool_geom_t *g);
 const mn_pool_s8_variant_t *mn_select_maxpool_s8(const mn_pool_geom_t *g);
 const mn_softmax_s8_variant_t *mn_select_softmax_s8(const mn_softmax_q_t *p, int outer, int depth);
+const mn_svdf_s8_variant_t *mn_select_svdf_s8(const mn_svdf_params_t *p);
 
 /* Name to report for a selected variant (NULL = "reference"). */
 static inline const char *mn_variant_name(const char *name) {

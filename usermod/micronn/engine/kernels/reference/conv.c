@@ -142,7 +142,7 @@ static mn_status_t conv_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     g->stride_w = stride_w;
     g->dil_h = dil_h;
     g->dil_w = dil_w;
-    if (g->f_in_c < 1 || g->in_c % g->f_in_c != 0 || g->out_c % (g->in_c / g->f_in_c) != 0) {
+    if (g->f_in_c < 1 || g->in_c < g->f_in_c || g->in_c % g->f_in_c != 0 || g->out_c % (g->in_c / g->f_in_c) != 0) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter depth %d does not divide input depth %d into groups",
             (int)g->f_in_c, (int)g->in_c);
     }

@@ -102,6 +102,9 @@ typedef struct {
 static mn_status_t fc_select(mn_ctx_t *ctx, fc_data_t *d, const mn_tensor_t *w, const mn_tensor_t *bias) {
     size_t scratch = 0;
     d->scratch = -1;
+    if (!ref_weights_constant(w, bias)) {
+        return MN_OK;
+    }
     if (d->dtype == MN_INT8) {
         const mn_fc_s8_variant_t *v = mn_select_fc_s8(&d->p);
         d->variant.s8 = v;
@@ -110,7 +113,9 @@ static mn_status_t fc_select(mn_ctx_t *ctx, fc_data_t *d, const mn_tensor_t *w, 
             if (!(d->vdata = mn_alloc_persistent(ctx, data))) {
                 return MN_ERR_ARENA;
             }
-            v->precompute(&d->p, (const int8_t *)w->data, bias ? (const int32_t *)bias->data : NULL, d->vdata);
+            if (!mn_sizing_only(ctx)) {
+                v->precompute(&d->p, (const int8_t *)w->data, bias ? (const int32_t *)bias->data : NULL, d->vdata);
+            }
         }
         scratch = v && v->scratch_bytes ? v->scratch_bytes(&d->p) : 0;
     } else {

@@ -217,6 +217,12 @@ static inline void ref_conv_quant(const ref_conv_data_t *d, int32_t out_c, mn_co
     ref_tables(d, sizeof *d, out_c, &q->mult, &q->shift);
 }
 
+/* Optimized variants may precompute from the weights (and bias) in prepare: only when those are
+ * constants of the model, whose data prepare can read. */
+static inline bool ref_weights_constant(const mn_tensor_t *w, const mn_tensor_t *bias) {
+    return (w->flags & MN_TF_CONST) && (!bias || (bias->flags & MN_TF_CONST));
+}
+
 /* Last step of conv/depthwise prepare: choose the compute variant for geometry *g (mn_variants.h)
  * and set up its persistent data and scratch. */
 mn_status_t ref_conv_select(mn_ctx_t *ctx, ref_conv_data_t *d, const mn_conv_geom_t *g,
@@ -231,5 +237,18 @@ mn_status_t ref_conv_eval(mn_ctx_t *ctx, mn_node_t *node, ref_conv_s8_fn ref_s8,
 
 /* mn_kernel_t.variant of CONV_2D and DEPTHWISE_CONV_2D. */
 const char *ref_conv_variant(const mn_node_t *node);
+
+/* ---- elementwise kernels (ref_bcast.c) ---- */
+
+/* The error for mn_bcast_init3's result r (MN_OK for 0); n3 < 0 for two inputs. */
+mn_status_t ref_bcast_status(mn_ctx_t *ctx, int r, int n1, int n2, int n3);
+
+/* Inputs 0 and 1 (one dtype), their broadcast into *b, and output 0 with b->size elements. */
+mn_status_t ref_binary_shapes(mn_ctx_t *ctx, const mn_node_t *node, mn_bcast_t *b, mn_tensor_t **in1,
+    mn_tensor_t **in2, mn_tensor_t **out);
+
+/* Integer (non-quantized int32) range of fused activation `act`, as TFLite's
+ * CalculateActivationRange<int32_t>. */
+mn_status_t ref_act_range_i32(mn_ctx_t *ctx, int act, int32_t *lo, int32_t *hi);
 
 #endif /* MN_REF_GLUE_H */
