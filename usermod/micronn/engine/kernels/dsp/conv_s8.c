@@ -69,12 +69,12 @@ static void conv_column(const mn_conv_geom_t *g, const int8_t *in_b, int p, int3
 static inline __attribute__((always_inline)) void conv_pair(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
     const int16_t *pair, const int8_t *filter, const int32_t *bias, int8_t *o0, bool two, bool fast, bool full) {
     const int K = g->f_h * g->f_w * g->in_c, out_c = g->out_c;
-    const int32_t out_off = q->output_offset, lo = q->act_min, hi = q->act_max;
+    const int32_t out_off = q->output_offset, lo = q->act_min, hi = q->act_max, c1 = 1 + 2 * out_off;
     const int32_t *const mult = q->mult;
     const int8_t *const shift = q->shift;
     int8_t *const o1 = o0 + out_c;
     const int8_t *w = filter;
-#define CONV_OUT(acc, m, s) (fast ? dsp_out_fast_r(acc, m, -(s), (int32_t)((1u << -(s)) >> 1), out_off, lo, hi, full) \
+#define CONV_OUT(acc, m, s) (fast ? dsp_out_fast_r(acc, m, ~(s), c1, lo, hi, full) \
                                  : dsp_out(acc, m, s, out_off, lo, hi))
     int oc = 0;
     for (; oc + 2 <= out_c; oc += 2, w += 2 * K) {

@@ -2,12 +2,14 @@
  * DEPTHWISE_CONV_2D int8 on Armv7E-M.
  *
  * Depth multiplier 1: four channels per step. A tap's four input and four weight bytes are split
- * by SXTB16 into halfword pairs and multiplied lane by lane (SMLABB / SMLATT). For pixels whose
- * window lies inside the input, the input offset is folded into a per-channel bias computed once
- * (bias + offset * sum of the channel's taps), so those taps are raw int8 products with no bounds
- * checks; border pixels visit only their valid taps and add the offset per tap (the reference
- * skips padded taps, which the fold would otherwise count).
- * Other multipliers: a scalar loop with the valid tap range computed once per pixel.
+ * by SXTB16 into halfword pairs and multiplied lane by lane (SMLABB / SMLATT). The input offset
+ * is folded into a per-channel bias computed once (bias + offset * sum of the channel's taps), so
+ * taps are raw int8 products. With the fast requantization (dsp_fast_requant_ok) and in_c % 4 == 0
+ * every output row runs on the row path (dw1_row: window rows copied into a block padded with
+ * -offset, weights split once per row and channel group); otherwise pixel by pixel (dw1_pixel),
+ * border pixels visiting only their valid taps with the offset added per tap.
+ * One input channel: conv_s8.c (depthwise_s8_c1). Other multipliers: per pixel, a row of int32
+ * accumulators swept once per valid tap.
  */
 #include "dsp.h"
 
@@ -54,7 +56,7 @@ static void dw1_precompute(const mn_conv_geom_t *g, const mn_conv_quant_t *q, co
 
 /* One output pixel, all channels; taps [fy0, fy1) x [fx0, fx1). interior: base = folded bias and
  * raw products; else base = bias (or none) and products with the offset added. */
-static inline __attribute__((always_inline)) void dw1_pixel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
+static void dw1_pixel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
     const int8_t *in0, const int8_t *filter, const int32_t *base, int8_t *out, int fy0, int fy1, int fx0,
     int fx1, bool interior, bool fast) {
     const int C = g->in_c;
@@ -120,6 +122,7 @@ static void dw1_row(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int
     const int C = g->in_c, taps = g->f_h * g->f_w;
     const int32_t out_off = q->output_offset, lo = q->act_min, hi = q->act_max;
     const bool full = lo == -128 && hi == 127;
+    const int32_t c1 = 1 + 2 * out_off;
     const size_t px_step = (size_t)g->stride_w * C;
     int32_t wx[2 * DW1_MAX_TAPS];
     for (int c = 0; c + 4 <= C; c += 4) {
@@ -128,11 +131,10 @@ static void dw1_row(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int
             wx[2 * t] = __sxtb16(w);
             wx[2 * t + 1] = dsp_sxtb16_ror8(w);
         }
-        int32_t m[4], r[4], rnd[4];
+        int32_t m[4], r1[4];
         for (int i = 0; i < 4; ++i) {
             m[i] = q->mult[c + i];
-            r[i] = -q->shift[c + i];
-            rnd[i] = (int32_t)((1u << r[i]) >> 1);
+            r1[i] = -q->shift[c + i] - 1;
         }
         const int8_t *ip = in_row + (size_t)ox0 * px_step + c;
         int8_t *op = out_row + (size_t)ox0 * C + c;
@@ -147,15 +149,15 @@ static void dw1_row(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int
                 a3 = __smlatt(xo, wx[2 * t + 1], a3);
             }
             if (full) {
-                op[0] = dsp_out_fast_r(a0, m[0], r[0], rnd[0], out_off, lo, hi, true);
-                op[1] = dsp_out_fast_r(a1, m[1], r[1], rnd[1], out_off, lo, hi, true);
-                op[2] = dsp_out_fast_r(a2, m[2], r[2], rnd[2], out_off, lo, hi, true);
-                op[3] = dsp_out_fast_r(a3, m[3], r[3], rnd[3], out_off, lo, hi, true);
+                op[0] = dsp_out_fast_r(a0, m[0], r1[0], c1, lo, hi, true);
+                op[1] = dsp_out_fast_r(a1, m[1], r1[1], c1, lo, hi, true);
+                op[2] = dsp_out_fast_r(a2, m[2], r1[2], c1, lo, hi, true);
+                op[3] = dsp_out_fast_r(a3, m[3], r1[3], c1, lo, hi, true);
             } else {
-                op[0] = dsp_out_fast_r(a0, m[0], r[0], rnd[0], out_off, lo, hi, false);
-                op[1] = dsp_out_fast_r(a1, m[1], r[1], rnd[1], out_off, lo, hi, false);
-                op[2] = dsp_out_fast_r(a2, m[2], r[2], rnd[2], out_off, lo, hi, false);
-                op[3] = dsp_out_fast_r(a3, m[3], r[3], rnd[3], out_off, lo, hi, false);
+                op[0] = dsp_out_fast_r(a0, m[0], r1[0], c1, lo, hi, false);
+                op[1] = dsp_out_fast_r(a1, m[1], r1[1], c1, lo, hi, false);
+                op[2] = dsp_out_fast_r(a2, m[2], r1[2], c1, lo, hi, false);
+                op[3] = dsp_out_fast_r(a3, m[3], r1[3], c1, lo, hi, false);
             }
         }
     }
@@ -228,13 +230,7 @@ static void dw1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int
                 /* in0: the (possibly outside) input position of tap (0, 0); only valid taps are read */
                 const int8_t *in0 = in_b + ((ptrdiff_t)iy0 * g->in_w + ix0) * C;
                 const bool interior = fy0 == 0 && fy1 == g->f_h && fx0 == 0 && fx1 == g->f_w;
-                if (interior && fast) {
-                    dw1_pixel(g, q, in0, filter, folded, out, 0, g->f_h, 0, g->f_w, true, true);
-                } else if (interior) {
-                    dw1_pixel(g, q, in0, filter, folded, out, 0, g->f_h, 0, g->f_w, true, false);
-                } else {
-                    dw1_pixel(g, q, in0, filter, bias, out, fy0, fy1, fx0, fx1, false, fast);
-                }
+                dw1_pixel(g, q, in0, filter, interior ? folded : bias, out, fy0, fy1, fx0, fx1, interior, fast);
             }
         }
     }

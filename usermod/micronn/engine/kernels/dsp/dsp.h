@@ -77,16 +77,18 @@ static inline __attribute__((always_inline)) int8_t dsp_clamp(int32_t v, int32_t
     return (int8_t)(v > hi ? hi : v);
 }
 
-/* round = 2^(right - 1) */
-static inline __attribute__((always_inline)) int8_t dsp_out_fast_r(int32_t acc, int32_t mult, int right,
-    int32_t round, int32_t out_off, int32_t lo, int32_t hi, bool full) {
+/* dsp_out_fast with the rounding folded: for z = x - (x < 0), RoundingDivideByPOT(x, right) =
+ * floor((z + 2^(right-1)) / 2^right) = ((z >> (right - 1)) + 1) >> 1, and adding the output offset
+ * k before the last halving is adding 2k: one constant c1 = 1 + 2 * out_off. r1 = right - 1. */
+static inline __attribute__((always_inline)) int8_t dsp_out_fast_r(int32_t acc, int32_t mult, int r1, int32_t c1,
+    int32_t lo, int32_t hi, bool full) {
     const int32_t x = dsp_smmulr((int32_t)((uint32_t)acc << 1), mult);
-    return dsp_clamp(((x + round + (x >> 31)) >> right) + out_off, lo, hi, full);
+    return dsp_clamp((((x + (x >> 31)) >> r1) + c1) >> 1, lo, hi, full);
 }
 
 static inline __attribute__((always_inline)) int8_t dsp_out_fast(int32_t acc, int32_t mult, int right,
     int32_t out_off, int32_t lo, int32_t hi) {
-    return dsp_out_fast_r(acc, mult, right, (int32_t)((1u << right) >> 1), out_off, lo, hi, false);
+    return dsp_out_fast_r(acc, mult, right - 1, 1 + 2 * out_off, lo, hi, false);
 }
 
 /* Whether dsp_out_fast is exact for n channels: every shift < 0, and every accumulator below 2^30
