@@ -144,7 +144,7 @@ static const mn_kernel_t *find(int32_t builtin) {
         case MN_BUILTIN_SOFTMAX: return &mn_kernel_SOFTMAX;
         case MN_BUILTIN_SVDF: return &mn_kernel_SVDF;
         case MN_BUILTIN_UNIDIRECTIONAL_SEQUENCE_LSTM: return &mn_kernel_UNIDIRECTIONAL_SEQUENCE_LSTM;
-        default: return NULL;
+        default: return mn_registry_find(NULL, builtin, NULL);  /* every other registered kernel */
     }
 }
 

@@ -65,7 +65,7 @@ def kshim_lib():
     BUILD.mkdir(parents=True, exist_ok=True)
     asan = "asan" in os.environ.get("LD_PRELOAD", "")
     so = BUILD / ("kshim_asan.so" if asan else "kshim.so")
-    srcs = [HERE / "kshim.c", ENGINE / "mn_util.c", ENGINE / "mn_opnames.c", ENGINE / "mn_quant.c",
+    srcs = [HERE / "kshim.c", ENGINE / "mn_util.c", ENGINE / "mn_opnames.c", ENGINE / "mn_quant.c", ENGINE / "mn_registry.c",
             *sorted((ENGINE / "kernels" / "reference").glob("*.c"))]
     hdrs = [*ENGINE.glob("*.h"), *(ENGINE / "kernels" / "reference").glob("*.h")]
     newest = max(p.stat().st_mtime for p in srcs + hdrs)

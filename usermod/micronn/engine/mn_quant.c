@@ -422,3 +422,7 @@ int16_t mn_tanh_s16(int16_t x, int integer_bits) {
     const int16_t t = sat_shl16(w16(two_over - (1 << 13)), 2);
     return negative ? w16(-t) : t;
 }
+
+int16_t mn_srdhm_s16(int16_t a, int16_t b) {
+    return srdhm16(a, b);
+}

@@ -204,6 +204,9 @@ int16_t mn_logistic_s16_q3(int16_t x);
  * (TFLite ApplyTanh(integer_bits, ...)). */
 int16_t mn_tanh_s16(int16_t x, int integer_bits);
 
+/* gemmlowp SaturatingRoundingDoublingHighMul for int16 (HARD_SWISH). */
+int16_t mn_srdhm_s16(int16_t a, int16_t b);
+
 #ifdef __cplusplus
 }
 #endif

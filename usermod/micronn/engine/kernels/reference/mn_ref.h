@@ -173,6 +173,17 @@ void mn_requantize_u8_s8(size_t n, const mn_requant_t *r, const uint8_t *in, int
 void mn_requantize_s16_s8(size_t n, const mn_requant_t *r, const int16_t *in, int8_t *out);
 void mn_requantize_s16_s16(size_t n, const mn_requant_t *r, const int16_t *in, int16_t *out);
 void mn_requantize_s16_s32(size_t n, const mn_requant_t *r, const int16_t *in, int32_t *out);
+void mn_requantize_u8_u8(size_t n, const mn_requant_t *r, const uint8_t *in, uint8_t *out);
+void mn_requantize_s32_s8(size_t n, const mn_requant_t *r, const int32_t *in, int8_t *out);
+void mn_requantize_s32_s16(size_t n, const mn_requant_t *r, const int32_t *in, int16_t *out);
+/* Per-channel float -> int (TFLite PerChannelQuantize): element i is in channel
+ * (i / inner) % channels. */
+void mn_quantize_f32_s8_per_channel(size_t n, int channels, size_t inner, const float *scales,
+    const int32_t *zps, const float *in, int8_t *out);
+void mn_quantize_f32_u8_per_channel(size_t n, int channels, size_t inner, const float *scales,
+    const int32_t *zps, const float *in, uint8_t *out);
+void mn_quantize_f32_s16_per_channel(size_t n, int channels, size_t inner, const float *scales,
+    const int32_t *zps, const float *in, int16_t *out);
 
 void mn_dequantize_s8_f32(size_t n, float scale, int32_t zp, const int8_t *in, float *out);
 void mn_dequantize_u8_f32(size_t n, float scale, int32_t zp, const uint8_t *in, float *out);
@@ -201,6 +212,75 @@ void mn_svdf_s8(const mn_svdf_params_t *p, const int8_t *input,
 void mn_svdf_f32(const mn_svdf_params_t *p, int act, const float *input,
     const float *w_feature, const float *w_time, const float *bias,
     float *state, float *scratch, float *output);
+
+
+/* ---- activations, unary math, casts (ops-b) ------------------------------ */
+
+/* An int8 -> int8 function as a 256-entry table indexed by (uint8_t)x, built like TFLite's
+ * LUTPopulate<int8_t>: f evaluated in float on the dequantized input, rounded half away from
+ * zero on the output scale, zero point added in float, clamped. */
+typedef float (*mn_lut_fn_t)(float x, const void *arg);
+void mn_lut_s8_init(int8_t *lut, float in_scale, int32_t in_zp, float out_scale, int32_t out_zp,
+    mn_lut_fn_t f, const void *arg);
+void mn_lut_s8(size_t n, const int8_t *lut, const int8_t *in, int8_t *out);
+
+/* int16 -> int16 function as 513 entries with linear interpolation (TFLite LUTPopulate<int16_t>
+ * with double arithmetic, and LUTLookup). */
+#define MN_LUT_S16_SIZE 513
+void mn_lut_s16_init_f64(int16_t *lut, double in_scale, int32_t in_zp, double out_scale,
+    int32_t out_zp, double (*f)(double));
+static inline int16_t mn_lut_s16_lookup(int16_t x, const int16_t *lut) {
+    const int index = 256 + (x >> 7);
+    const int16_t offset = (int16_t)(x & 0x7f);
+    const int16_t slope = (int16_t)(lut[index + 1] - lut[index]);
+    return (int16_t)(lut[index] + ((slope * offset + 64) >> 7));
+}
+
+/* TFLite CheckedLog2: *log2 = round(log2(x)); nonzero when x is a power of two within 1e-3. */
+int mn_checked_log2(float x, int *log2);
+
+/* int16 LOGISTIC / TANH (TFLite reference_integer_ops, table of sigmoid(i / 24) with linear
+ * interpolation). mult == 0 means a power-of-two input scale (then 3 << shift is used). */
+typedef struct {
+    int32_t mult;
+    int shift;
+} mn_sig16_t;
+extern const uint16_t mn_sigmoid_table_u16[256];
+/* Returns 0, -1 if out_scale is not 2^-15, -2 if in_scale is too large (>= 5.3). A power-of-two
+ * in_scale is used directly when its shift 12 + log2(in_scale) is in [0, max_pot_shift]. */
+int mn_sig16_init(mn_sig16_t *p, float in_scale, float out_scale, int max_pot_shift);
+void mn_logistic_q_s16(size_t n, const mn_sig16_t *p, const int16_t *in, int16_t *out);
+void mn_tanh_q_s16(size_t n, const mn_sig16_t *p, const int16_t *in, int16_t *out);
+void mn_logistic_f32(size_t n, const float *in, float *out);
+void mn_tanh_f32(size_t n, const float *in, float *out);
+
+/* RELU family: out = clamp(out_zp + MBQM(in - in_zp), lo, hi). */
+typedef struct {
+    int32_t in_zp, out_zp, mult, lo, hi;
+    int shift;
+} mn_relu_q_t;
+void mn_relu_q_s8(size_t n, const mn_relu_q_t *p, const int8_t *in, int8_t *out);
+void mn_relu_q_s16(size_t n, const mn_relu_q_t *p, const int16_t *in, int16_t *out);
+void mn_relu_f32(size_t n, float lo, float hi, const float *in, float *out);
+
+/* LEAKY_RELU: x >= 0 scaled by the identity multiplier, x < 0 by |alpha|'s, negated if
+ * alpha < 0. */
+typedef struct {
+    int32_t in_zp, out_zp, mult_id, mult_alpha;
+    int shift_id, shift_alpha, alpha_neg;
+} mn_leaky_q_t;
+void mn_leaky_relu_s8(size_t n, const mn_leaky_q_t *p, const int8_t *in, int8_t *out);
+void mn_leaky_relu_s16(size_t n, const mn_leaky_q_t *p, const int16_t *in, int16_t *out);
+void mn_leaky_relu_f32(size_t n, float alpha, const float *in, float *out);
+
+/* HARD_SWISH int8 (TFLite reference: int16 fixed point, "reluish" multiplier). */
+typedef struct {
+    int32_t in_zp, out_zp;
+    int16_t out_mult, relu_mult;
+    int out_exp, relu_exp;
+} mn_hard_swish_q_t;
+void mn_hard_swish_s8(size_t n, const mn_hard_swish_q_t *p, const int8_t *in, int8_t *out);
+void mn_hard_swish_f32(size_t n, const float *in, float *out);
 
 #ifdef __cplusplus
 }

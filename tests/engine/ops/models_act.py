@@ -1,0 +1,69 @@
+"""Single-op models for the activation / unary math / quantization ops (LOGISTIC, TANH, RELU
+family, LEAKY_RELU, HARD_SWISH, ...), built with opmodels' T / OpModel."""
+from __future__ import annotations
+
+import numpy as np
+from ai_edge_litert import schema_py_generated as S
+
+from opmodels import BO, OpModel, T
+
+# Options tables of the unary ops that have one (None: the op has no options table).
+_OPTS = {
+    BO.LEAKY_RELU: (S.BuiltinOptions.LeakyReluOptions, S.LeakyReluOptionsT),
+    BO.HARD_SWISH: (S.BuiltinOptions.HardSwishOptions, S.HardSwishOptionsT),
+    BO.GELU: (S.BuiltinOptions.GeluOptions, S.GeluOptionsT),
+    BO.EXP: (S.BuiltinOptions.ExpOptions, S.ExpOptionsT),
+    BO.ABS: (S.BuiltinOptions.AbsOptions, S.AbsOptionsT),
+    BO.NEG: (S.BuiltinOptions.NegOptions, S.NegOptionsT),
+    BO.COS: (S.BuiltinOptions.CosOptions, S.CosOptionsT),
+    BO.SQUARE: (S.BuiltinOptions.SquareOptions, S.SquareOptionsT),
+    BO.CAST: (S.BuiltinOptions.CastOptions, S.CastOptionsT),
+    BO.LOG_SOFTMAX: (S.BuiltinOptions.LogSoftmaxOptions, S.LogSoftmaxOptionsT),
+    BO.L2_NORMALIZATION: (S.BuiltinOptions.L2NormOptions, S.L2NormOptionsT),
+    BO.SOFTMAX: (S.BuiltinOptions.SoftmaxOptions, S.SoftmaxOptionsT),
+    BO.QUANTIZE: (S.BuiltinOptions.QuantizeOptions, S.QuantizeOptionsT),
+}
+
+_NAMES = {v: k for k, v in vars(BO).items() if not k.startswith("_")}
+
+
+def op_name(builtin):
+    return _NAMES.get(builtin, str(builtin))
+
+
+def unary(builtin, dtype, shape=(2, 3, 7), in_q=None, out_q=None, out_dtype=None, attrs=None, fields=None):
+    """One input, one output.  in_q / out_q: (scale, zero_point) for quantized tensors (or a list
+    of scales and zero points per channel with qdim: (scales, zps, qdim)).  attrs: options-object
+    attributes; fields: the same options as kernel-shim field ids."""
+    out_dtype = dtype if out_dtype is None else out_dtype
+
+    def tensor(name, dt, q):
+        if q is None:
+            return T(name, dt, shape)
+        if len(q) == 3:
+            return T(name, dt, shape, scale=list(q[0]), zp=list(q[1]), qdim=q[2])
+        return T(name, dt, shape, scale=[float(q[0])], zp=[int(q[1])])
+
+    ts = [tensor("input", np.dtype(dtype), in_q), tensor("output", np.dtype(out_dtype), out_q)]
+    otype, opts = 0, None
+    if builtin in _OPTS:
+        otype, cls = _OPTS[builtin]
+        opts = cls()
+        for k, v in (attrs or {}).items():
+            setattr(opts, k, v)
+    return OpModel(builtin, ts, [0], [1], otype, opts, dict(fields or {}),
+                   desc=f"{op_name(builtin)} {dtype}->{out_dtype} {shape} in_q{in_q} out_q{out_q} {attrs or ''}")
+
+
+def full_range(rng, t):
+    """Every value of an 8-bit type (repeated / shuffled to fill t), a uniform spread of int16,
+    or float32 around 0 with a spread of 4."""
+    n = int(np.prod(t.shape))
+    if t.dtype == np.float32:
+        return (rng.normal(0, 4.0, t.shape)).astype(np.float32)
+    info = np.iinfo(t.dtype)
+    if info.bits == 8:
+        v = np.resize(np.arange(info.min, info.max + 1), max(n, 256))
+        return rng.permutation(v)[:n].astype(t.dtype).reshape(t.shape) if n < 256 else \
+            rng.permutation(v[:n]).astype(t.dtype).reshape(t.shape)
+    return rng.integers(info.min, info.max, t.shape, endpoint=True).astype(t.dtype)

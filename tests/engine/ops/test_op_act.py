@@ -1,0 +1,152 @@
+"""Activation, unary math and quantization ops against LiteRT's BUILTIN_REF kernels (the oracle),
+through the kernel shim and the full engine (see test_op_kernels.check): integer outputs bit for
+bit, float32 within 1e-5 relative.  8-bit inputs cover every value of the type; int16 inputs the
+whole range, so table lookups, interpolation and saturation are all exercised."""
+import numpy as np
+import pytest
+
+import models_act as A
+from opmodels import BO
+from test_op_kernels import _expect_reject, check
+
+SHAPES = [(4, 64), (2, 3, 7, 5), (1, 300)]   # batch > 1, 4-D, odd sizes
+
+
+def _int16_full(rng, t):
+    if t.dtype == np.int16:
+        v = np.concatenate([rng.integers(-32768, 32768, int(np.prod(t.shape)) - 5), [-32768, 32767, 0, 1, -1]])
+        return rng.permutation(v).astype(np.int16).reshape(t.shape)
+    return A.full_range(rng, t)
+
+
+# ---- LOGISTIC / TANH ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("op", [BO.LOGISTIC, BO.TANH])
+@pytest.mark.parametrize("shape", SHAPES)
+def test_sigmoid_tanh_float(runner, rng, op, shape):
+    check(runner, rng, A.unary(op, "float32", shape), gen=A.full_range)
+
+
+@pytest.mark.parametrize("op", [BO.LOGISTIC, BO.TANH])
+@pytest.mark.parametrize("in_q", [(0.05, 3), (0.03, -20), (0.02, 0), (0.0078125, -128), (0.04, 100)])
+def test_sigmoid_tanh_int8(runner, rng, op, in_q):
+    # LOGISTIC int8 needs output scale 1/256 (any zero point); TANH takes any output quantization.
+    outs = [(1 / 256, -128), (1 / 256, -100)] if op == BO.LOGISTIC else [(1 / 128, 0), (0.011, 5)]
+    for out_q in outs:
+        check(runner, rng, A.unary(op, "int8", (4, 64), in_q, out_q), gen=A.full_range)
+
+
+@pytest.mark.parametrize("op", [BO.LOGISTIC, BO.TANH])
+@pytest.mark.parametrize("in_scale", [2 ** -12, 2 ** -11, 2 ** -10, 0.0003, 1e-4, 0.001, 3.05e-5])
+def test_sigmoid_tanh_int16(runner, rng, op, in_scale):
+    # Power-of-two scales take the direct path where TFLite has one (2^-12; TANH also 2^-11), the
+    # others the rescaling multiplier.
+    check(runner, rng, A.unary(op, "int16", (16, 64), (in_scale, 0), (2 ** -15, 0)), gen=_int16_full)
+
+
+def test_reject_logistic_int8_output_scale(runner, rng):
+    _expect_reject(runner, A.unary(BO.LOGISTIC, "int8", (2, 8), (0.05, 0), (1 / 128, 0)), "1/256")
+
+
+def test_reject_tanh_int16_zero_point(runner, rng):
+    _expect_reject(runner, A.unary(BO.TANH, "int16", (2, 8), (2 ** -12, 3), (2 ** -15, 0)), "zero point")
+
+
+# ---- RELU family --------------------------------------------------------------------------------
+
+RELUS = [BO.RELU, BO.RELU6, BO.RELU_N1_TO_1, BO.RELU_0_TO_1]
+
+
+@pytest.mark.parametrize("op", RELUS)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_relu_float(runner, rng, op, shape):
+    check(runner, rng, A.unary(op, "float32", shape), gen=A.full_range)
+
+
+@pytest.mark.parametrize("op", RELUS)
+@pytest.mark.parametrize("q", [((0.05, 3), (0.05, 3)), ((0.05, 3), (0.03, -100)), ((0.1, -20), (0.02, -60)),
+                               ((0.01, 10), (0.005, -20))])
+def test_relu_int8(runner, rng, op, q):
+    check(runner, rng, A.unary(op, "int8", (4, 64), *q), gen=A.full_range)
+
+
+@pytest.mark.parametrize("op", [BO.RELU, BO.RELU6])
+@pytest.mark.parametrize("q", [(0.001, 0.0007), (0.0003, 0.0003), (1e-4, 2e-4)])
+def test_relu_int16(runner, rng, op, q):
+    check(runner, rng, A.unary(op, "int16", (3, 5, 17), (q[0], 0), (q[1], 0)), gen=_int16_full)
+
+
+@pytest.mark.parametrize("op", [BO.RELU_N1_TO_1, BO.RELU_0_TO_1])
+def test_reject_relu_int16(runner, rng, op):
+    # LiteRT has no int16 kernel for these two either.
+    _expect_reject(runner, A.unary(op, "int16", (2, 8), (0.001, 0), (0.001, 0)), "int16")
+
+
+# ---- LEAKY_RELU ---------------------------------------------------------------------------------
+
+def _leaky(dtype, alpha, shape=(4, 64), in_q=None, out_q=None):
+    return A.unary(BO.LEAKY_RELU, dtype, shape, in_q, out_q, attrs={"alpha": alpha}, fields={0: float(alpha)})
+
+
+@pytest.mark.parametrize("alpha", [0.2, 0.01, 1.5, -0.3, 0.0])
+def test_leaky_relu(runner, rng, alpha):
+    check(runner, rng, _leaky("float32", alpha, (2, 3, 7, 5)), gen=A.full_range)
+    check(runner, rng, _leaky("int8", alpha, (4, 64), (0.05, 3), (0.04, -10)), gen=A.full_range)
+    check(runner, rng, _leaky("int8", alpha, (4, 64), (0.1, -30), (0.07, 20)), gen=A.full_range)
+    check(runner, rng, _leaky("int16", alpha, (4, 64), (0.001, 0), (0.0008, 0)), gen=_int16_full,
+          max_saturated=None if alpha == 1.5 else 0.6)
+
+
+# ---- HARD_SWISH ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("q", [((0.05, 3), (0.04, -10)), ((0.1, -20), (0.06, -100)), ((0.02, 0), (0.015, 5)),
+                               ((0.03, 60), (0.02, -60)), ((0.2, -5), (0.1, -90))])
+def test_hard_swish_int8(runner, rng, q):
+    check(runner, rng, A.unary(BO.HARD_SWISH, "int8", (4, 64), *q), gen=A.full_range)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_hard_swish_float(runner, rng, shape):
+    check(runner, rng, A.unary(BO.HARD_SWISH, "float32", shape), gen=A.full_range)
+
+
+def test_reject_hard_swish_int16(runner, rng):
+    _expect_reject(runner, A.unary(BO.HARD_SWISH, "int16", (2, 8), (0.001, 0), (0.001, 0)), "int16")
+
+
+# ---- QUANTIZE (pairs beyond test_op_kernels') ---------------------------------------------------
+
+def _gen_for(lo, hi):
+    def gen(rng, t):
+        if t.dtype == np.float32:
+            return rng.normal(0, 2, t.shape).astype(np.float32)
+        return rng.integers(lo, hi, t.shape, endpoint=True).astype(t.dtype)
+    return gen
+
+
+@pytest.mark.parametrize("in_dtype,out_dtype,in_q,out_q,rng_range", [
+    ("int32", "int8", (0.0001, 0), (0.05, 3), (-60000, 60000)),
+    ("int32", "int16", (1e-5, 7), (0.001, 0), (-3000000, 3000000)),
+    ("int32", "int16", (0.0005, -3), (0.0006, 0), (-40000, 40000)),
+    ("uint8", "uint8", (0.05, 128), (0.03, 120), (0, 255)),
+    ("int16", "int8", (0.0005, 0), (0.1, -4), (-20000, 20000)),
+])
+def test_quantize_requant_more(runner, rng, in_dtype, out_dtype, in_q, out_q, rng_range):
+    m = A.unary(BO.QUANTIZE, in_dtype, (3, 41), in_q, out_q, out_dtype=out_dtype)
+    check(runner, rng, m, gen=_gen_for(*rng_range))
+
+
+@pytest.mark.parametrize("out_dtype", ["int8", "uint8", "int16"])
+@pytest.mark.parametrize("qdim", [0, 1, 2])
+def test_quantize_per_channel(runner, rng, out_dtype, qdim):
+    shape = (2, 3, 5)
+    nch = shape[qdim]
+    scales = list(rng.uniform(0.01, 0.05, nch))
+    base = {"int8": 0, "uint8": 128, "int16": 0}[out_dtype]
+    zps = [base + int(z) for z in rng.integers(-5, 6, nch)] if out_dtype != "int16" else [0] * nch
+    m = A.unary(BO.QUANTIZE, "float32", shape, None, (scales, zps, qdim), out_dtype=out_dtype)
+    check(runner, rng, m, gen=_gen_for(0, 0))
+
+
+def test_reject_quantize_int16_zero_point(runner, rng):
+    _expect_reject(runner, A.unary(BO.QUANTIZE, "int16", (2, 8), (0.001, 3), (0.002, 0)), "zero point")
