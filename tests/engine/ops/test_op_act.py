@@ -150,3 +150,78 @@ def test_quantize_per_channel(runner, rng, out_dtype, qdim):
 
 def test_reject_quantize_int16_zero_point(runner, rng):
     _expect_reject(runner, A.unary(BO.QUANTIZE, "int16", (2, 8), (0.001, 3), (0.002, 0)), "zero point")
+
+
+# ---- unary math (unary.c) -----------------------------------------------------------------------
+
+def _u(op, dtype, shape=(4, 64), in_q=None, out_q=None, **kw):
+    m = A.unary(op, dtype, shape, in_q, out_q, **kw)
+    if op in (BO.ELU, BO.CEIL, BO.ROUND):
+        # BUILTIN_REF does not register these; the builtin kernels are the same arithmetic
+        # (ELU int8: the same table) and float32 is compared within 1e-5 anyway.
+        m.oracle_resolver = "BUILTIN"
+    return m
+
+
+def _positive(rng, t):
+    if t.dtype == np.float32:
+        return rng.uniform(0.01, 50, t.shape).astype(np.float32)
+    return A.full_range(rng, t)
+
+
+FLOAT_UNARY = [BO.ABS, BO.CEIL, BO.COS, BO.ELU, BO.EXP, BO.FLOOR, BO.GELU, BO.LOG, BO.NEG, BO.ROUND,
+               BO.RSQRT, BO.SIN, BO.SQRT, BO.SQUARE]
+
+
+@pytest.mark.parametrize("op", FLOAT_UNARY)
+@pytest.mark.parametrize("shape", [(4, 64), (2, 3, 7, 5)])
+def test_unary_float(runner, rng, op, shape):
+    gen = _positive if op in (BO.LOG, BO.SQRT, BO.RSQRT) else A.full_range
+    check(runner, rng, _u(op, "float32", shape), gen=gen)
+
+
+def test_round_half_even(runner, rng):
+    m = _u(BO.ROUND, "float32", (1, 12))
+    x = np.array([[-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, 0.49999997, -0.49999997, 1e8, -7.5, 1e-30]], np.float32)
+    check(runner, rng, m, gen=lambda r, t: x)
+
+
+@pytest.mark.parametrize("approximate", [False, True])
+def test_gelu(runner, rng, approximate):
+    kw = dict(attrs={"approximate": approximate}, fields={0: int(approximate)})
+    check(runner, rng, _u(BO.GELU, "float32", (2, 3, 7, 5), **kw), gen=A.full_range)
+    for q in [((0.05, 3), (0.03, -100)), ((0.02, -10), (0.01, -60))]:
+        check(runner, rng, _u(BO.GELU, "int8", (4, 64), *q, **kw), gen=A.full_range)
+    check(runner, rng, _u(BO.GELU, "int16", (16, 64), (0.0003, 0), (0.0003, 0), **kw), gen=_int16_full)
+
+
+@pytest.mark.parametrize("op", [BO.ELU, BO.EXP, BO.LOG])
+@pytest.mark.parametrize("q", [((0.05, 3), (0.05, -3)), ((0.02, -10), (0.1, 20)), ((0.03, -120), (0.2, -100))])
+def test_unary_lut_int8(runner, rng, op, q):
+    # LOG maps x <= 0 to the lowest output (TFLite's table); EXP / ELU saturate where they must.
+    check(runner, rng, _u(op, "int8", (4, 64), *q), gen=A.full_range, max_saturated=0.7)
+
+
+@pytest.mark.parametrize("op", [BO.EXP, BO.LOG])
+@pytest.mark.parametrize("q", [((0.0001, 0), (0.001, 0)), ((0.0003, 0), (0.0002, 0))])
+def test_unary_lut_int16(runner, rng, op, q):
+    check(runner, rng, _u(op, "int16", (16, 64), *q), gen=_int16_full, max_saturated=0.7)
+
+
+@pytest.mark.parametrize("dtype,q", [("int8", ((0.05, 3), (0.05, 3))), ("int8", ((0.05, 3), (0.03, -100))),
+                                     ("int8", ((0.02, -128), (0.02, -128))), ("int16", ((0.001, 0), (0.0007, 0))),
+                                     ("int16", (None, None)), ("int32", (None, None))])
+def test_abs_int(runner, rng, dtype, q):
+    check(runner, rng, _u(BO.ABS, dtype, (4, 64), *q), gen=A.full_range)
+
+
+@pytest.mark.parametrize("dtype,q", [("int8", ((0.05, 3), (0.1, -3))), ("int16", ((0.001, 0), (0.001, 0))),
+                                     ("int32", (None, None))])
+def test_neg_int(runner, rng, dtype, q):
+    # LiteRT negates the raw integers (quantization parameters are not used); -min wraps to min.
+    check(runner, rng, _u(BO.NEG, dtype, (4, 64), *q), gen=A.full_range)
+
+
+@pytest.mark.parametrize("op", [BO.SIN, BO.COS, BO.SQUARE, BO.FLOOR])
+def test_reject_unary_int8(runner, rng, op):
+    _expect_reject(runner, _u(op, "int8", (2, 8), (0.05, 0), (0.05, 0)), "int8")

@@ -282,6 +282,24 @@ typedef struct {
 void mn_hard_swish_s8(size_t n, const mn_hard_swish_q_t *p, const int8_t *in, int8_t *out);
 void mn_hard_swish_f32(size_t n, const float *in, float *out);
 
+
+/* Elementwise unary math (unary.c): one float function per op, applied to float32 directly and,
+ * for the ops TFLite quantizes through a table, to build the int8 / int16 table in prepare. */
+enum {
+    MN_UNARY_ABS, MN_UNARY_CEIL, MN_UNARY_COS, MN_UNARY_ELU, MN_UNARY_EXP, MN_UNARY_FLOOR,
+    MN_UNARY_GELU, MN_UNARY_GELU_TANH, MN_UNARY_LOG, MN_UNARY_NEG, MN_UNARY_ROUND, MN_UNARY_RSQRT,
+    MN_UNARY_SIN, MN_UNARY_SQRT, MN_UNARY_SQUARE,
+};
+float mn_unary_fn(int op, float x);
+void mn_unary_f32(int op, size_t n, const float *in, float *out);
+/* int16 table from a float function (TFLite LUTPopulate<int16_t> in float). */
+void mn_lut_s16_init(int16_t *lut, float in_scale, int32_t in_zp, float out_scale, int32_t out_zp,
+    mn_lut_fn_t f, const void *arg);
+void mn_lut_s16(size_t n, const int16_t *lut, const int16_t *in, int16_t *out);
+/* Quantized ABS: |x - in_zp| requantized (mult == 0: same scale, no rescale). */
+void mn_abs_q_s8(size_t n, const mn_requant_t *r, const int8_t *in, int8_t *out);
+void mn_abs_q_s16(size_t n, const mn_requant_t *r, const int16_t *in, int16_t *out);
+
 #ifdef __cplusplus
 }
 #endif

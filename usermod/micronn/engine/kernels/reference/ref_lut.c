@@ -5,9 +5,14 @@
 
 #include "mn_ref.h"
 
-#if MICRONN_OP_LOGISTIC || MICRONN_OP_TANH || MICRONN_OP_ELU || MICRONN_OP_GELU || MICRONN_OP_LOG
+#if MICRONN_OP_LOGISTIC || MICRONN_OP_TANH || MICRONN_OP_ELU || MICRONN_OP_GELU || MICRONN_OP_LOG || \
+    MICRONN_OP_EXP
 #define MN_NEED_LUT_S8 1
 #endif
+#if MICRONN_OP_GELU || MICRONN_OP_LOG || MICRONN_OP_EXP
+#define MN_NEED_LUT_S16 1
+#endif
+#define MN_COMMA ,
 
 #if MN_NEED_LUT_S8
 
@@ -36,38 +41,54 @@ void mn_lut_s8(size_t n, const int8_t *lut, const int8_t *in, int8_t *out) {
 
 #endif /* MN_NEED_LUT_S8 */
 
-#if MICRONN_OP_SOFTMAX
+#if MICRONN_OP_SOFTMAX || MN_NEED_LUT_S16
 
 /* Each of the 512 segments is biased by half the error of linear interpolation at its
- * midpoint, as TFLite does. */
-void mn_lut_s16_init_f64(int16_t *lut, double in_scale, int32_t in_zp, double out_scale,
-    int32_t out_zp, double (*f)(double)) {
-    const double in_min = in_scale * (double)(INT16_MIN - in_zp);
-    const double in_max = in_scale * (double)(INT16_MAX - in_zp);
-    const double out_min = out_scale * (double)(INT16_MIN - out_zp);
-    const double out_max = out_scale * (double)(INT16_MAX - out_zp);
-    const int steps = MN_LUT_S16_SIZE - 1;
-    const double step = (in_max - in_min) / steps;
-    const double half_step = step / 2;
-    const double inv = 65536.0 / (out_max - out_min);
-    for (int i = 0; i < steps; ++i) {
-        const double val = f(in_min + i * step);
-        const double val_mid = f(in_min + i * step + half_step);
-        const double val_next = f(in_min + (i + 1) * step);
-        const double sample = round(val * inv);
-        const double mid_interp = round((val_next * inv + round(val * inv)) / 2);
-        const double mid = round(val_mid * inv);
-        const double bias = round((mid_interp - mid) / 2);
-        double q = sample - bias;
-        q = q < INT16_MIN ? INT16_MIN : (q > INT16_MAX ? INT16_MAX : q);
-        lut[i] = (int16_t)q;
+ * midpoint, as TFLite does. FT is TFLite's FloatT (double for SOFTMAX, float elsewhere). */
+#define DEFINE_LUT_S16_INIT(NAME, FT, ROUND, FN_DECL, CALL) \
+    void NAME(int16_t *lut, FT in_scale, int32_t in_zp, FT out_scale, int32_t out_zp, FN_DECL) { \
+        const FT in_min = in_scale * (FT)(INT16_MIN - in_zp); \
+        const FT in_max = in_scale * (FT)(INT16_MAX - in_zp); \
+        const FT out_min = out_scale * (FT)(INT16_MIN - out_zp); \
+        const FT out_max = out_scale * (FT)(INT16_MAX - out_zp); \
+        const int steps = MN_LUT_S16_SIZE - 1; \
+        const FT step = (in_max - in_min) / (FT)steps; \
+        const FT half_step = step / 2; \
+        const FT inv = (FT)65536 / (out_max - out_min); \
+        for (int i = 0; i < steps; ++i) { \
+            const FT val = CALL(in_min + (FT)i * step); \
+            const FT val_mid = CALL(in_min + (FT)i * step + half_step); \
+            const FT val_next = CALL(in_min + (FT)(i + 1) * step); \
+            const FT sample = ROUND(val * inv); \
+            const FT mid_interp = ROUND((val_next * inv + ROUND(val * inv)) / 2); \
+            const FT mid = ROUND(val_mid * inv); \
+            const FT bias = ROUND((mid_interp - mid) / 2); \
+            FT q = sample - bias; \
+            q = q < INT16_MIN ? INT16_MIN : (q > INT16_MAX ? INT16_MAX : q); \
+            lut[i] = (int16_t)q; \
+        } \
+        FT last = ROUND(CALL(in_max) * inv); \
+        last = last < INT16_MIN ? INT16_MIN : (last > INT16_MAX ? INT16_MAX : last); \
+        lut[steps] = (int16_t)last; \
     }
-    double last = round(f(in_max) * inv);
-    last = last < INT16_MIN ? INT16_MIN : (last > INT16_MAX ? INT16_MAX : last);
-    lut[steps] = (int16_t)last;
-}
 
-#endif /* MICRONN_OP_SOFTMAX */
+#if MICRONN_OP_SOFTMAX
+#define CALL_F64(x) f(x)
+DEFINE_LUT_S16_INIT(mn_lut_s16_init_f64, double, round, double (*f)(double), CALL_F64)
+#endif
+
+#if MN_NEED_LUT_S16
+#define CALL_F32(x) f(x, arg)
+DEFINE_LUT_S16_INIT(mn_lut_s16_init, float, roundf, mn_lut_fn_t f MN_COMMA const void *arg, CALL_F32)
+
+void mn_lut_s16(size_t n, const int16_t *lut, const int16_t *in, int16_t *out) {
+    for (size_t i = 0; i < n; ++i) {
+        out[i] = mn_lut_s16_lookup(in[i], lut);
+    }
+}
+#endif
+
+#endif /* MICRONN_OP_SOFTMAX || MN_NEED_LUT_S16 */
 
 #if MICRONN_OP_LOGISTIC || MICRONN_OP_TANH
 
