@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 from ai_edge_litert import schema_py_generated as S
 
+import opmodels
+import runners
 from opmodels import BO, OpModel, T
+
+# bool tensors (CAST): the schema / kernel-shim dtype codes, if the shared tables lack them.
+opmodels._TT.setdefault(np.dtype(np.bool_), S.TensorType.BOOL)
+runners._DT.setdefault(np.dtype(np.bool_), 6)
 
 # Options tables of the unary ops that have one (None: the op has no options table).
 _OPTS = {
@@ -67,3 +73,11 @@ def full_range(rng, t):
         return rng.permutation(v)[:n].astype(t.dtype).reshape(t.shape) if n < 256 else \
             rng.permutation(v[:n]).astype(t.dtype).reshape(t.shape)
     return rng.integers(info.min, info.max, t.shape, endpoint=True).astype(t.dtype)
+
+
+def cast(in_dtype, out_dtype, shape=(3, 17)):
+    m = unary(BO.CAST, in_dtype, shape, out_dtype=out_dtype)
+    m.options.inDataType = int(opmodels._TT[np.dtype(in_dtype)])
+    m.options.outDataType = int(opmodels._TT[np.dtype(out_dtype)])
+    m.fields = {0: m.options.inDataType, 1: m.options.outDataType}
+    return m

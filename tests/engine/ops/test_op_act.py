@@ -225,3 +225,52 @@ def test_neg_int(runner, rng, dtype, q):
 @pytest.mark.parametrize("op", [BO.SIN, BO.COS, BO.SQUARE, BO.FLOOR])
 def test_reject_unary_int8(runner, rng, op):
     _expect_reject(runner, _u(op, "int8", (2, 8), (0.05, 0), (0.05, 0)), "int8")
+
+
+# ---- CAST ---------------------------------------------------------------------------------------
+
+CAST_TYPES = ["float32", "int8", "uint8", "int16", "int32", "bool"]
+
+
+def _cast_input(rng, t):
+    if t.dtype == np.bool_:
+        return rng.integers(0, 2, t.shape).astype(np.bool_)
+    if t.dtype == np.float32:
+        # in range, fractional, negative zero, beyond every integer type, NaN / inf
+        v = rng.normal(0, 100, t.shape).astype(np.float32)
+        special = [0.0, -0.0, 0.7, -0.7, 127.9, -128.9, 255.9, 40000.5, -40000.5, 3e9, -3e9, np.nan, np.inf, -np.inf]
+        v.flat[:len(special)] = special
+        return v
+    info = np.iinfo(t.dtype)
+    v = rng.integers(info.min, info.max, t.shape, endpoint=True).astype(t.dtype)
+    v.flat[:3] = [info.min, info.max, 0]
+    return v
+
+
+@pytest.mark.parametrize("in_dtype", CAST_TYPES)
+@pytest.mark.parametrize("out_dtype", CAST_TYPES)
+def test_cast(runner, rng, in_dtype, out_dtype):
+    check(runner, rng, A.cast(in_dtype, out_dtype, (3, 17)), gen=_cast_input, max_saturated=None)
+
+
+# ---- SOFTMAX int16 ------------------------------------------------------------------------------
+
+def _softmax16_input(rng, t):
+    # A spread of ~12 real units within each row, so that outputs are not mostly 0.
+    spread = int(min(30000, 12.0 / t.scale[0]))
+    center = rng.integers(-30000 + spread // 2, 30000 - spread // 2)
+    return (center + rng.integers(-spread // 2, spread // 2 + 1, t.shape)).astype(np.int16)
+
+
+@pytest.mark.parametrize("shape", [(4, 64), (2, 3, 10), (5,), (1, 2, 3, 7), (3, 1)])
+@pytest.mark.parametrize("in_scale,beta", [(0.001, 1.0), (0.0003, 1.0), (0.002, 0.5), (0.0001, 2.0)])
+def test_softmax_int16(runner, rng, shape, in_scale, beta):
+    m = A.unary(BO.SOFTMAX, "int16", shape, (in_scale, 0), (1 / 32768, 0), attrs={"beta": beta},
+                fields={0: float(beta)})
+    check(runner, rng, m, gen=_softmax16_input, max_saturated=None)
+
+
+def test_reject_softmax_int16_rank5(runner, rng):
+    m = A.unary(BO.SOFTMAX, "int16", (1, 2, 1, 2, 3), (0.001, 0), (1 / 32768, 0), attrs={"beta": 1.0},
+                fields={0: 1.0})
+    _expect_reject(runner, m, "rank")

@@ -27,6 +27,9 @@ MN_DECLARE(ADD)
 #if MICRONN_OP_AVERAGE_POOL_2D
 MN_DECLARE(AVERAGE_POOL_2D)
 #endif
+#if MICRONN_OP_CAST
+MN_DECLARE(CAST)
+#endif
 #if MICRONN_OP_CEIL
 MN_DECLARE(CEIL)
 #endif
@@ -130,6 +133,9 @@ static const mn_registration_t mn_builtin_ops[] = {
 #endif
 #if MICRONN_OP_AVERAGE_POOL_2D
     MN_ENTRY(AVERAGE_POOL_2D)
+#endif
+#if MICRONN_OP_CAST
+    MN_ENTRY(CAST)
 #endif
 #if MICRONN_OP_CEIL
     MN_ENTRY(CEIL)

@@ -120,6 +120,14 @@ void mn_softmax_s8_s8(const mn_softmax_q_t *p, int outer, int depth,
 void mn_softmax_s8_s16(const mn_softmax_q_t *p, int outer, int depth,
     const int8_t *input, int16_t *output);
 void mn_softmax_f32(int outer, int depth, float beta, const float *input, float *output);
+/* int16 -> int16 (TFLite SoftmaxInt16): two MN_LUT_S16_SIZE tables built in prepare. */
+typedef struct {
+    int32_t mult;
+    int shift;
+    const int16_t *exp_lut;     /* exp(x), x in [-10, 0] */
+    const int16_t *recip_lut;   /* 1 / (1 + x), x in [0, 1] */
+} mn_softmax_s16_t;
+void mn_softmax_s16(const mn_softmax_s16_t *p, int outer, int depth, const int16_t *input, int16_t *output);
 
 /* ---- ADD ---------------------------------------------------------------- */
 
@@ -299,6 +307,9 @@ void mn_lut_s16(size_t n, const int16_t *lut, const int16_t *in, int16_t *out);
 /* Quantized ABS: |x - in_zp| requantized (mult == 0: same scale, no rescale). */
 void mn_abs_q_s8(size_t n, const mn_requant_t *r, const int8_t *in, int8_t *out);
 void mn_abs_q_s16(size_t n, const mn_requant_t *r, const int16_t *in, int16_t *out);
+
+/* CAST between MN_FLOAT32, MN_INT8, MN_UINT8, MN_INT16, MN_INT32, MN_BOOL (cast.c). */
+void mn_cast(size_t n, int from, int to, const void *in, void *out);
 
 #ifdef __cplusplus
 }
