@@ -274,3 +274,33 @@ def test_reject_softmax_int16_rank5(runner, rng):
     m = A.unary(BO.SOFTMAX, "int16", (1, 2, 1, 2, 3), (0.001, 0), (1 / 32768, 0), attrs={"beta": 1.0},
                 fields={0: 1.0})
     _expect_reject(runner, m, "rank")
+
+
+# ---- L2_NORMALIZATION ---------------------------------------------------------------------------
+
+def _l2(dtype, shape, in_q=None):
+    return A.unary(BO.L2_NORMALIZATION, dtype, shape, in_q, (1 / 128, 0) if dtype == "int8" else None)
+
+
+@pytest.mark.parametrize("shape", [(4, 64), (2, 3, 10), (5,), (1, 2, 3, 7), (6, 2)])
+def test_l2norm(runner, rng, shape):
+    check(runner, rng, _l2("float32", shape), gen=A.full_range)
+    for q in [(0.05, 3), (0.1, -20), (0.02, 127), (0.01, -128)]:
+        check(runner, rng, _l2("int8", shape, q), gen=A.full_range, max_saturated=None if shape[-1] < 3 else 0.6)
+
+
+def test_l2norm_int8_small_sums(runner, rng):
+    # rows at the zero point (sum 0) or one step away (sum 1): TFLite's special case
+    m = _l2("int8", (4, 8), (0.05, 3))
+
+    def gen(rng_, t):
+        x = np.full(t.shape, 3, np.int8)
+        x[1, 2] = 4
+        x[2, :] = rng_.integers(-5, 10, 8)
+        x[3, :] = rng_.integers(-128, 128, 8)
+        return x
+    check(runner, rng, m, gen=gen, max_saturated=None)
+
+
+def test_reject_l2norm_output_quant(runner, rng):
+    _expect_reject(runner, A.unary(BO.L2_NORMALIZATION, "int8", (2, 8), (0.05, 0), (1 / 256, 0)), "1/128")
