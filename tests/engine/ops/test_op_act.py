@@ -304,3 +304,33 @@ def test_l2norm_int8_small_sums(runner, rng):
 
 def test_reject_l2norm_output_quant(runner, rng):
     _expect_reject(runner, A.unary(BO.L2_NORMALIZATION, "int8", (2, 8), (0.05, 0), (1 / 256, 0)), "1/128")
+
+
+# ---- LOG_SOFTMAX --------------------------------------------------------------------------------
+
+def _log_softmax_input(rng, t):
+    if t.dtype == np.float32:
+        return rng.normal(0, 3.0, t.shape).astype(np.float32)
+    # rows spread over ~12 real units: inside the [-16, 0] output range
+    spread = int(min(255, max(2, 12.0 / t.scale[0])))
+    center = int(rng.integers(-128 + spread // 2, 128 - spread // 2))
+    return np.clip(center + rng.integers(-spread // 2, spread // 2 + 1, t.shape), -128, 127).astype(np.int8)
+
+
+@pytest.mark.parametrize("shape", [(4, 64), (2, 3, 10), (5,), (1, 2, 3, 7), (3, 2)])
+def test_log_softmax(runner, rng, shape):
+    check(runner, rng, A.unary(BO.LOG_SOFTMAX, "float32", shape), gen=_log_softmax_input)
+    for q in [(0.05, 3), (0.1, -20), (0.02, 0), (0.3, 100)]:
+        check(runner, rng, A.unary(BO.LOG_SOFTMAX, "int8", shape, q, (16 / 256, 127)), gen=_log_softmax_input)
+
+
+def test_log_softmax_int8_all_inputs(runner, rng):
+    # every input value in one row, several scales: the far tail falls below the limit (-128)
+    for scale in (0.00390625, 0.02, 0.1, 0.25):
+        m = A.unary(BO.LOG_SOFTMAX, "int8", (2, 256), (scale, 0), (16 / 256, 127))
+        check(runner, rng, m, gen=lambda r, t: np.stack([r.permutation(np.arange(-128, 128))] * 2).astype(np.int8),
+              max_saturated=None)
+
+
+def test_reject_log_softmax_output_quant(runner, rng):
+    _expect_reject(runner, A.unary(BO.LOG_SOFTMAX, "int8", (2, 8), (0.05, 0), (1 / 256, -128)), "16/256")

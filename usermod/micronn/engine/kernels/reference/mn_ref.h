@@ -314,6 +314,18 @@ void mn_inv_sqrt_q(int32_t input, int32_t *mult, int *shift);
 void mn_l2norm_s8(int outer, int depth, int32_t in_zp, const int8_t *input, int8_t *output);
 void mn_l2norm_f32(int outer, int depth, const float *input, float *output);
 
+/* LOG_SOFTMAX along the last dimension (log_softmax.c). */
+typedef struct {
+    int32_t mult, reverse_mult, diff_min;
+    int left_shift, reverse_shift;
+} mn_log_softmax_q_t;
+/* Returns 0, or -1 when the input scale is too small to represent. */
+int mn_log_softmax_q_init(mn_log_softmax_q_t *p, float input_scale);
+/* gemmlowp log(x) for x >= 1: x raw Q12.19, result raw Q5.26. */
+int32_t mn_log_q12_to_q5(int32_t x);
+void mn_log_softmax_s8(const mn_log_softmax_q_t *p, int outer, int depth, const int8_t *input, int8_t *output);
+void mn_log_softmax_f32(int outer, int depth, const float *input, float *output);
+
 /* CAST between MN_FLOAT32, MN_INT8, MN_UINT8, MN_INT16, MN_INT32, MN_BOOL (cast.c). */
 void mn_cast(size_t n, int from, int to, const void *in, void *out);
 
