@@ -81,3 +81,20 @@ def cast(in_dtype, out_dtype, shape=(3, 17)):
     m.options.outDataType = int(opmodels._TT[np.dtype(out_dtype)])
     m.fields = {0: m.options.inDataType, 1: m.options.outDataType}
     return m
+
+
+def prelu(rng, dtype, shape=(1, 4, 5, 3), alpha_shape=(3,), const_alpha=True):
+    """PRELU with alpha broadcast to the input (constant, or a second graph input)."""
+    if dtype == "float32":
+        a = rng.uniform(-0.5, 1.5, alpha_shape).astype(np.float32)
+        ts = [T("input", np.float32, shape), T("alpha", np.float32, alpha_shape, data=a if const_alpha else None),
+              T("output", np.float32, shape)]
+    else:
+        in_q = (float(rng.uniform(0.02, 0.08)), int(rng.integers(-20, 21)))
+        a_q = (float(rng.uniform(0.005, 0.02)), int(rng.integers(-10, 11)))
+        out_q = (in_q[0] * float(rng.uniform(0.8, 1.3)), int(rng.integers(-20, 21)))
+        a = rng.integers(-128, 128, alpha_shape).astype(np.int8)
+        ts = [T("input", np.int8, shape, scale=[in_q[0]], zp=[in_q[1]]),
+              T("alpha", np.int8, alpha_shape, data=a if const_alpha else None, scale=[a_q[0]], zp=[a_q[1]]),
+              T("output", np.int8, shape, scale=[out_q[0]], zp=[out_q[1]])]
+    return OpModel(BO.PRELU, ts, [0, 1], [2], desc=f"PRELU {dtype} {shape} alpha{alpha_shape} const{const_alpha}")

@@ -334,3 +334,23 @@ def test_log_softmax_int8_all_inputs(runner, rng):
 
 def test_reject_log_softmax_output_quant(runner, rng):
     _expect_reject(runner, A.unary(BO.LOG_SOFTMAX, "int8", (2, 8), (0.05, 0), (1 / 256, -128)), "16/256")
+
+
+# ---- PRELU --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "int8"])
+@pytest.mark.parametrize("shape,alpha_shape", [((1, 4, 5, 3), (3,)), ((2, 4, 5, 3), (1, 1, 3)),
+                                               ((1, 4, 5, 3), (4, 5, 3)), ((3, 7), (3, 7)), ((2, 6, 4), (6, 1)),
+                                               ((2, 3, 4, 5), (1, 3, 1, 1))])
+def test_prelu(runner, rng, dtype, shape, alpha_shape):
+    check(runner, rng, A.prelu(rng, dtype, shape, alpha_shape), gen=A.full_range)
+
+
+def test_prelu_alpha_input(runner, rng):
+    # alpha as a second graph input instead of a constant
+    for dtype in ("float32", "int8"):
+        check(runner, rng, A.prelu(rng, dtype, (2, 5, 4), (4,), const_alpha=False), gen=A.full_range)
+
+
+def test_reject_prelu_alpha_shape(runner, rng):
+    _expect_reject(runner, A.prelu(rng, "int8", (1, 4, 5, 3), (5, 1, 3)), "broadcast")

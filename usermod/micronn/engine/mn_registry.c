@@ -84,6 +84,9 @@ MN_DECLARE(MAX_POOL_2D)
 #if MICRONN_OP_NEG
 MN_DECLARE(NEG)
 #endif
+#if MICRONN_OP_PRELU
+MN_DECLARE(PRELU)
+#endif
 #if MICRONN_OP_QUANTIZE
 MN_DECLARE(QUANTIZE)
 #endif
@@ -196,6 +199,9 @@ static const mn_registration_t mn_builtin_ops[] = {
 #endif
 #if MICRONN_OP_NEG
     MN_ENTRY(NEG)
+#endif
+#if MICRONN_OP_PRELU
+    MN_ENTRY(PRELU)
 #endif
 #if MICRONN_OP_QUANTIZE
     MN_ENTRY(QUANTIZE)

@@ -326,6 +326,23 @@ int32_t mn_log_q12_to_q5(int32_t x);
 void mn_log_softmax_s8(const mn_log_softmax_q_t *p, int outer, int depth, const int8_t *input, int8_t *output);
 void mn_log_softmax_f32(int outer, int depth, const float *input, float *output);
 
+/* PRELU (prelu.c): alpha broadcast to the input shape (right-aligned, numpy rules). */
+#define MN_PRELU_MAX_DIMS 6
+typedef struct {
+    int ndims;
+    int32_t size;
+    int32_t dims[MN_PRELU_MAX_DIMS];
+    int32_t alpha_stride[MN_PRELU_MAX_DIMS];   /* 0 where alpha is broadcast */
+} mn_prelu_shape_t;
+typedef struct {
+    int32_t in_zp, alpha_zp, out_zp, mult_pos, mult_neg;
+    int shift_pos, shift_neg;
+} mn_prelu_q_t;
+/* Returns 0, or -1 if alpha does not broadcast to the input shape. */
+int mn_prelu_shape_init(mn_prelu_shape_t *p, const int32_t *in_dims, int in_n, const int32_t *alpha_dims, int alpha_n);
+void mn_prelu_s8(const mn_prelu_shape_t *s, const mn_prelu_q_t *q, const int8_t *in, const int8_t *alpha, int8_t *out);
+void mn_prelu_f32(const mn_prelu_shape_t *s, const float *in, const float *alpha, float *out);
+
 /* CAST between MN_FLOAT32, MN_INT8, MN_UINT8, MN_INT16, MN_INT32, MN_BOOL (cast.c). */
 void mn_cast(size_t n, int from, int to, const void *in, void *out);
 
