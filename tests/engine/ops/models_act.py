@@ -28,6 +28,7 @@ _OPTS = {
     BO.L2_NORMALIZATION: (S.BuiltinOptions.L2NormOptions, S.L2NormOptionsT),
     BO.SOFTMAX: (S.BuiltinOptions.SoftmaxOptions, S.SoftmaxOptionsT),
     BO.QUANTIZE: (S.BuiltinOptions.QuantizeOptions, S.QuantizeOptionsT),
+    BO.DEQUANTIZE: (S.BuiltinOptions.DequantizeOptions, S.DequantizeOptionsT),
 }
 
 _NAMES = {v: k for k, v in vars(BO).items() if not k.startswith("_")}

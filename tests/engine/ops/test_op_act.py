@@ -354,3 +354,17 @@ def test_prelu_alpha_input(runner, rng):
 
 def test_reject_prelu_alpha_shape(runner, rng):
     _expect_reject(runner, A.prelu(rng, "int8", (1, 4, 5, 3), (5, 1, 3)), "broadcast")
+
+
+# ---- DEQUANTIZE per channel ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8"])
+@pytest.mark.parametrize("qdim", [0, 1, 2])
+def test_dequantize_per_channel(runner, rng, dtype, qdim):
+    shape = (2, 3, 5)
+    nch = shape[qdim]
+    base = 128 if dtype == "uint8" else 0
+    m = A.unary(BO.DEQUANTIZE, dtype, shape, (list(rng.uniform(0.001, 0.1, nch)),
+                                              [base + int(z) for z in rng.integers(-10, 11, nch)], qdim),
+                None, out_dtype="float32")
+    check(runner, rng, m, gen=A.full_range)

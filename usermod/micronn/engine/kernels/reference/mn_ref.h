@@ -200,6 +200,8 @@ void mn_dequantize_f16_f32(size_t n, const uint16_t *in, float *out);
 /* Per-channel: element i belongs to channel (i / inner) % channels. */
 void mn_dequantize_s8_f32_per_channel(size_t n, int channels, size_t inner,
     const float *scales, const int32_t *zps, const int8_t *in, float *out);
+void mn_dequantize_u8_f32_per_channel(size_t n, int channels, size_t inner,
+    const float *scales, const int32_t *zps, const uint8_t *in, float *out);
 
 void mn_reshape_copy(size_t nbytes, const void *in, void *out);
 
