@@ -7,6 +7,7 @@ import pytest
 
 import models_act as A
 from opmodels import BO
+from runners import run_oracle
 from test_op_kernels import _expect_reject, check
 
 SHAPES = [(4, 64), (2, 3, 7, 5), (1, 300)]   # batch > 1, 4-D, odd sizes
@@ -368,3 +369,34 @@ def test_dequantize_per_channel(runner, rng, dtype, qdim):
                                               [base + int(z) for z in rng.integers(-10, 11, nch)], qdim),
                 None, out_dtype="float32")
     check(runner, rng, m, gen=A.full_range)
+
+
+# ---- quantized SQRT / RSQRT ---------------------------------------------------------------------
+
+def _nonneg(rng, t):
+    if t.dtype == np.int8:
+        return rng.permutation(np.resize(np.arange(t.zp[0], 128), int(np.prod(t.shape)))).astype(np.int8).reshape(t.shape)
+    v = rng.integers(0, 32768, t.shape)
+    v.flat[:3] = [0, 1, 32767]
+    return v.astype(np.int16)
+
+
+@pytest.mark.parametrize("op", [BO.SQRT, BO.RSQRT])
+@pytest.mark.parametrize("dtype,q", [("int8", ((0.05, 3), (0.05, -3))), ("int8", ((0.02, -100), (0.03, -120))),
+                                     ("int8", ((0.003, -128), (0.01, -128))), ("int16", ((0.001, 0), (0.001, 0))),
+                                     ("int16", ((0.0003, 0), (0.01, 0)))])
+def test_sqrt_rsqrt_quant(runner, rng, op, dtype, q):
+    check(runner, rng, _u(op, dtype, (4, 64), *q), gen=_nonneg, max_saturated=0.7)
+
+
+@pytest.mark.parametrize("op", [BO.SQRT, BO.RSQRT])
+def test_sqrt_rsqrt_negative_input_is_an_error(runner, rng, op):
+    # LiteRT fails the invoke too ("only defined for non-negative / positive values")
+    m = _u(op, "int8", (2, 8), (0.05, 3), (0.05, -3))
+    x = np.full((2, 8), 10, np.int8)
+    x[1, 3] = 2
+    with pytest.raises(Exception):
+        run_oracle(m, [x])
+    with pytest.raises(Exception) as ei:
+        runner(m, [x])
+    assert "below the zero point" in str(ei.value)

@@ -10,10 +10,6 @@
 
 #if MICRONN_OP_LOG_SOFTMAX
 
-static int32_t sat_pot(int32_t x, int e) {
-    return e >= 0 ? mn_sat_shl(x, e) : mn_rdbpot(x, -e);
-}
-
 static int32_t sat_add(int32_t a, int32_t b) {
     const int64_t s = (int64_t)a + b;
     return s > INT32_MAX ? INT32_MAX : (s < INT32_MIN ? INT32_MIN : (int32_t)s);
@@ -36,14 +32,14 @@ int32_t mn_log_q12_to_q5(int32_t x) {
     const int in_bits = 12, acc_bits = 6;
 
     const int za_headroom_plus_1 = clz32((uint32_t)x);
-    const int32_t ra_tmp = sat_pot(x, za_headroom_plus_1 - 1);
-    const int32_t ra = sat_pot(mn_srdhm(ra_tmp, sqrt_half), 1);
-    const int32_t za_pow2 = sat_add(sat_pot(in_bits - za_headroom_plus_1, 31 - acc_bits), shifted_quarter);
+    const int32_t ra_tmp = mn_sat_pot(x, za_headroom_plus_1 - 1);
+    const int32_t ra = mn_sat_pot(mn_srdhm(ra_tmp, sqrt_half), 1);
+    const int32_t za_pow2 = sat_add(mn_sat_pot(in_bits - za_headroom_plus_1, 31 - acc_bits), shifted_quarter);
 
     const int32_t zb = mn_srdhm(x, sqrt_half);
     const int zb_headroom = clz32((uint32_t)zb) - 1;
-    const int32_t rb = sat_pot(x, zb_headroom);
-    const int32_t zb_pow2 = sat_add(sat_pot(in_bits - zb_headroom, 31 - acc_bits), -shifted_quarter);
+    const int32_t rb = mn_sat_pot(x, zb_headroom);
+    const int32_t zb_pow2 = sat_add(mn_sat_pot(in_bits - zb_headroom, 31 - acc_bits), -shifted_quarter);
 
     const int32_t r = ra < rb ? ra : rb;
     const int32_t z_pow2 = za_pow2 > zb_pow2 ? za_pow2 : zb_pow2;
@@ -59,7 +55,7 @@ int32_t mn_log_q12_to_q5(int32_t x) {
         mn_srdhm(p, mn_add_wrap(mn_add_wrap(alpha_i, q), mn_srdhm(alpha_d, common_sq))), mn_srdhm(alpha_f, q));
     const int32_t recip_denom = mn_one_over_one_plus_x(denom_minus_one);
     const int32_t num_scaled = mn_rdbpot(num, acc_bits);
-    return sat_pot(mn_add_wrap(mn_srdhm(z_pow2, log_2), mn_srdhm(num_scaled, recip_denom)), acc_bits - 5);
+    return mn_sat_pot(mn_add_wrap(mn_srdhm(z_pow2, log_2), mn_srdhm(num_scaled, recip_denom)), acc_bits - 5);
 }
 
 int mn_log_softmax_q_init(mn_log_softmax_q_t *p, float input_scale) {

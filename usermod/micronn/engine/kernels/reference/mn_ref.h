@@ -310,9 +310,7 @@ void mn_lut_s16(size_t n, const int16_t *lut, const int16_t *in, int16_t *out);
 void mn_abs_q_s8(size_t n, const mn_requant_t *r, const int8_t *in, int8_t *out);
 void mn_abs_q_s16(size_t n, const mn_requant_t *r, const int16_t *in, int16_t *out);
 
-/* L2_NORMALIZATION along the last dimension (l2norm.c). mn_inv_sqrt_q: TFLite
- * GetInvSqrtQuantizedMultiplierExp with reverse shift (shift > 0 = left). */
-void mn_inv_sqrt_q(int32_t input, int32_t *mult, int *shift);
+/* L2_NORMALIZATION along the last dimension (l2norm.c). */
 void mn_l2norm_s8(int outer, int depth, int32_t in_zp, const int8_t *input, int8_t *output);
 void mn_l2norm_f32(int outer, int depth, const float *input, float *output);
 

@@ -92,12 +92,14 @@ DEFINE_ABS_Q(mn_abs_q_s16, int16_t, INT16_MIN, INT16_MAX)
 
 #include "ref_glue.h"
 
-enum { MODE_F32, MODE_LUT8, MODE_LUT16, MODE_ABS_Q, MODE_INT };
+enum { MODE_F32, MODE_LUT8, MODE_LUT16, MODE_ABS_Q, MODE_INT, MODE_SQRT_Q, MODE_RSQRT_Q };
 
 typedef struct {
     size_t n;
     uint8_t op, dtype, mode;
-    mn_requant_t r;     /* MODE_ABS_Q */
+    uint8_t nonneg;     /* SQRT / RSQRT: inputs below the zero point are an error, as in TFLite */
+    float in_scale, out_scale;  /* MODE_SQRT_Q */
+    mn_requant_t r;     /* MODE_ABS_Q, MODE_RSQRT_Q */
     int16_t lut[];      /* MODE_LUT8: 256 int8, MODE_LUT16: 513 int16 */
 } unary_data_t;
 
@@ -115,11 +117,59 @@ static float log_lut_fn(float x, const void *arg) {
     return x <= 0.0f ? ((const log_arg_t *)arg)->out_min : logf(x);
 }
 
+/* TFLite's int16 RSQRT table maps x <= 0 to the largest output. */
+static float rsqrt_lut_fn(float x, const void *arg) {
+    return x <= 0.0f ? (float)INT16_MAX * ((const log_arg_t *)arg)->out_min : 1.0f / sqrtf(x);
+}
+
+/* Quantized SQRT (LiteRT): sqrt of the dequantized input on the output scale, truncated. */
+#define DEFINE_SQRT_Q(NAME, T, LO, HI) \
+    static void NAME(const unary_data_t *d, const T *in, T *out) { \
+        for (size_t i = 0; i < d->n; ++i) { \
+            const float r = sqrtf(d->in_scale * (float)((int32_t)in[i] - d->r.in_zp)); \
+            const float q = r / d->out_scale; \
+            const int32_t v = q < 2147483520.0f ? (int32_t)q : INT32_MAX; \
+            out[i] = (T)mn_clamp_i32(mn_add_wrap(v, d->r.out_zp), LO, HI); \
+        } \
+    }
+
+DEFINE_SQRT_Q(sqrt_q_s8, int8_t, INT8_MIN, INT8_MAX)
+DEFINE_SQRT_Q(sqrt_q_s16, int16_t, INT16_MIN, INT16_MAX)
+
+/* int8 RSQRT (TFLite RsqrtEvalQuantizedInt8): fixed-point 1 / sqrt(x - zp) kept 2^20 larger, then
+ * the multiplier of 1 / (sqrt(in_scale) * out_scale). x == zp gives the largest output. */
+static void rsqrt_q_s8(const unary_data_t *d, const int8_t *in, int8_t *out) {
+    for (size_t i = 0; i < d->n; ++i) {
+        const int32_t v = (int32_t)in[i] - d->r.in_zp;
+        if (v == 0) {
+            out[i] = INT8_MAX;
+            continue;
+        }
+        int32_t m;
+        int sh;
+        mn_inv_sqrt_q(v, &m, &sh);
+        const int32_t data = mn_mul_by_qm(1, m, sh + 20);
+        const int32_t o = mn_mul_by_qm(data, d->r.mult, d->r.shift - 20) + d->r.out_zp;
+        out[i] = (int8_t)mn_clamp_i32(o, INT8_MIN, INT8_MAX);
+    }
+}
+
+/* Index of the first input below the zero point, or -1. */
+static long first_negative(const unary_data_t *d, const void *in) {
+    for (size_t i = 0; i < d->n; ++i) {
+        const int32_t x = d->dtype == MN_INT8 ? ((const int8_t *)in)[i] : ((const int16_t *)in)[i];
+        if (x < d->r.in_zp) {
+            return (long)i;
+        }
+    }
+    return -1;
+}
+
 /* Bit i set: op i takes int8 (lut8) / int16 (lut16) through a table. */
 #define LUT8_OPS ((1u << MN_UNARY_ELU) | (1u << MN_UNARY_EXP) | (1u << MN_UNARY_GELU) | \
     (1u << MN_UNARY_GELU_TANH) | (1u << MN_UNARY_LOG))
 #define LUT16_OPS ((1u << MN_UNARY_EXP) | (1u << MN_UNARY_GELU) | (1u << MN_UNARY_GELU_TANH) | \
-    (1u << MN_UNARY_LOG))
+    (1u << MN_UNARY_LOG) | (1u << MN_UNARY_RSQRT))
 
 static mn_status_t unary_prepare_op(mn_ctx_t *ctx, mn_node_t *node, int op) {
     mn_tensor_t *in, *out;
@@ -135,6 +185,10 @@ static mn_status_t unary_prepare_op(mn_ctx_t *ctx, mn_node_t *node, int op) {
         mode = MODE_LUT16;
     } else if ((dt == MN_INT8 || (dt == MN_INT16 && in->q_count > 0)) && op == MN_UNARY_ABS) {
         mode = MODE_ABS_Q;
+    } else if ((dt == MN_INT8 || dt == MN_INT16) && op == MN_UNARY_SQRT) {
+        mode = MODE_SQRT_Q;
+    } else if (dt == MN_INT8 && op == MN_UNARY_RSQRT) {
+        mode = MODE_RSQRT_Q;
     } else if (((dt == MN_INT8 || dt == MN_INT16 || dt == MN_INT32) && op == MN_UNARY_NEG) ||
                ((dt == MN_INT32 || dt == MN_INT16) && op == MN_UNARY_ABS)) {
         /* NEG of int8/int16 negates the raw values, ignoring quantization (as LiteRT) */
@@ -151,8 +205,11 @@ static mn_status_t unary_prepare_op(mn_ctx_t *ctx, mn_node_t *node, int op) {
     d->op = (uint8_t)op;
     d->dtype = (uint8_t)dt;
     d->mode = (uint8_t)mode;
-    if (mode == MODE_LUT8 || mode == MODE_LUT16 || mode == MODE_ABS_Q) {
+    if (mode != MODE_F32 && mode != MODE_INT) {
         REF_TRY(ref_unary_quant(ctx, in, out));
+        d->r.in_zp = in->zero_point;
+        d->r.out_zp = out->zero_point;
+        d->nonneg = op == MN_UNARY_SQRT || op == MN_UNARY_RSQRT;
     }
     if (mode == MODE_LUT8 || mode == MODE_LUT16) {
         log_arg_t arg = { op, 0.0f };
@@ -160,6 +217,9 @@ static mn_status_t unary_prepare_op(mn_ctx_t *ctx, mn_node_t *node, int op) {
         if (op == MN_UNARY_LOG) {
             arg.out_min = (float)((mode == MODE_LUT8 ? INT8_MIN : INT16_MIN) - out->zero_point) * out->scale;
             f = log_lut_fn;
+        } else if (op == MN_UNARY_RSQRT) {
+            arg.out_min = out->scale;
+            f = rsqrt_lut_fn;
         }
         if (mode == MODE_LUT8) {
             mn_lut_s8_init((int8_t *)(void *)d->lut, in->scale, in->zero_point, out->scale, out->zero_point, f, &arg);
@@ -167,12 +227,15 @@ static mn_status_t unary_prepare_op(mn_ctx_t *ctx, mn_node_t *node, int op) {
             mn_lut_s16_init(d->lut, in->scale, in->zero_point, out->scale, out->zero_point, f, &arg);
         }
     } else if (mode == MODE_ABS_Q) {
-        d->r.in_zp = in->zero_point;
-        d->r.out_zp = out->zero_point;
         d->r.mult = 0;
         if (in->scale != out->scale) {
             mn_quantize_multiplier((double)(in->scale / out->scale), &d->r.mult, &d->r.shift);
         }
+    } else if (mode == MODE_SQRT_Q) {
+        d->in_scale = in->scale;
+        d->out_scale = out->scale;
+    } else if (mode == MODE_RSQRT_Q) {
+        mn_quantize_multiplier(1.0 / (double)(sqrtf(in->scale) * out->scale), &d->r.mult, &d->r.shift);
     }
     node->user_data = d;
     return MN_OK;
@@ -192,7 +255,24 @@ static mn_status_t unary_eval(mn_ctx_t *ctx, mn_node_t *node) {
     const unary_data_t *d = (const unary_data_t *)node->user_data;
     const void *in = mn_input(ctx, node, 0)->data;
     void *out = mn_output(ctx, node, 0)->data;
+    if (d->nonneg) {
+        const long bad = first_negative(d, in);
+        if (bad >= 0) {
+            return mn_fail(ctx, MN_ERR_KERNEL, "input %ld is below the zero point: %s of a negative value",
+                bad, d->op == MN_UNARY_SQRT ? "SQRT" : "RSQRT");
+        }
+    }
     switch (d->mode) {
+        case MODE_SQRT_Q:
+            if (d->dtype == MN_INT8) {
+                sqrt_q_s8(d, (const int8_t *)in, (int8_t *)out);
+            } else {
+                sqrt_q_s16(d, (const int16_t *)in, (int16_t *)out);
+            }
+            break;
+        case MODE_RSQRT_Q:
+            rsqrt_q_s8(d, (const int8_t *)in, (int8_t *)out);
+            break;
         case MODE_F32:
             mn_unary_f32(d->op, d->n, (const float *)in, (float *)out);
             break;
