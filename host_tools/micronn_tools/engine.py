@@ -18,7 +18,7 @@ import numpy as np
 
 MAX_DIMS = 6
 
-OK, ERR_ARG, ERR_MODEL, ERR_UNSUPPORTED, ERR_ARENA, ERR_STATE, ERR_KERNEL = range(7)
+OK, ERR_ARG, ERR_MODEL, ERR_UNSUPPORTED, ERR_ARENA, ERR_STATE, ERR_KERNEL, ERR_ABORTED = range(8)
 
 PLANNERS = {"greedy": 0, "no_reuse": 1, "offline": 2}
 CFG_REUSE_INPUTS = 0x01
@@ -73,12 +73,23 @@ class _OpInfo(ctypes.Structure):
     ]
 
 
+class _KernelInfo(ctypes.Structure):
+    _fields_ = [
+        ("builtin", ctypes.c_int32),
+        ("max_version", ctypes.c_int32),
+        ("options_type", ctypes.c_int32),
+        ("dtypes", ctypes.c_char_p),
+        ("linked", ctypes.c_int),
+    ]
+
+
 class _Profile(ctypes.Structure):
     _fields_ = [
         ("name", ctypes.c_char_p),
         ("builtin", ctypes.c_int32),
         ("calls", ctypes.c_uint32),
         ("ticks", ctypes.c_uint64),
+        ("variant", ctypes.c_char_p),
     ]
 
 
@@ -101,6 +112,8 @@ class _Config(ctypes.Structure):
         ("ticks_mask", ctypes.c_uint64),
         ("ops", ctypes.c_void_p),
         ("n_ops", ctypes.c_size_t),
+        ("should_stop", ctypes.c_void_p),
+        ("stop_user", ctypes.c_void_p),
     ]
 
 
@@ -159,6 +172,9 @@ def lib(path=None):
         "mn_op_name": (ctypes.c_char_p, [I32]),
         "mn_dtype_name": (ctypes.c_char_p, [I32]),
         "mn_op_supported": (S, [P, I32, ctypes.c_char_p]),
+        "mn_op_kernel_state": (S, [P, I32, ctypes.c_char_p]),
+        "mn_op_kernel_info": (S, [SZ, ctypes.POINTER(_KernelInfo)]),
+        "mn_options_name": (ctypes.c_char_p, [I32]),
     }
     for name, (res, args) in protos.items():
         f = getattr(L, name)
@@ -261,9 +277,10 @@ class Model:
         for i in range(self._L.mn_model_num_ops(self._m)):
             info = _OpInfo()
             self._L.mn_model_op_info(self._m, i, ctypes.byref(info))
+            state = self._L.mn_op_kernel_state(None, info.builtin, info.name)
             out.append({"index": i, "name": info.name.decode(), "builtin": info.builtin,
                         "version": info.version, "n_inputs": info.n_inputs, "n_outputs": info.n_outputs,
-                        "supported": bool(info.supported)})
+                        "supported": bool(info.supported), "kernel": KERNEL_STATES[state]})
         return out
 
     def tensor(self, index):
@@ -336,6 +353,27 @@ class Model:
 
 
 _dummy_ticks = _TICKS_FN(lambda user: 0)
+
+
+# mn_op_kernel_state(): the engine has no kernel for the op / has one this build lacks / has it.
+KERNEL_STATES = ("none", "not built", "linked")
+
+
+def kernels(lib_path=None):
+    """Every builtin kernel of the engine source (mn_ops.h), linked into this library or not: list
+    of dicts name, builtin, max_version, options, dtypes (list of combination strings), linked,
+    variants (compute variants besides the reference one; the reference always exists)."""
+    L = lib(lib_path)
+    out, i = [], 0
+    info = _KernelInfo()
+    while L.mn_op_kernel_info(i, ctypes.byref(info)):
+        out.append({"name": L.mn_op_name(info.builtin).decode(), "builtin": info.builtin,
+                    "max_version": info.max_version,
+                    "options": L.mn_options_name(info.options_type).decode(),
+                    "dtypes": (info.dtypes or b"").decode().split(), "linked": bool(info.linked),
+                    "variants": ["reference"]})
+        i += 1
+    return out
 
 
 def _make_config(planner, reuse_inputs, ticks):
@@ -466,7 +504,7 @@ class Interpreter:
             p = _Profile()
             self._L.mn_interp_profile(self._it, i, ctypes.byref(p))
             out.append({"index": i, "name": p.name.decode(), "builtin": p.builtin, "calls": p.calls,
-                        "ticks": p.ticks})
+                        "ticks": p.ticks, "variant": p.variant.decode()})
         return out
 
     # LiteRT-style aliases

@@ -519,3 +519,7 @@ def random_input(rng, t: T):
     if t.dtype == np.int16:
         return rng.integers(-20000, 20001, t.shape).astype(np.int16)
     return rng.integers(info.min, info.max + 1, t.shape).astype(t.dtype)
+
+
+# bool tensors (comparisons, logical ops, SELECT conditions)
+_TT[np.dtype(np.bool_)] = S.TensorType.BOOL

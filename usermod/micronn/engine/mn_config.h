@@ -4,7 +4,8 @@
  *
  * Op selection: a firmware links only the kernels it registers. MICRONN_OPS_ALL (default 1) is the
  * default for each MICRONN_OP_<NAME>; build e.g. with -DMICRONN_OPS_ALL=0 -DMICRONN_OP_CONV_2D=1 ...
- * to keep only what a model needs (`micronn inspect` lists a model's ops).
+ * to keep only what a model needs (`micronn inspect` lists a model's ops). mn_ops.h lists every
+ * kernel the engine has; each needs its block here.
  */
 #ifndef MN_CONFIG_H
 #define MN_CONFIG_H
@@ -40,8 +41,14 @@
 #ifndef MICRONN_OP_DEQUANTIZE
 #define MICRONN_OP_DEQUANTIZE MICRONN_OPS_ALL
 #endif
+#ifndef MICRONN_OP_DIV
+#define MICRONN_OP_DIV MICRONN_OPS_ALL
+#endif
 #ifndef MICRONN_OP_ELU
 #define MICRONN_OP_ELU MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_EQUAL
+#define MICRONN_OP_EQUAL MICRONN_OPS_ALL
 #endif
 #ifndef MICRONN_OP_EXP
 #define MICRONN_OP_EXP MICRONN_OPS_ALL
@@ -49,11 +56,23 @@
 #ifndef MICRONN_OP_FLOOR
 #define MICRONN_OP_FLOOR MICRONN_OPS_ALL
 #endif
+#ifndef MICRONN_OP_FLOOR_DIV
+#define MICRONN_OP_FLOOR_DIV MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_FLOOR_MOD
+#define MICRONN_OP_FLOOR_MOD MICRONN_OPS_ALL
+#endif
 #ifndef MICRONN_OP_FULLY_CONNECTED
 #define MICRONN_OP_FULLY_CONNECTED MICRONN_OPS_ALL
 #endif
 #ifndef MICRONN_OP_GELU
 #define MICRONN_OP_GELU MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_GREATER
+#define MICRONN_OP_GREATER MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_GREATER_EQUAL
+#define MICRONN_OP_GREATER_EQUAL MICRONN_OPS_ALL
 #endif
 #ifndef MICRONN_OP_HARD_SWISH
 #define MICRONN_OP_HARD_SWISH MICRONN_OPS_ALL
@@ -64,8 +83,23 @@
 #ifndef MICRONN_OP_LEAKY_RELU
 #define MICRONN_OP_LEAKY_RELU MICRONN_OPS_ALL
 #endif
+#ifndef MICRONN_OP_LESS
+#define MICRONN_OP_LESS MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_LESS_EQUAL
+#define MICRONN_OP_LESS_EQUAL MICRONN_OPS_ALL
+#endif
 #ifndef MICRONN_OP_LOG
 #define MICRONN_OP_LOG MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_LOGICAL_AND
+#define MICRONN_OP_LOGICAL_AND MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_LOGICAL_NOT
+#define MICRONN_OP_LOGICAL_NOT MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_LOGICAL_OR
+#define MICRONN_OP_LOGICAL_OR MICRONN_OPS_ALL
 #endif
 #ifndef MICRONN_OP_LOGISTIC
 #define MICRONN_OP_LOGISTIC MICRONN_OPS_ALL
@@ -73,11 +107,23 @@
 #ifndef MICRONN_OP_LOG_SOFTMAX
 #define MICRONN_OP_LOG_SOFTMAX MICRONN_OPS_ALL
 #endif
+#ifndef MICRONN_OP_MAXIMUM
+#define MICRONN_OP_MAXIMUM MICRONN_OPS_ALL
+#endif
 #ifndef MICRONN_OP_MAX_POOL_2D
 #define MICRONN_OP_MAX_POOL_2D MICRONN_OPS_ALL
 #endif
+#ifndef MICRONN_OP_MINIMUM
+#define MICRONN_OP_MINIMUM MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_MUL
+#define MICRONN_OP_MUL MICRONN_OPS_ALL
+#endif
 #ifndef MICRONN_OP_NEG
 #define MICRONN_OP_NEG MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_NOT_EQUAL
+#define MICRONN_OP_NOT_EQUAL MICRONN_OPS_ALL
 #endif
 #ifndef MICRONN_OP_PRELU
 #define MICRONN_OP_PRELU MICRONN_OPS_ALL
@@ -106,6 +152,12 @@
 #ifndef MICRONN_OP_RSQRT
 #define MICRONN_OP_RSQRT MICRONN_OPS_ALL
 #endif
+#ifndef MICRONN_OP_SELECT
+#define MICRONN_OP_SELECT MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_SELECT_V2
+#define MICRONN_OP_SELECT_V2 MICRONN_OPS_ALL
+#endif
 #ifndef MICRONN_OP_SIN
 #define MICRONN_OP_SIN MICRONN_OPS_ALL
 #endif
@@ -117,6 +169,12 @@
 #endif
 #ifndef MICRONN_OP_SQUARE
 #define MICRONN_OP_SQUARE MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_SQUARED_DIFFERENCE
+#define MICRONN_OP_SQUARED_DIFFERENCE MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_SUB
+#define MICRONN_OP_SUB MICRONN_OPS_ALL
 #endif
 #ifndef MICRONN_OP_SVDF
 #define MICRONN_OP_SVDF MICRONN_OPS_ALL
@@ -136,6 +194,11 @@
 /* Keep the table of builtin op names (~3 KB of strings) for error messages and inspection. */
 #ifndef MICRONN_OP_NAMES
 #define MICRONN_OP_NAMES 1
+#endif
+
+/* Keep each kernel's dtype list (mn_ops.h, ~1 KB of strings) for `micronn.ops()` / inspection. */
+#ifndef MICRONN_OP_INFO
+#define MICRONN_OP_INFO MICRONN_OP_NAMES
 #endif
 
 /* Per-op profiling support (a tick function must still be given in mn_config_t). */

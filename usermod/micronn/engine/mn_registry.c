@@ -1,11 +1,12 @@
 /*
  * Op registry: builtin code / custom name -> kernel, fixed at compile time.
  *
- * Each kernel is referenced only when its MICRONN_OP_<NAME> macro is set (mn_config.h), so a
- * firmware built with a subset links only those kernels. With GCC/Clang the references are weak:
- * a selected kernel whose file is not part of the build resolves to NULL and is reported as
- * "unsupported op" at prepare instead of breaking the link (define MICRONN_STRICT_KERNELS=1 to get
- * link errors instead).
+ * mn_ops.h lists every kernel the engine source has. Each kernel is referenced only when its
+ * MICRONN_OP_<NAME> macro is set (mn_config.h), so a firmware built with a subset links only
+ * those kernels, yet still knows the others exist ("built without X" vs "no kernel for X"). With
+ * GCC/Clang the references are weak: a selected kernel whose file is not part of the build
+ * resolves to NULL and is reported as not built in, instead of breaking the link (define
+ * MICRONN_STRICT_KERNELS=1 to get link errors instead).
  */
 #include "mn_internal.h"
 
@@ -15,268 +16,85 @@
 #define MN_WEAK
 #endif
 
-#define MN_DECLARE(NAME) extern const mn_kernel_t mn_kernel_##NAME MN_WEAK;
-#define MN_ENTRY(NAME) { MN_BUILTIN_##NAME, NULL, &mn_kernel_##NAME },
-
-#if MICRONN_OP_ABS
-MN_DECLARE(ABS)
-#endif
-#if MICRONN_OP_ADD
-MN_DECLARE(ADD)
-#endif
-#if MICRONN_OP_AVERAGE_POOL_2D
-MN_DECLARE(AVERAGE_POOL_2D)
-#endif
-#if MICRONN_OP_CAST
-MN_DECLARE(CAST)
-#endif
-#if MICRONN_OP_CEIL
-MN_DECLARE(CEIL)
-#endif
-#if MICRONN_OP_CONV_2D
-MN_DECLARE(CONV_2D)
-#endif
-#if MICRONN_OP_COS
-MN_DECLARE(COS)
-#endif
-#if MICRONN_OP_DEPTHWISE_CONV_2D
-MN_DECLARE(DEPTHWISE_CONV_2D)
-#endif
-#if MICRONN_OP_DEQUANTIZE
-MN_DECLARE(DEQUANTIZE)
-#endif
-#if MICRONN_OP_ELU
-MN_DECLARE(ELU)
-#endif
-#if MICRONN_OP_EXP
-MN_DECLARE(EXP)
-#endif
-#if MICRONN_OP_FLOOR
-MN_DECLARE(FLOOR)
-#endif
-#if MICRONN_OP_FULLY_CONNECTED
-MN_DECLARE(FULLY_CONNECTED)
-#endif
-#if MICRONN_OP_GELU
-MN_DECLARE(GELU)
-#endif
-#if MICRONN_OP_HARD_SWISH
-MN_DECLARE(HARD_SWISH)
-#endif
-#if MICRONN_OP_L2_NORMALIZATION
-MN_DECLARE(L2_NORMALIZATION)
-#endif
-#if MICRONN_OP_LEAKY_RELU
-MN_DECLARE(LEAKY_RELU)
-#endif
-#if MICRONN_OP_LOG
-MN_DECLARE(LOG)
-#endif
-#if MICRONN_OP_LOGISTIC
-MN_DECLARE(LOGISTIC)
-#endif
-#if MICRONN_OP_LOG_SOFTMAX
-MN_DECLARE(LOG_SOFTMAX)
-#endif
-#if MICRONN_OP_MAX_POOL_2D
-MN_DECLARE(MAX_POOL_2D)
-#endif
-#if MICRONN_OP_NEG
-MN_DECLARE(NEG)
-#endif
-#if MICRONN_OP_PRELU
-MN_DECLARE(PRELU)
-#endif
-#if MICRONN_OP_QUANTIZE
-MN_DECLARE(QUANTIZE)
-#endif
-#if MICRONN_OP_RELU
-MN_DECLARE(RELU)
-#endif
-#if MICRONN_OP_RELU6
-MN_DECLARE(RELU6)
-#endif
-#if MICRONN_OP_RELU_0_TO_1
-MN_DECLARE(RELU_0_TO_1)
-#endif
-#if MICRONN_OP_RELU_N1_TO_1
-MN_DECLARE(RELU_N1_TO_1)
-#endif
-#if MICRONN_OP_RESHAPE
-MN_DECLARE(RESHAPE)
-#endif
-#if MICRONN_OP_ROUND
-MN_DECLARE(ROUND)
-#endif
-#if MICRONN_OP_RSQRT
-MN_DECLARE(RSQRT)
-#endif
-#if MICRONN_OP_SIN
-MN_DECLARE(SIN)
-#endif
-#if MICRONN_OP_SOFTMAX
-MN_DECLARE(SOFTMAX)
-#endif
-#if MICRONN_OP_SQRT
-MN_DECLARE(SQRT)
-#endif
-#if MICRONN_OP_SQUARE
-MN_DECLARE(SQUARE)
-#endif
-#if MICRONN_OP_SVDF
-MN_DECLARE(SVDF)
-#endif
-#if MICRONN_OP_TANH
-MN_DECLARE(TANH)
-#endif
-#if MICRONN_OP_UNIDIRECTIONAL_SEQUENCE_LSTM
-MN_DECLARE(UNIDIRECTIONAL_SEQUENCE_LSTM)
+#if MICRONN_OP_INFO
+#define MN_DTYPES(s) s
+#else
+#define MN_DTYPES(s) NULL
 #endif
 
+#define MN_OP(NAME, OPTIONS, VERSION, DTYPES) extern const mn_kernel_t mn_kernel_##NAME MN_WEAK;
+#include "mn_ops.h"
+#undef MN_OP
+
+/* A deselected kernel's entry keeps its NULL kernel: the constant condition is folded, so the
+ * kernel's symbol is not referenced at all. */
+#define MN_OP(NAME, OPTIONS, VERSION, DTYPES) \
+    { MN_BUILTIN_##NAME, NULL, MICRONN_OP_##NAME ? &mn_kernel_##NAME : NULL, VERSION, \
+      MN_OPTIONS_##OPTIONS, MN_DTYPES(DTYPES) },
 static const mn_registration_t mn_builtin_ops[] = {
-#if MICRONN_OP_ABS
-    MN_ENTRY(ABS)
-#endif
-#if MICRONN_OP_ADD
-    MN_ENTRY(ADD)
-#endif
-#if MICRONN_OP_AVERAGE_POOL_2D
-    MN_ENTRY(AVERAGE_POOL_2D)
-#endif
-#if MICRONN_OP_CAST
-    MN_ENTRY(CAST)
-#endif
-#if MICRONN_OP_CEIL
-    MN_ENTRY(CEIL)
-#endif
-#if MICRONN_OP_CONV_2D
-    MN_ENTRY(CONV_2D)
-#endif
-#if MICRONN_OP_COS
-    MN_ENTRY(COS)
-#endif
-#if MICRONN_OP_DEPTHWISE_CONV_2D
-    MN_ENTRY(DEPTHWISE_CONV_2D)
-#endif
-#if MICRONN_OP_DEQUANTIZE
-    MN_ENTRY(DEQUANTIZE)
-#endif
-#if MICRONN_OP_ELU
-    MN_ENTRY(ELU)
-#endif
-#if MICRONN_OP_EXP
-    MN_ENTRY(EXP)
-#endif
-#if MICRONN_OP_FLOOR
-    MN_ENTRY(FLOOR)
-#endif
-#if MICRONN_OP_FULLY_CONNECTED
-    MN_ENTRY(FULLY_CONNECTED)
-#endif
-#if MICRONN_OP_GELU
-    MN_ENTRY(GELU)
-#endif
-#if MICRONN_OP_HARD_SWISH
-    MN_ENTRY(HARD_SWISH)
-#endif
-#if MICRONN_OP_L2_NORMALIZATION
-    MN_ENTRY(L2_NORMALIZATION)
-#endif
-#if MICRONN_OP_LEAKY_RELU
-    MN_ENTRY(LEAKY_RELU)
-#endif
-#if MICRONN_OP_LOG
-    MN_ENTRY(LOG)
-#endif
-#if MICRONN_OP_LOGISTIC
-    MN_ENTRY(LOGISTIC)
-#endif
-#if MICRONN_OP_LOG_SOFTMAX
-    MN_ENTRY(LOG_SOFTMAX)
-#endif
-#if MICRONN_OP_MAX_POOL_2D
-    MN_ENTRY(MAX_POOL_2D)
-#endif
-#if MICRONN_OP_NEG
-    MN_ENTRY(NEG)
-#endif
-#if MICRONN_OP_PRELU
-    MN_ENTRY(PRELU)
-#endif
-#if MICRONN_OP_QUANTIZE
-    MN_ENTRY(QUANTIZE)
-#endif
-#if MICRONN_OP_RELU
-    MN_ENTRY(RELU)
-#endif
-#if MICRONN_OP_RELU6
-    MN_ENTRY(RELU6)
-#endif
-#if MICRONN_OP_RELU_0_TO_1
-    MN_ENTRY(RELU_0_TO_1)
-#endif
-#if MICRONN_OP_RELU_N1_TO_1
-    MN_ENTRY(RELU_N1_TO_1)
-#endif
-#if MICRONN_OP_RESHAPE
-    MN_ENTRY(RESHAPE)
-#endif
-#if MICRONN_OP_ROUND
-    MN_ENTRY(ROUND)
-#endif
-#if MICRONN_OP_RSQRT
-    MN_ENTRY(RSQRT)
-#endif
-#if MICRONN_OP_SIN
-    MN_ENTRY(SIN)
-#endif
-#if MICRONN_OP_SOFTMAX
-    MN_ENTRY(SOFTMAX)
-#endif
-#if MICRONN_OP_SQRT
-    MN_ENTRY(SQRT)
-#endif
-#if MICRONN_OP_SQUARE
-    MN_ENTRY(SQUARE)
-#endif
-#if MICRONN_OP_SVDF
-    MN_ENTRY(SVDF)
-#endif
-#if MICRONN_OP_TANH
-    MN_ENTRY(TANH)
-#endif
-#if MICRONN_OP_UNIDIRECTIONAL_SEQUENCE_LSTM
-    MN_ENTRY(UNIDIRECTIONAL_SEQUENCE_LSTM)
-#endif
-    { -1, NULL, NULL },  /* keeps the array non-empty when every op is deselected */
+#include "mn_ops.h"
+    { -1, NULL, NULL, 0, 0, NULL },  /* keeps the array non-empty */
 };
+#undef MN_OP
 
-static const mn_kernel_t *find_in(const mn_registration_t *r, size_t n, int32_t builtin, const char *custom) {
+#define MN_N_BUILTIN_OPS (sizeof mn_builtin_ops / sizeof mn_builtin_ops[0] - 1)
+
+static const mn_registration_t *find_in(const mn_registration_t *r, size_t n, int32_t builtin, const char *custom) {
     for (size_t i = 0; i < n; i++) {
-        if (!r[i].kernel || r[i].builtin != builtin) {
+        if (r[i].builtin != builtin) {
             continue;
         }
         if (builtin != MN_BUILTIN_CUSTOM) {
-            return r[i].kernel;
+            return &r[i];
         }
         if (custom && r[i].custom_name && strcmp(custom, r[i].custom_name) == 0) {
-            return r[i].kernel;
+            return &r[i];
         }
     }
     return NULL;
 }
 
-const mn_kernel_t *mn_registry_find(const mn_config_t *cfg, int32_t builtin, const char *custom_name) {
-    const mn_kernel_t *k = NULL;
+static int usable(const mn_registration_t *r) {
+    return r && r->kernel && r->kernel->eval;
+}
+
+const mn_registration_t *mn_registry_lookup(const mn_config_t *cfg, int32_t builtin, const char *custom_name) {
+    const mn_registration_t *r = NULL;
     if (cfg && cfg->ops) {
-        k = find_in(cfg->ops, cfg->n_ops, builtin, custom_name);
+        r = find_in(cfg->ops, cfg->n_ops, builtin, custom_name);
     }
-    if (!k) {
-        k = find_in(mn_builtin_ops, sizeof mn_builtin_ops / sizeof mn_builtin_ops[0], builtin, custom_name);
+    if (!usable(r)) {
+        const mn_registration_t *b = find_in(mn_builtin_ops, MN_N_BUILTIN_OPS, builtin, custom_name);
+        if (b) {
+            r = b;
+        }
     }
-    return (k && k->eval) ? k : NULL;
+    return r;
+}
+
+const mn_kernel_t *mn_registry_find(const mn_config_t *cfg, int32_t builtin, const char *custom_name) {
+    const mn_registration_t *r = mn_registry_lookup(cfg, builtin, custom_name);
+    return usable(r) ? r->kernel : NULL;
 }
 
 int mn_op_supported(const mn_config_t *cfg, int32_t builtin, const char *custom_name) {
     return mn_registry_find(cfg, builtin, custom_name) != NULL;
+}
+
+int mn_op_kernel_state(const mn_config_t *cfg, int32_t builtin, const char *custom_name) {
+    const mn_registration_t *r = mn_registry_lookup(cfg, builtin, custom_name);
+    return usable(r) ? MN_KERNEL_LINKED : r ? MN_KERNEL_NOT_BUILT : MN_KERNEL_NONE;
+}
+
+int mn_op_kernel_info(size_t i, mn_op_kernel_info_t *out) {
+    if (i >= MN_N_BUILTIN_OPS || !out) {
+        return 0;
+    }
+    const mn_registration_t *r = &mn_builtin_ops[i];
+    out->builtin = r->builtin;
+    out->max_version = r->max_version;
+    out->options_type = r->options_type;
+    out->dtypes = r->dtypes;
+    out->linked = usable(r);
+    return 1;
 }

@@ -100,6 +100,6 @@ static mn_status_t cast_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_CAST = { NULL, cast_prepare, cast_eval, NULL };
+const mn_kernel_t mn_kernel_CAST = { NULL, cast_prepare, cast_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_CAST */

@@ -162,6 +162,6 @@ static mn_status_t dequantize_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_DEQUANTIZE = { NULL, dequantize_prepare, dequantize_eval, NULL };
+const mn_kernel_t mn_kernel_DEQUANTIZE = { NULL, dequantize_prepare, dequantize_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_DEQUANTIZE */

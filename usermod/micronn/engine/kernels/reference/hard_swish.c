@@ -114,6 +114,6 @@ static mn_status_t hard_swish_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_HARD_SWISH = { NULL, hard_swish_prepare, hard_swish_eval, NULL };
+const mn_kernel_t mn_kernel_HARD_SWISH = { NULL, hard_swish_prepare, hard_swish_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_HARD_SWISH */

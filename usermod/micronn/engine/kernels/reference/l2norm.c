@@ -100,6 +100,6 @@ static mn_status_t l2norm_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_L2_NORMALIZATION = { NULL, l2norm_prepare, l2norm_eval, NULL };
+const mn_kernel_t mn_kernel_L2_NORMALIZATION = { NULL, l2norm_prepare, l2norm_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_L2_NORMALIZATION */

@@ -84,6 +84,6 @@ static mn_status_t leaky_relu_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_LEAKY_RELU = { NULL, leaky_relu_prepare, leaky_relu_eval, NULL };
+const mn_kernel_t mn_kernel_LEAKY_RELU = { NULL, leaky_relu_prepare, leaky_relu_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_LEAKY_RELU */

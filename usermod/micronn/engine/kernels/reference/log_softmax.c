@@ -176,6 +176,6 @@ static mn_status_t log_softmax_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_LOG_SOFTMAX = { NULL, log_softmax_prepare, log_softmax_eval, NULL };
+const mn_kernel_t mn_kernel_LOG_SOFTMAX = { NULL, log_softmax_prepare, log_softmax_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_LOG_SOFTMAX */

@@ -103,6 +103,6 @@ static mn_status_t logistic_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_LOGISTIC = { NULL, logistic_prepare, logistic_eval, NULL };
+const mn_kernel_t mn_kernel_LOGISTIC = { NULL, logistic_prepare, logistic_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_LOGISTIC */

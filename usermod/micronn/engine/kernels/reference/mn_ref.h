@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../micronn.h"
 #include "../../mn_config.h"
 #include "../../mn_quant.h"
 
@@ -148,13 +149,53 @@ typedef struct {
     int32_t out_dims[MN_ADD_MAX_DIMS];
     int32_t stride1[MN_ADD_MAX_DIMS];
     int32_t stride2[MN_ADD_MAX_DIMS];
+    int32_t stride3[MN_ADD_MAX_DIMS];   /* third input (SELECT_V2), else unused */
     int broadcast;  /* 0: identical shapes, flat loop over size elements */
     int32_t size;
 } mn_bcast_t;
 
 /* Fill b from the two input shapes (right-aligned, numpy rules).  Returns 0,
- * or -1 if the shapes are not broadcast-compatible or have too many dims. */
+ * -1 if the shapes are not broadcast-compatible or have too many dims, -2 if the output would
+ * have more than INT32_MAX elements. */
 int mn_bcast_init(mn_bcast_t *b, const int32_t *d1, int n1, const int32_t *d2, int n2);
+/* The same for three inputs (d3 may be NULL for two). */
+int mn_bcast_init3(mn_bcast_t *b, const int32_t *d1, int n1, const int32_t *d2, int n2,
+    const int32_t *d3, int n3);
+
+/*
+ * Runs the statement (the macro's remaining arguments) once per output element k in row-major
+ * order, with o1, o2, o3 the matching element offsets of the inputs (all equal to k when no input
+ * is broadcast).
+ */
+#define MN_BCAST_FOR(b, ...) \
+    do { \
+        const mn_bcast_t *bb_ = (b); \
+        if (!bb_->broadcast) { \
+            for (int32_t k = 0; k < bb_->size; ++k) { \
+                const int32_t o1 = k, o2 = k, o3 = k; \
+                (void)o1; (void)o2; (void)o3; \
+                __VA_ARGS__; \
+            } \
+            break; \
+        } \
+        int32_t idx_[MN_ADD_MAX_DIMS] = {0}; \
+        int32_t o1 = 0, o2 = 0, o3 = 0; \
+        for (int32_t k = 0; k < bb_->size; ++k) { \
+            __VA_ARGS__; \
+            for (int d_ = bb_->ndims - 1; d_ >= 0; --d_) { \
+                o1 += bb_->stride1[d_]; \
+                o2 += bb_->stride2[d_]; \
+                o3 += bb_->stride3[d_]; \
+                if (++idx_[d_] < bb_->out_dims[d_]) { \
+                    break; \
+                } \
+                o1 -= bb_->stride1[d_] * bb_->out_dims[d_]; \
+                o2 -= bb_->stride2[d_] * bb_->out_dims[d_]; \
+                o3 -= bb_->stride3[d_] * bb_->out_dims[d_]; \
+                idx_[d_] = 0; \
+            } \
+        } \
+    } while (0)
 
 void mn_add_quant_init(mn_add_quant_t *p, float in1_scale, int32_t in1_zp,
     float in2_scale, int32_t in2_zp, float out_scale, int32_t out_zp,
@@ -163,6 +204,110 @@ void mn_add_s8(const mn_add_quant_t *p, const mn_bcast_t *b,
     const int8_t *in1, const int8_t *in2, int8_t *out);
 void mn_add_f32(const mn_bcast_t *b, float act_min, float act_max,
     const float *in1, const float *in2, float *out);
+
+/* int16 (zero points 0), general scales: inputs shifted left by 15 instead of 20. */
+void mn_add_quant_init_s16(mn_add_quant_t *p, float in1_scale, float in2_scale, float out_scale,
+    int32_t act_min, int32_t act_max);
+/* SUB: the ADD parameters, input1 - input2. */
+void mn_sub_s8(const mn_add_quant_t *p, const mn_bcast_t *b,
+    const int8_t *in1, const int8_t *in2, int8_t *out);
+void mn_sub_f32(const mn_bcast_t *b, float act_min, float act_max,
+    const float *in1, const float *in2, float *out);
+void mn_addsub_s16(const mn_add_quant_t *p, const mn_bcast_t *b, int sub,
+    const int16_t *in1, const int16_t *in2, int16_t *out);
+void mn_addsub_s32(const mn_bcast_t *b, int sub, int32_t act_min, int32_t act_max,
+    const int32_t *in1, const int32_t *in2, int32_t *out);
+
+/* int16 with power-of-two scales and zero points 0, same-shape inputs of n elements: each input
+ * is rounding-shifted right by its shift (one of them is 0), then added / subtracted with 16-bit
+ * saturation. */
+typedef struct {
+    int right_shift1, right_shift2;   /* 0..31 */
+    int32_t act_min, act_max;
+} mn_addsub_pot_t;
+void mn_addsub_s16_pot(const mn_addsub_pot_t *p, size_t n, int sub,
+    const int16_t *in1, const int16_t *in2, int16_t *out);
+
+/* ---- MUL ---------------------------------------------------------------- */
+
+typedef struct {
+    int32_t input1_offset, input2_offset, output_offset;
+    int32_t mult;
+    int shift;
+    int32_t act_min, act_max;
+} mn_mul_quant_t;
+
+void mn_mul_quant_init(mn_mul_quant_t *p, float in1_scale, int32_t in1_zp, float in2_scale, int32_t in2_zp,
+    float out_scale, int32_t out_zp, int32_t act_min, int32_t act_max);
+void mn_mul_s8(const mn_mul_quant_t *p, const mn_bcast_t *b, const int8_t *in1, const int8_t *in2, int8_t *out);
+void mn_mul_s16(const mn_mul_quant_t *p, const mn_bcast_t *b, const int16_t *in1, const int16_t *in2,
+    int16_t *out);
+void mn_mul_f32(const mn_bcast_t *b, float act_min, float act_max, const float *in1, const float *in2,
+    float *out);
+void mn_mul_s32(const mn_bcast_t *b, int32_t act_min, int32_t act_max, const int32_t *in1, const int32_t *in2,
+    int32_t *out);
+
+/* ---- DIV / FLOOR_DIV / FLOOR_MOD ------------------------------------------ */
+
+enum { MN_DIV = 0, MN_FLOOR_DIV = 1, MN_FLOOR_MOD = 2 };
+/* float32: DIV a / b, FLOOR_DIV floor(a / b) in double, FLOOR_MOD fmod with the divisor's sign. */
+void mn_div_f32(int op, const mn_bcast_t *b, float act_min, float act_max, const float *in1, const float *in2,
+    float *out);
+/* Integers (raw values, no quantization), size 1, 2 or 4 bytes. DIV truncates, FLOOR_* round
+ * toward -inf. Returns -1 (output incomplete) on a zero divisor. */
+int mn_div_int(int op, int size, const mn_bcast_t *b, int32_t act_min, int32_t act_max, const void *in1,
+    const void *in2, void *out);
+
+/* ---- SQUARED_DIFFERENCE ---------------------------------------------------- */
+
+typedef struct {
+    int32_t input1_offset, input2_offset, output_offset;
+    int32_t input1_mult, input2_mult, output_mult;
+    int input1_shift, input2_shift, output_shift;
+} mn_sqdiff_quant_t;
+void mn_sqdiff_quant_init(mn_sqdiff_quant_t *p, float in1_scale, int32_t in1_zp, float in2_scale, int32_t in2_zp,
+    float out_scale, int32_t out_zp);
+void mn_sqdiff_s8(const mn_sqdiff_quant_t *p, const mn_bcast_t *b, const int8_t *in1, const int8_t *in2,
+    int8_t *out);
+void mn_sqdiff_f32(const mn_bcast_t *b, const float *in1, const float *in2, float *out);
+void mn_sqdiff_s32(const mn_bcast_t *b, const int32_t *in1, const int32_t *in2, int32_t *out);
+
+/* ---- MAXIMUM / MINIMUM (raw values: both inputs share the output's quantization) ---------- */
+
+/* dtype MN_FLOAT32 / MN_INT8 / MN_INT16 / MN_INT32; is_max selects MAXIMUM. */
+void mn_maxmin(int dtype, int is_max, const mn_bcast_t *b, const void *in1, const void *in2, void *out);
+
+/* ---- comparisons ------------------------------------------------------------ */
+
+enum { MN_CMP_EQ = 0, MN_CMP_NE, MN_CMP_LT, MN_CMP_LE, MN_CMP_GT, MN_CMP_GE };
+/* int8 / uint8 inputs of different quantization are compared on a common scale (TFLite: values
+ * shifted left by 8, rescaled by scale / max(scale1, scale2) each). */
+typedef struct {
+    int32_t input1_offset, input2_offset;
+    int32_t input1_mult, input2_mult;
+    int input1_shift, input2_shift;
+    int left_shift;
+} mn_cmp_quant_t;
+void mn_cmp_quant_init(mn_cmp_quant_t *p, float in1_scale, int32_t in1_zp, float in2_scale, int32_t in2_zp);
+void mn_compare_s8(int op, const mn_cmp_quant_t *p, const mn_bcast_t *b, const int8_t *in1, const int8_t *in2,
+    uint8_t *out);
+void mn_compare_u8(int op, const mn_cmp_quant_t *p, const mn_bcast_t *b, const uint8_t *in1, const uint8_t *in2,
+    uint8_t *out);
+void mn_compare_s16(int op, const mn_cmp_quant_t *p, const mn_bcast_t *b, const int16_t *in1, const int16_t *in2,
+    uint8_t *out);
+/* Raw comparison of MN_FLOAT32 / MN_INT16 / MN_INT32 / MN_BOOL values; output bool (0/1 bytes). */
+void mn_compare(int op, int dtype, const mn_bcast_t *b, const void *in1, const void *in2, uint8_t *out);
+
+/* ---- LOGICAL_AND / LOGICAL_OR / LOGICAL_NOT (bool bytes, 0 = false) -------------------- */
+
+void mn_logical_and(const mn_bcast_t *b, const uint8_t *in1, const uint8_t *in2, uint8_t *out);
+void mn_logical_or(const mn_bcast_t *b, const uint8_t *in1, const uint8_t *in2, uint8_t *out);
+void mn_logical_not(size_t n, const uint8_t *in, uint8_t *out);
+
+/* ---- SELECT / SELECT_V2 ------------------------------------------------------- */
+
+/* out[k] = cond[o1] ? x[o2] : y[o3] for elements of `size` bytes (1, 2 or 4). */
+void mn_select(int size, const mn_bcast_t *b, const uint8_t *cond, const void *x, const void *y, void *out);
 
 /* ---- QUANTIZE / DEQUANTIZE / RESHAPE ------------------------------------ */
 
@@ -218,6 +363,12 @@ typedef struct {
 void mn_svdf_s8(const mn_svdf_params_t *p, const int8_t *input,
     const int8_t *w_feature, const int16_t *w_time, const int32_t *bias,
     int16_t *state, int32_t *scratch, int32_t *scratch_out, int8_t *output);
+/* The steps of mn_svdf_s8 an optimized variant shares: shift every filter's memory by one (the
+ * whole buffer of total values left by one), and bias + rank reduction + requantization of the
+ * time-weighted sums in scratch into output. */
+void mn_svdf_shift_state_s16(int16_t *state, size_t total);
+void mn_svdf_s8_output(const mn_svdf_params_t *p, const int32_t *bias, const int32_t *scratch,
+    int32_t *scratch_out, int8_t *output);
 /* scratch: batches * filters floats. */
 void mn_svdf_f32(const mn_svdf_params_t *p, int act, const float *input,
     const float *w_feature, const float *w_time, const float *bias,

@@ -118,6 +118,6 @@ static mn_status_t prelu_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_PRELU = { NULL, prelu_prepare, prelu_eval, NULL };
+const mn_kernel_t mn_kernel_PRELU = { NULL, prelu_prepare, prelu_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_PRELU */

@@ -220,6 +220,6 @@ static mn_status_t quantize_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_QUANTIZE = { NULL, quantize_prepare, quantize_eval, NULL };
+const mn_kernel_t mn_kernel_QUANTIZE = { NULL, quantize_prepare, quantize_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_QUANTIZE */

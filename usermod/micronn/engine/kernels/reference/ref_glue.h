@@ -9,6 +9,7 @@
 
 #include "../../mn_kernel.h"
 #include "mn_ref.h"
+#include "../mn_variants.h"
 
 /* Fetch a required tensor or fail with a message naming it. */
 #define REF_INPUT(var, ctx, node, i, what) \
@@ -184,6 +185,12 @@ typedef struct {
             float min, max;             /* float32 activation range */
         } f;
     } u;
+    union {
+        const mn_conv_s8_variant_t *s8;
+        const mn_conv_f32_variant_t *f32;
+    } variant;                          /* optimized compute function (mn_variants.h); NULL: reference */
+    void *vdata;                        /* the int8 variant's persistent data, or NULL */
+    int32_t scratch;                    /* the variant's scratch buffer index, or -1 */
 } ref_conv_data_t;
 
 /* Ranks (4-D input/filter/output), padding, strides and dilations. */
@@ -201,6 +208,48 @@ mn_status_t ref_conv_prepare_common(mn_ctx_t *ctx, mn_node_t *node, const mn_ten
     const mn_tensor_t *filter, const mn_tensor_t *bias, const mn_tensor_t *out, int padding, int act,
     int32_t filter_q_dim, mn_conv_geom_t *g, ref_conv_data_t *d, int32_t *mult, int8_t *shift);
 
+/* The int8 quantization parameters of conv/depthwise kernel data (tables of out_c channels). */
+static inline void ref_conv_quant(const ref_conv_data_t *d, int32_t out_c, mn_conv_quant_t *q) {
+    q->input_offset = d->u.q.input_offset;
+    q->output_offset = d->u.q.output_offset;
+    q->act_min = d->u.q.act_min;
+    q->act_max = d->u.q.act_max;
+    ref_tables(d, sizeof *d, out_c, &q->mult, &q->shift);
+}
+
+/* Optimized variants may precompute from the weights (and bias) in prepare: only when those are
+ * constants of the model, whose data prepare can read. */
+static inline bool ref_weights_constant(const mn_tensor_t *w, const mn_tensor_t *bias) {
+    return (w->flags & MN_TF_CONST) && (!bias || (bias->flags & MN_TF_CONST));
+}
+
+/* Last step of conv/depthwise prepare: choose the compute variant for geometry *g (mn_variants.h)
+ * and set up its persistent data and scratch. */
+mn_status_t ref_conv_select(mn_ctx_t *ctx, ref_conv_data_t *d, const mn_conv_geom_t *g,
+    const mn_tensor_t *filter, const mn_tensor_t *bias, bool depthwise);
+
+/* Conv/depthwise eval: the chosen variant, or the reference compute function ref_s8 / ref_f32. */
+typedef void (*ref_conv_s8_fn)(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
+    const int8_t *filter, const int32_t *bias, int8_t *output);
+typedef void (*ref_conv_f32_fn)(const mn_conv_geom_t *g, float act_min, float act_max, const float *input,
+    const float *filter, const float *bias, float *output);
+mn_status_t ref_conv_eval(mn_ctx_t *ctx, mn_node_t *node, ref_conv_s8_fn ref_s8, ref_conv_f32_fn ref_f32);
+
+/* mn_kernel_t.variant of CONV_2D and DEPTHWISE_CONV_2D. */
+const char *ref_conv_variant(const mn_node_t *node);
+
+/* ---- elementwise kernels (ref_bcast.c) ---- */
+
+/* The error for mn_bcast_init3's result r (MN_OK for 0); n3 < 0 for two inputs. */
+mn_status_t ref_bcast_status(mn_ctx_t *ctx, int r, int n1, int n2, int n3);
+
+/* Inputs 0 and 1 (one dtype), their broadcast into *b, and output 0 with b->size elements. */
+mn_status_t ref_binary_shapes(mn_ctx_t *ctx, const mn_node_t *node, mn_bcast_t *b, mn_tensor_t **in1,
+    mn_tensor_t **in2, mn_tensor_t **out);
+
+/* Integer (non-quantized int32) range of fused activation `act`, as TFLite's
+ * CalculateActivationRange<int32_t>. */
+mn_status_t ref_act_range_i32(mn_ctx_t *ctx, int act, int32_t *lo, int32_t *hi);
 
 /*
  * Elementwise unary ops: one input, one output of the same dtype and element count. *n gets the

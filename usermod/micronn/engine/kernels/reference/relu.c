@@ -93,7 +93,7 @@ static mn_status_t relu_eval(mn_ctx_t *ctx, mn_node_t *node) {
     static mn_status_t prepare_##OP(mn_ctx_t *ctx, mn_node_t *node) { \
         return relu_prepare_range(ctx, node, LO, HI, INT16_OK); \
     } \
-    const mn_kernel_t mn_kernel_##OP = { NULL, prepare_##OP, relu_eval, NULL };
+    const mn_kernel_t mn_kernel_##OP = { NULL, prepare_##OP, relu_eval, NULL, NULL };
 
 #if MICRONN_OP_RELU
 DEFINE_RELU_KERNEL(RELU, 0.0f, INFINITY, 1)

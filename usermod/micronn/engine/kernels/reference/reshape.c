@@ -37,6 +37,6 @@ static mn_status_t reshape_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_RESHAPE = { NULL, reshape_prepare, reshape_eval, NULL };
+const mn_kernel_t mn_kernel_RESHAPE = { NULL, reshape_prepare, reshape_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_RESHAPE */

@@ -240,6 +240,6 @@ static mn_status_t softmax_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_SOFTMAX = { NULL, softmax_prepare, softmax_eval, NULL };
+const mn_kernel_t mn_kernel_SOFTMAX = { NULL, softmax_prepare, softmax_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_SOFTMAX */

@@ -94,6 +94,6 @@ static mn_status_t tanh_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_TANH = { NULL, tanh_prepare, tanh_eval, NULL };
+const mn_kernel_t mn_kernel_TANH = { NULL, tanh_prepare, tanh_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_TANH */

@@ -313,7 +313,7 @@ static mn_status_t gelu_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     static mn_status_t prepare_##OP(mn_ctx_t *ctx, mn_node_t *node) { \
         return unary_prepare_op(ctx, node, CODE); \
     } \
-    const mn_kernel_t mn_kernel_##OP = { NULL, prepare_##OP, unary_eval, NULL };
+    const mn_kernel_t mn_kernel_##OP = { NULL, prepare_##OP, unary_eval, NULL, NULL };
 
 #if MICRONN_OP_ABS
 DEFINE_UNARY_KERNEL(ABS, MN_UNARY_ABS)
@@ -334,7 +334,7 @@ DEFINE_UNARY_KERNEL(EXP, MN_UNARY_EXP)
 DEFINE_UNARY_KERNEL(FLOOR, MN_UNARY_FLOOR)
 #endif
 #if MICRONN_OP_GELU
-const mn_kernel_t mn_kernel_GELU = { NULL, gelu_prepare, unary_eval, NULL };
+const mn_kernel_t mn_kernel_GELU = { NULL, gelu_prepare, unary_eval, NULL, NULL };
 #endif
 #if MICRONN_OP_LOG
 DEFINE_UNARY_KERNEL(LOG, MN_UNARY_LOG)

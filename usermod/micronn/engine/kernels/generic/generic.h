@@ -1,0 +1,59 @@
+/* Helpers shared by the portable ("generic") kernel variants. */
+#ifndef MN_GENERIC_H
+#define MN_GENERIC_H
+
+#include "../mn_variants.h"
+
+/* Per-channel requantization of an int32 accumulator to int8 (mn_mul_by_qm, as conv). */
+typedef struct {
+    const int32_t *mult;
+    const int8_t *shift;
+    int32_t out_off, act_min, act_max;
+} mn_generic_requant_t;
+
+/* Requantize accumulator acc of output channel ch to int8. */
+static inline int8_t mn_generic_out(const mn_generic_requant_t *rq, int ch, uint32_t acc) {
+    const int32_t v = mn_add_wrap(mn_mul_by_qm((int32_t)acc, rq->mult[ch], rq->shift[ch]), rq->out_off);
+    return (int8_t)mn_clamp_i32(v, rq->act_min, rq->act_max);
+}
+
+/* The taps [*lo, *hi) of a filter of n taps, dilation dil, whose input position p0 + dil * tap
+ * lies in [0, size): the loops over them need no per-tap bounds checks. */
+static inline void mn_generic_taps(int p0, int dil, int n, int size, int *lo, int *hi) {
+    int l = 0, h = n;
+    if (p0 < 0) {
+        l = (-p0 + dil - 1) / dil;
+    }
+    if ((long long)p0 + (long long)(n - 1) * dil >= size) {
+        h = p0 >= size ? 0 : (size - p0 + dil - 1) / dil;
+    }
+    *lo = l < n ? l : n;
+    *hi = h > *lo ? h : *lo;
+}
+
+/* folded[o] = bias[o] + offset * sum_c w[o][c] (wrapping 32-bit), for `rows` rows of `cols` weights. */
+void mn_generic_fold_offset(int rows, int cols, int32_t offset, const int8_t *w, const int32_t *bias,
+    int32_t *folded);
+
+/* acc[r] += sum_c w[r * cols + c] * x[c] for four rows r: each input value loaded once. */
+void mn_generic_dot4_s8(const int8_t *x, const int8_t *w, int cols, uint32_t acc[4]);
+
+/* acc[o] = init[o] (or 0) + sum_c w[o][c] * x[c] for o < rows (wrapping 32-bit). */
+void mn_generic_matvec_acc(const int8_t *x, const int8_t *w, const int32_t *init, int cols, int rows, uint32_t *acc);
+
+/* out[o] = requant(folded[o] + sum_c w[o][c] * x[c]) for o < rows. */
+void mn_generic_matvec_s8(const int8_t *x, const int8_t *w, const int32_t *folded, int cols, int rows,
+    const mn_generic_requant_t *rq, int8_t *out);
+
+/* Plain dot products of n elements (wrapping 32-bit sums), and the sum of n int8 values. */
+int32_t mn_generic_dot_s8(const int8_t *a, const int8_t *b, int n);
+int32_t mn_generic_dot_s16(const int16_t *a, const int16_t *b, int n);
+int32_t mn_generic_sum_s8(const int8_t *p, int n);
+
+extern const mn_conv_s8_variant_t mn_generic_conv_s8_1x1;
+extern const mn_conv_s8_variant_t mn_generic_conv_s8;
+extern const mn_conv_s8_variant_t mn_generic_depthwise_s8;
+extern const mn_fc_s8_variant_t mn_generic_fc_s8;
+extern const mn_svdf_s8_variant_t mn_generic_svdf_s8;
+
+#endif /* MN_GENERIC_H */
