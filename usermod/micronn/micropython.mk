@@ -50,14 +50,15 @@ $(MICRONN_OBJ_DIR)/engine/%.o: CFLAGS += $(MICRONN_COPT)
 endif
 
 # ---- double-precision libm --------------------------------------------------------------------
-# The engine computes quantization multipliers in double, like TFLite (frexp, round, floor, ...).
+# The engine computes quantization multipliers in double, like TFLite (frexp, round, floor, ...),
+# and the int16 SOFTMAX tables with double exp.
 # Bare-metal ports link -nostdlib with MicroPython's single-precision lib/libm only, so by default
 # cross builds (CROSS_COMPILE set) also compile these few functions from MicroPython's
 # lib/libm_dbl. Set MICRONN_LIBM_DBL=0 if the port already links a double libm (e.g. newlib's
 # libm, or lib/libm_dbl for MICROPY_FLOAT_IMPL_DOUBLE); 1 forces them in.
 MICRONN_LIBM_DBL ?= $(if $(CROSS_COMPILE),1,0)
 ifeq ($(MICRONN_LIBM_DBL),1)
-SRC_USERMOD_LIB_C += $(addprefix lib/libm_dbl/,frexp.c round.c floor.c ceil.c trunc.c)
+SRC_USERMOD_LIB_C += $(addprefix lib/libm_dbl/,frexp.c round.c floor.c ceil.c trunc.c exp.c scalbn.c)
 # Third-party code: its libm.h redefines DBL_EPSILON & co. when the C library's float.h (e.g.
 # picolibc's) already did, with the same values.
 $(BUILD)/lib/libm_dbl/%.o: CFLAGS += -w

@@ -25,8 +25,9 @@ _DT = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(np.int32): 2, 
 def run_oracle(model, inputs, invokes=1):
     """Returns a list (per invoke) of lists of output arrays."""
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
-    it = Interpreter(model_content=model.tflite(),
-                     experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+    # A model may name another resolver for ops BUILTIN_REF does not register (ELU, CEIL, ROUND).
+    resolver = getattr(OpResolverType, getattr(model, "oracle_resolver", "BUILTIN_REF"))
+    it = Interpreter(model_content=model.tflite(), experimental_op_resolver_type=resolver)
     it.allocate_tensors()
     ins = it.get_input_details()
     outs = it.get_output_details()

@@ -225,6 +225,12 @@ enum {
 #define MN_LSTM_TIME_MAJOR 3        /* bool */
 #define MN_LSTM_ASYMMETRIC_QUANTIZE_INPUTS 4
 #define MN_LSTM_DIAGONAL_RECURRENT_TENSORS 5
+/* Activations, casts, normalisation (ops-b) */
+#define MN_LEAKY_RELU_ALPHA 0       /* LeakyReluOptions.alpha, float */
+#define MN_GELU_APPROXIMATE 0       /* GeluOptions.approximate, bool */
+#define MN_CAST_IN_TYPE 0           /* CastOptions.in_data_type, byte enum */
+#define MN_CAST_OUT_TYPE 1          /* CastOptions.out_data_type */
+#define MN_L2NORM_ACTIVATION 0      /* L2NormOptions.fused_activation_function */
 
 #ifdef __cplusplus
 }

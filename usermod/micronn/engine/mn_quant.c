@@ -493,3 +493,44 @@ int16_t mn_tanh_s16(int16_t x, int integer_bits) {
     const int16_t t = sat_shl16(w16(two_over - (1 << 13)), 2);
     return negative ? w16(-t) : t;
 }
+
+int16_t mn_srdhm_s16(int16_t a, int16_t b) {
+    return srdhm16(a, b);
+}
+
+/* TFLite GetInvSqrtQuantizedMultiplierExp (L2_NORMALIZATION, RSQRT): Newton-Raphson in Q3.28. */
+void mn_inv_sqrt_q(int32_t input, int32_t *mult, int *shift) {
+    if (input <= 1) {
+        /* 0 (invalid) and 1 alike, as TFLite */
+        *mult = INT32_MAX;
+        *shift = 0;
+        return;
+    }
+    int s = 11;
+    while (input >= (1 << 29)) {
+        input /= 4;
+        ++s;
+    }
+    int clz = 0;
+    while (!((uint32_t)input & (0x80000000u >> clz))) {
+        ++clz;
+    }
+    const int pairs = (clz - 1) / 2 - 1;
+    s -= pairs;
+    input <<= 2 * pairs;
+    /* Newton-Raphson for 1 / sqrt(input) in Q3.28 (values raw, products Q6 / Q9 rescaled to Q3) */
+    const int32_t half_input = mn_rdbpot(input >> 1, 1);
+    const int32_t half_three = (1 << 28) + (1 << 27);
+    int32_t x = 1 << 28;
+    for (int i = 0; i < 5; ++i) {
+        const int32_t x3 = mn_sat_pot(mn_srdhm(mn_srdhm(x, x), x), 6);
+        x = mn_sat_pot(mn_add_wrap(mn_srdhm(half_three, x), -mn_srdhm(half_input, x3)), 3);
+    }
+    x = mn_srdhm(x, 1518500250); /* sqrt(2) / 2 in Q0.31 */
+    if (s < 0) {
+        x = mn_shl_wrap(x, -s);
+        s = 0;
+    }
+    *mult = x;
+    *shift = -s;
+}

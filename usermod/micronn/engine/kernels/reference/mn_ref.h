@@ -121,6 +121,14 @@ void mn_softmax_s8_s8(const mn_softmax_q_t *p, int outer, int depth,
 void mn_softmax_s8_s16(const mn_softmax_q_t *p, int outer, int depth,
     const int8_t *input, int16_t *output);
 void mn_softmax_f32(int outer, int depth, float beta, const float *input, float *output);
+/* int16 -> int16 (TFLite SoftmaxInt16): two MN_LUT_S16_SIZE tables built in prepare. */
+typedef struct {
+    int32_t mult;
+    int shift;
+    const int16_t *exp_lut;     /* exp(x), x in [-10, 0] */
+    const int16_t *recip_lut;   /* 1 / (1 + x), x in [0, 1] */
+} mn_softmax_s16_t;
+void mn_softmax_s16(const mn_softmax_s16_t *p, int outer, int depth, const int16_t *input, int16_t *output);
 
 /* ---- ADD ---------------------------------------------------------------- */
 
@@ -318,6 +326,17 @@ void mn_requantize_u8_s8(size_t n, const mn_requant_t *r, const uint8_t *in, int
 void mn_requantize_s16_s8(size_t n, const mn_requant_t *r, const int16_t *in, int8_t *out);
 void mn_requantize_s16_s16(size_t n, const mn_requant_t *r, const int16_t *in, int16_t *out);
 void mn_requantize_s16_s32(size_t n, const mn_requant_t *r, const int16_t *in, int32_t *out);
+void mn_requantize_u8_u8(size_t n, const mn_requant_t *r, const uint8_t *in, uint8_t *out);
+void mn_requantize_s32_s8(size_t n, const mn_requant_t *r, const int32_t *in, int8_t *out);
+void mn_requantize_s32_s16(size_t n, const mn_requant_t *r, const int32_t *in, int16_t *out);
+/* Per-channel float -> int (TFLite PerChannelQuantize): element i is in channel
+ * (i / inner) % channels. */
+void mn_quantize_f32_s8_per_channel(size_t n, int channels, size_t inner, const float *scales,
+    const int32_t *zps, const float *in, int8_t *out);
+void mn_quantize_f32_u8_per_channel(size_t n, int channels, size_t inner, const float *scales,
+    const int32_t *zps, const float *in, uint8_t *out);
+void mn_quantize_f32_s16_per_channel(size_t n, int channels, size_t inner, const float *scales,
+    const int32_t *zps, const float *in, int16_t *out);
 
 void mn_dequantize_s8_f32(size_t n, float scale, int32_t zp, const int8_t *in, float *out);
 void mn_dequantize_u8_f32(size_t n, float scale, int32_t zp, const uint8_t *in, float *out);
@@ -326,6 +345,8 @@ void mn_dequantize_f16_f32(size_t n, const uint16_t *in, float *out);
 /* Per-channel: element i belongs to channel (i / inner) % channels. */
 void mn_dequantize_s8_f32_per_channel(size_t n, int channels, size_t inner,
     const float *scales, const int32_t *zps, const int8_t *in, float *out);
+void mn_dequantize_u8_f32_per_channel(size_t n, int channels, size_t inner,
+    const float *scales, const int32_t *zps, const uint8_t *in, float *out);
 
 void mn_reshape_copy(size_t nbytes, const void *in, void *out);
 
@@ -352,6 +373,129 @@ void mn_svdf_s8_output(const mn_svdf_params_t *p, const int32_t *bias, const int
 void mn_svdf_f32(const mn_svdf_params_t *p, int act, const float *input,
     const float *w_feature, const float *w_time, const float *bias,
     float *state, float *scratch, float *output);
+
+
+/* ---- activations, unary math, casts (ops-b) ------------------------------ */
+
+/* An int8 -> int8 function as a 256-entry table indexed by (uint8_t)x, built like TFLite's
+ * LUTPopulate<int8_t>: f evaluated in float on the dequantized input, rounded half away from
+ * zero on the output scale, zero point added in float, clamped. */
+typedef float (*mn_lut_fn_t)(float x, const void *arg);
+void mn_lut_s8_init(int8_t *lut, float in_scale, int32_t in_zp, float out_scale, int32_t out_zp,
+    mn_lut_fn_t f, const void *arg);
+void mn_lut_s8(size_t n, const int8_t *lut, const int8_t *in, int8_t *out);
+
+/* int16 -> int16 function as 513 entries with linear interpolation (TFLite LUTPopulate<int16_t>
+ * with double arithmetic, and LUTLookup). */
+#define MN_LUT_S16_SIZE 513
+void mn_lut_s16_init_f64(int16_t *lut, double in_scale, int32_t in_zp, double out_scale,
+    int32_t out_zp, double (*f)(double));
+static inline int16_t mn_lut_s16_lookup(int16_t x, const int16_t *lut) {
+    const int index = 256 + (x >> 7);
+    const int16_t offset = (int16_t)(x & 0x7f);
+    const int16_t slope = (int16_t)(lut[index + 1] - lut[index]);
+    return (int16_t)(lut[index] + ((slope * offset + 64) >> 7));
+}
+
+/* TFLite CheckedLog2: *log2 = round(log2(x)); nonzero when x is a power of two within 1e-3. */
+int mn_checked_log2(float x, int *log2);
+
+/* int16 LOGISTIC / TANH (TFLite reference_integer_ops, table of sigmoid(i / 24) with linear
+ * interpolation). mult == 0 means a power-of-two input scale (then 3 << shift is used). */
+typedef struct {
+    int32_t mult;
+    int shift;
+} mn_sig16_t;
+extern const uint16_t mn_sigmoid_table_u16[256];
+/* Returns 0, -1 if out_scale is not 2^-15, -2 if in_scale is too large (>= 5.3). A power-of-two
+ * in_scale is used directly when its shift 12 + log2(in_scale) is in [0, max_pot_shift]. */
+int mn_sig16_init(mn_sig16_t *p, float in_scale, float out_scale, int max_pot_shift);
+void mn_logistic_q_s16(size_t n, const mn_sig16_t *p, const int16_t *in, int16_t *out);
+void mn_tanh_q_s16(size_t n, const mn_sig16_t *p, const int16_t *in, int16_t *out);
+void mn_logistic_f32(size_t n, const float *in, float *out);
+void mn_tanh_f32(size_t n, const float *in, float *out);
+
+/* RELU family: out = clamp(out_zp + MBQM(in - in_zp), lo, hi). */
+typedef struct {
+    int32_t in_zp, out_zp, mult, lo, hi;
+    int shift;
+} mn_relu_q_t;
+void mn_relu_q_s8(size_t n, const mn_relu_q_t *p, const int8_t *in, int8_t *out);
+void mn_relu_q_s16(size_t n, const mn_relu_q_t *p, const int16_t *in, int16_t *out);
+void mn_relu_f32(size_t n, float lo, float hi, const float *in, float *out);
+
+/* LEAKY_RELU: x >= 0 scaled by the identity multiplier, x < 0 by |alpha|'s, negated if
+ * alpha < 0. */
+typedef struct {
+    int32_t in_zp, out_zp, mult_id, mult_alpha;
+    int shift_id, shift_alpha, alpha_neg;
+} mn_leaky_q_t;
+void mn_leaky_relu_s8(size_t n, const mn_leaky_q_t *p, const int8_t *in, int8_t *out);
+void mn_leaky_relu_s16(size_t n, const mn_leaky_q_t *p, const int16_t *in, int16_t *out);
+void mn_leaky_relu_f32(size_t n, float alpha, const float *in, float *out);
+
+/* HARD_SWISH int8 (TFLite reference: int16 fixed point, "reluish" multiplier). */
+typedef struct {
+    int32_t in_zp, out_zp;
+    int16_t out_mult, relu_mult;
+    int out_exp, relu_exp;
+} mn_hard_swish_q_t;
+void mn_hard_swish_s8(size_t n, const mn_hard_swish_q_t *p, const int8_t *in, int8_t *out);
+void mn_hard_swish_f32(size_t n, const float *in, float *out);
+
+
+/* Elementwise unary math (unary.c): one float function per op, applied to float32 directly and,
+ * for the ops TFLite quantizes through a table, to build the int8 / int16 table in prepare. */
+enum {
+    MN_UNARY_ABS, MN_UNARY_CEIL, MN_UNARY_COS, MN_UNARY_ELU, MN_UNARY_EXP, MN_UNARY_FLOOR,
+    MN_UNARY_GELU, MN_UNARY_GELU_TANH, MN_UNARY_LOG, MN_UNARY_NEG, MN_UNARY_ROUND, MN_UNARY_RSQRT,
+    MN_UNARY_SIN, MN_UNARY_SQRT, MN_UNARY_SQUARE,
+};
+float mn_unary_fn(int op, float x);
+void mn_unary_f32(int op, size_t n, const float *in, float *out);
+/* int16 table from a float function (TFLite LUTPopulate<int16_t> in float). */
+void mn_lut_s16_init(int16_t *lut, float in_scale, int32_t in_zp, float out_scale, int32_t out_zp,
+    mn_lut_fn_t f, const void *arg);
+void mn_lut_s16(size_t n, const int16_t *lut, const int16_t *in, int16_t *out);
+/* Quantized ABS: |x - in_zp| requantized (mult == 0: same scale, no rescale). */
+void mn_abs_q_s8(size_t n, const mn_requant_t *r, const int8_t *in, int8_t *out);
+void mn_abs_q_s16(size_t n, const mn_requant_t *r, const int16_t *in, int16_t *out);
+
+/* L2_NORMALIZATION along the last dimension (l2norm.c). */
+void mn_l2norm_s8(int outer, int depth, int32_t in_zp, const int8_t *input, int8_t *output);
+void mn_l2norm_f32(int outer, int depth, const float *input, float *output);
+
+/* LOG_SOFTMAX along the last dimension (log_softmax.c). */
+typedef struct {
+    int32_t mult, reverse_mult, diff_min;
+    int left_shift, reverse_shift;
+} mn_log_softmax_q_t;
+/* Returns 0, or -1 when the input scale is too small to represent. */
+int mn_log_softmax_q_init(mn_log_softmax_q_t *p, float input_scale);
+/* gemmlowp log(x) for x >= 1: x raw Q12.19, result raw Q5.26. */
+int32_t mn_log_q12_to_q5(int32_t x);
+void mn_log_softmax_s8(const mn_log_softmax_q_t *p, int outer, int depth, const int8_t *input, int8_t *output);
+void mn_log_softmax_f32(int outer, int depth, const float *input, float *output);
+
+/* PRELU (prelu.c): alpha broadcast to the input shape (right-aligned, numpy rules). */
+#define MN_PRELU_MAX_DIMS 6
+typedef struct {
+    int ndims;
+    int32_t size;
+    int32_t dims[MN_PRELU_MAX_DIMS];
+    int32_t alpha_stride[MN_PRELU_MAX_DIMS];   /* 0 where alpha is broadcast */
+} mn_prelu_shape_t;
+typedef struct {
+    int32_t in_zp, alpha_zp, out_zp, mult_pos, mult_neg;
+    int shift_pos, shift_neg;
+} mn_prelu_q_t;
+/* Returns 0, or -1 if alpha does not broadcast to the input shape. */
+int mn_prelu_shape_init(mn_prelu_shape_t *p, const int32_t *in_dims, int in_n, const int32_t *alpha_dims, int alpha_n);
+void mn_prelu_s8(const mn_prelu_shape_t *s, const mn_prelu_q_t *q, const int8_t *in, const int8_t *alpha, int8_t *out);
+void mn_prelu_f32(const mn_prelu_shape_t *s, const float *in, const float *alpha, float *out);
+
+/* CAST between MN_FLOAT32, MN_INT8, MN_UINT8, MN_INT16, MN_INT32, MN_BOOL (cast.c). */
+void mn_cast(size_t n, int from, int to, const void *in, void *out);
 
 #ifdef __cplusplus
 }

@@ -251,4 +251,51 @@ mn_status_t ref_binary_shapes(mn_ctx_t *ctx, const mn_node_t *node, mn_bcast_t *
  * CalculateActivationRange<int32_t>. */
 mn_status_t ref_act_range_i32(mn_ctx_t *ctx, int act, int32_t *lo, int32_t *hi);
 
+/*
+ * Elementwise unary ops: one input, one output of the same dtype and element count. *n gets the
+ * count. Dtype support is the caller's to check.
+ */
+static inline mn_status_t ref_unary_io(mn_ctx_t *ctx, mn_node_t *node, mn_tensor_t **in,
+    mn_tensor_t **out, size_t *n) {
+    *n = 0;
+    *in = mn_input(ctx, node, 0);
+    *out = mn_output(ctx, node, 0);
+    if (!*in || !*out) {
+        return mn_fail(ctx, MN_ERR_MODEL, "needs 1 input and 1 output");
+    }
+    if ((*in)->dtype != (*out)->dtype) {
+        return ref_fail_combo(ctx, *in, *out);
+    }
+    *n = mn_tensor_count(*in);
+    if (mn_tensor_count(*out) != *n) {
+        return mn_fail(ctx, MN_ERR_MODEL, "output size differs from input size");
+    }
+    return MN_OK;
+}
+
+/* Quantized unary ops: both tensors quantized per tensor (ref_need_quant), and for int16 with
+ * zero points 0 (TFLite's int16 activations are symmetric). */
+static inline mn_status_t ref_unary_quant(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *out) {
+    REF_TRY(ref_need_quant(ctx, "input", in));
+    REF_TRY(ref_need_quant(ctx, "output", out));
+    if (in->dtype == MN_INT16 && (in->zero_point != 0 || out->zero_point != 0)) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 zero points must be 0 (input %d, output %d)",
+            (int)in->zero_point, (int)out->zero_point);
+    }
+    return MN_OK;
+}
+
+/* int16 LOGISTIC / TANH scaling (mn_sig16_init) with the failure named. */
+static inline mn_status_t ref_sig16_prepare(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *out,
+    int max_pot_shift, mn_sig16_t *p) {
+    const int r = mn_sig16_init(p, in->scale, out->scale, max_pot_shift);
+    if (r == -1) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 output scale must be 2^-15");
+    }
+    if (r) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 input scale too large");
+    }
+    return MN_OK;
+}
+
 #endif /* MN_REF_GLUE_H */
