@@ -213,7 +213,7 @@ def _tensor_info(t, index=None):
     return {
         "index": index,
         "name": (t.name or b"").decode("utf-8", "replace"),
-        "dtype": lib().mn_dtype_name(t.dtype).decode(),
+        "dtype": lib().mn_dtype_name(t.dtype).decode(errors="replace"),
         "dtype_code": t.dtype,
         "shape": shape,
         "bytes": t.bytes,
@@ -253,7 +253,7 @@ class Model:
         self.len = len(data)
         s = self._L.mn_model_init(self._m, ctypes.c_void_p(ctypes.addressof(self._buf) + offset), len(data))
         if s != OK:
-            raise MicronnError(s, self._L.mn_model_errmsg(self._m).decode())
+            raise MicronnError(s, self._L.mn_model_errmsg(self._m).decode(errors="replace"))
 
     @property
     def num_inputs(self):
@@ -278,7 +278,7 @@ class Model:
             info = _OpInfo()
             self._L.mn_model_op_info(self._m, i, ctypes.byref(info))
             state = self._L.mn_op_kernel_state(None, info.builtin, info.name)
-            out.append({"index": i, "name": info.name.decode(), "builtin": info.builtin,
+            out.append({"index": i, "name": info.name.decode(errors="replace"), "builtin": info.builtin,
                         "version": info.version, "n_inputs": info.n_inputs, "n_outputs": info.n_outputs,
                         "supported": bool(info.supported), "kernel": KERNEL_STATES[state]})
         return out
@@ -330,9 +330,9 @@ class Model:
                 size = max(2 * size, need.value + 1024)
                 continue
             if s not in (OK, ERR_UNSUPPORTED):
-                raise MicronnError(s, err.msg.decode())
+                raise MicronnError(s, err.msg.decode(errors="replace"))
             return [None if r.status == OK else (r.status, r.msg.decode("utf-8", "replace")) for r in res[:n]]
-        raise MicronnError(ERR_ARENA, err.msg.decode())
+        raise MicronnError(ERR_ARENA, err.msg.decode(errors="replace"))
 
     def arena_needed(self, planner="greedy", reuse_inputs=False, profile=False):
         """Exact arena bytes by dry run (raises MicronnError for unsupported ops etc.).
@@ -347,9 +347,9 @@ class Model:
             if s == OK:
                 return need.value
             if s != ERR_ARENA:
-                raise MicronnError(s, err.msg.decode())
+                raise MicronnError(s, err.msg.decode(errors="replace"))
             size = max(2 * size, need.value + 1024)
-        raise MicronnError(ERR_ARENA, err.msg.decode())
+        raise MicronnError(ERR_ARENA, err.msg.decode(errors="replace"))
 
 
 _dummy_ticks = _TICKS_FN(lambda user: 0)
@@ -367,10 +367,10 @@ def kernels(lib_path=None):
     out, i = [], 0
     info = _KernelInfo()
     while L.mn_op_kernel_info(i, ctypes.byref(info)):
-        out.append({"name": L.mn_op_name(info.builtin).decode(), "builtin": info.builtin,
+        out.append({"name": L.mn_op_name(info.builtin).decode(errors="replace"), "builtin": info.builtin,
                     "max_version": info.max_version,
-                    "options": L.mn_options_name(info.options_type).decode(),
-                    "dtypes": (info.dtypes or b"").decode().split(), "linked": bool(info.linked),
+                    "options": L.mn_options_name(info.options_type).decode(errors="replace"),
+                    "dtypes": (info.dtypes or b"").decode(errors="replace").split(), "linked": bool(info.linked),
                     "variants": ["reference"]})
         i += 1
     return out
@@ -409,7 +409,7 @@ class Interpreter:
         if s == OK:
             s = self._L.mn_interp_prepare(self._it)
         if s != OK:
-            msg = self._L.mn_interp_errmsg(self._it).decode()
+            msg = self._L.mn_interp_errmsg(self._it).decode(errors="replace")
             st = self._stats()
             self._L.mn_interp_deinit(self._it)
             e = MicronnError(s, msg)
@@ -423,7 +423,7 @@ class Interpreter:
             pass
 
     def _err(self, s):
-        return MicronnError(s, self._L.mn_interp_errmsg(self._it).decode())
+        return MicronnError(s, self._L.mn_interp_errmsg(self._it).decode(errors="replace"))
 
     def _stats(self):
         st = _Stats()
@@ -503,8 +503,8 @@ class Interpreter:
         for i in range(self._L.mn_interp_num_ops(self._it)):
             p = _Profile()
             self._L.mn_interp_profile(self._it, i, ctypes.byref(p))
-            out.append({"index": i, "name": p.name.decode(), "builtin": p.builtin, "calls": p.calls,
-                        "ticks": p.ticks, "variant": p.variant.decode()})
+            out.append({"index": i, "name": p.name.decode(errors="replace"), "builtin": p.builtin, "calls": p.calls,
+                        "ticks": p.ticks, "variant": p.variant.decode(errors="replace")})
         return out
 
     # LiteRT-style aliases
