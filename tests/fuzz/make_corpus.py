@@ -6,8 +6,9 @@
 
     .venv/bin/python tests/fuzz/make_corpus.py [SHARED_MODELS_DIR]
 
-File names are content hashes, as libFuzzer names its own finds; regression inputs for fixed
-crashes live in the same directory with a `regress-` prefix and are kept.
+File names are content hashes, as libFuzzer names its own finds. Kept as they are: regression
+inputs of fixed crashes (`regress-*`) and the minimized finds of a long campaign (`found-*`, from
+`fuzz_model -merge=1`), which let the 60 s CI run start deep.
 """
 import hashlib
 import sys
@@ -62,7 +63,7 @@ def main():
     out = HERE / "corpus"
     out.mkdir(exist_ok=True)
     for f in out.iterdir():
-        if not f.name.startswith("regress-"):
+        if not f.name.startswith(("regress-", "found-")):
             f.unlink()
     seeds = []
     if not list(shared.glob("*.tflite")):

@@ -408,3 +408,15 @@ def test_reject_svdf_state_size_beyond_int32(runner, rng):
     state = next(t for t in m.tensors if t.variable)
     state.shape = (1, 1)
     _expect_reject(runner, m, "activation_state has 1 elements, expected 2147483648")
+
+
+@pytest.mark.parametrize("kind", ["conv", "depthwise"])
+@pytest.mark.parametrize("which", ["filter", "input"])
+def test_reject_conv_empty_tensors(runner, rng, kind, which):
+    # zero-sized tensors have no data: the kernels must refuse them, not index a NULL pointer
+    m = (M.conv2d if kind == "conv" else M.depthwise)(rng, "float32")
+    t = m.tensors[1 if which == "filter" else 0]
+    t.shape = (t.shape[0], 0) + t.shape[2:]
+    if t.const:
+        t.data = t.data.reshape(-1)[:0].reshape(t.shape)
+    _expect_reject(runner, m, "empty input")

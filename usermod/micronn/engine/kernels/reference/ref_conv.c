@@ -32,6 +32,11 @@ static int conv_extent_ok(int32_t in, int32_t out, int32_t f, int stride, int di
 mn_status_t ref_conv_prepare_common(mn_ctx_t *ctx, mn_node_t *node, const mn_tensor_t *in,
     const mn_tensor_t *filter, const mn_tensor_t *bias, const mn_tensor_t *out, int padding, int act,
     int32_t filter_q_dim, mn_conv_geom_t *g, ref_conv_data_t *d, int32_t *mult, int8_t *shift) {
+    /* Empty tensors have no data (NULL): the eval loops would form NULL + 0. */
+    if (g->in_h < 1 || g->in_w < 1 || g->in_c < 1 || g->f_h < 1 || g->f_w < 1 || g->out_c < 1) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "empty input %dx%dx%d, filter %dx%d or output depth %d",
+            g->in_h, g->in_w, g->in_c, g->f_h, g->f_w, g->out_c);
+    }
     g->out_h = mn_conv_out_size(padding, g->in_h, g->f_h, g->stride_h, g->dil_h);
     g->out_w = mn_conv_out_size(padding, g->in_w, g->f_w, g->stride_w, g->dil_w);
     if (!conv_extent_ok(g->in_h, g->out_h, g->f_h, g->stride_h, g->dil_h)
