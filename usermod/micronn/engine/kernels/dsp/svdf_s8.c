@@ -1,5 +1,5 @@
 /*
- * SVDF int8 (int16 state) on Armv7E-M. Per batch, four filters per pass:
+ * SVDF int8 (int16 state) on Armv7E-M. Per batch, four filters per pass (then two, then one):
  *   feature matmul: each input word split once by SXTB16 into its even and odd int16 pairs, met by
  *   the four filters' weight words (SXTB16 + SMLAD); the input zero point is folded into a
  *   per-filter constant (-zp * sum of the filter's weights, prepare);
@@ -38,30 +38,53 @@ static inline void st32(void *p, uint32_t v) {
     memcpy(p, &v, 4);
 }
 
-/* acc[r] += sum_c w[r * n + c] * x[c] for the `rows` (1..4) rows from w. */
-static inline __attribute__((always_inline)) void feature_dot(const int8_t *x, const int8_t *w, int n, int rows,
-    int32_t acc[4]) {
-    const int8_t *w0 = w, *w1 = w + (rows > 1 ? n : 0), *w2 = w + (rows > 2 ? 2 * n : 0), *w3 = w + (rows > 3 ? 3 * n : 0);
+/* acc[0..3] += x . rows w0, w0 + s, w2, w2 + s (n values each; fewer rows by passing w2 = w0 and/or
+ * s = 0). Per input word, one SXTB16 pair feeds four weight words. Written in assembly: the
+ * compiler's allocation of these 13 live registers spills the row pointers inside the loop. */
+static inline __attribute__((always_inline)) void feature_dot(const int8_t *x, const int8_t *w0, const int8_t *w2,
+    int s, int n, int32_t acc[4]) {
     int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
-    int c = 0;
-    for (; c + 4 <= n; c += 4) {
-        const int32_t u = dsp_ld32(x + c);
-        const int32_t xe = __sxtb16(u), xo = dsp_sxtb16_ror8(u);
-        int32_t v = dsp_ld32(w0 + c);
-        MAC4(a0, __sxtb16(v), dsp_sxtb16_ror8(v), xe, xo);
-        v = dsp_ld32(w1 + c);
-        MAC4(a1, __sxtb16(v), dsp_sxtb16_ror8(v), xe, xo);
-        v = dsp_ld32(w2 + c);
-        MAC4(a2, __sxtb16(v), dsp_sxtb16_ror8(v), xe, xo);
-        v = dsp_ld32(w3 + c);
-        MAC4(a3, __sxtb16(v), dsp_sxtb16_ror8(v), xe, xo);
+    int k = n >> 2;
+    if (k) {
+        int32_t u, v, xe, t;
+        __asm volatile(
+            "1:\n"
+            "ldr %[u], [%[x]], #4\n"
+            "sxtb16 %[xe], %[u]\n"
+            "sxtb16 %[u], %[u], ror #8\n"
+            "ldr %[v], [%[w0], %[s]]\n"
+            "sxtb16 %[t], %[v]\n"
+            "smlad %[a1], %[t], %[xe], %[a1]\n"
+            "sxtb16 %[t], %[v], ror #8\n"
+            "smlad %[a1], %[t], %[u], %[a1]\n"
+            "ldr %[v], [%[w0]], #4\n"
+            "sxtb16 %[t], %[v]\n"
+            "smlad %[a0], %[t], %[xe], %[a0]\n"
+            "sxtb16 %[t], %[v], ror #8\n"
+            "smlad %[a0], %[t], %[u], %[a0]\n"
+            "ldr %[v], [%[w2], %[s]]\n"
+            "sxtb16 %[t], %[v]\n"
+            "smlad %[a3], %[t], %[xe], %[a3]\n"
+            "sxtb16 %[t], %[v], ror #8\n"
+            "smlad %[a3], %[t], %[u], %[a3]\n"
+            "ldr %[v], [%[w2]], #4\n"
+            "sxtb16 %[t], %[v]\n"
+            "smlad %[a2], %[t], %[xe], %[a2]\n"
+            "sxtb16 %[t], %[v], ror #8\n"
+            "smlad %[a2], %[t], %[u], %[a2]\n"
+            "subs %[k], %[k], #1\n"
+            "bne 1b\n"
+            : [a0] "+r" (a0), [a1] "+r" (a1), [a2] "+r" (a2), [a3] "+r" (a3), [x] "+r" (x), [w0] "+r" (w0),
+              [w2] "+r" (w2), [k] "+r" (k), [u] "=&r" (u), [v] "=&r" (v), [xe] "=&r" (xe), [t] "=&r" (t)
+            : [s] "r" (s)
+            : "cc", "memory");
     }
-    for (; c < n; ++c) {
+    for (int c = 0; c < (n & 3); ++c) {
         const int32_t xc = x[c];
         MAC1(a0, xc, w0[c]);
-        MAC1(a1, xc, w1[c]);
+        MAC1(a1, xc, w0[s + c]);
         MAC1(a2, xc, w2[c]);
-        MAC1(a3, xc, w3[c]);
+        MAC1(a3, xc, w2[s + c]);
     }
     acc[0] = a0;
     acc[1] = a1;
@@ -96,10 +119,12 @@ static void svdf_run(const mn_svdf_params_t *p, const int8_t *input, const int8_
         const int8_t *in = input + (size_t)b * ni;
         int16_t *s = state + (size_t)b * nf * nm;
         int32_t *sc = scratch + (size_t)b * nf;
-        for (int f = 0; f < nf; f += 4) {
-            const int rows = nf - f < 4 ? nf - f : 4;
+        for (int f = 0, rows; f < nf; f += rows) {
+            /* four rows, then two, then one (the spare accumulators repeat a row) */
+            rows = nf - f >= 4 ? 4 : nf - f >= 2 ? 2 : 1;
+            const int8_t *w = w_feature + (size_t)f * ni;
             int32_t acc[4] = { 0, 0, 0, 0 };
-            feature_dot(in, w_feature + (size_t)f * ni, ni, rows, acc);
+            feature_dot(in, w, rows == 4 ? w + 2 * ni : w, rows > 1 ? ni : 0, ni, acc);
             for (int r = 0; r < rows; ++r) {
                 const int32_t v = dsp_requant((int32_t)((uint32_t)acc[r] + (uint32_t)folded[f + r]), mult1, shift1);
                 const int16_t a = (int16_t)(v < INT16_MIN ? INT16_MIN : v > INT16_MAX ? INT16_MAX : v);
