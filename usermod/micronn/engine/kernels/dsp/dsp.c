@@ -70,9 +70,17 @@ static const mn_fc_s8_variant_t *const fc_s8[] = { &mn_dsp_fc_s8, NULL };
 #define FC_S8 NULL
 #endif
 
+#if MICRONN_OP_SVDF
+static const mn_svdf_s8_variant_t *const svdf_s8[] = { &mn_dsp_svdf_s8, NULL };
+#define SVDF_S8 svdf_s8
+#else
+#define SVDF_S8 NULL
+#endif
+
 const mn_backend_t mn_backend_dsp = {
     .name = "dsp",
     .conv_s8 = CONV_S8,
     .depthwise_s8 = DEPTHWISE_S8,
     .fc_s8 = FC_S8,
+    .svdf_s8 = SVDF_S8,
 };
