@@ -40,7 +40,7 @@ static bool conv_fits(const mn_conv_geom_t *g) {
 /* Input of tap (fy, fx0) for channel c0 is x; accumulate taps [y0, y1) x [x0, x1) of `k` (4 or 1)
  * output channels whose filters start at w (filter size f_size apart). */
 static void conv_taps(const mn_conv_geom_t *g, const float *x, const float *w, size_t f_size, int y0, int y1,
-    int x0, int x1, int k, float acc[4]) {
+    int x0, int x1, int k, float acc[4], const mn_generic_dots_f32_t *dots) {
     const size_t row_step = (size_t)g->dil_h * g->in_w * g->in_c, tap_step = (size_t)g->dil_w * g->in_c;
     const int f_in_c = g->f_in_c;
     const bool contiguous = g->dil_w == 1 && f_in_c == g->in_c;
@@ -51,17 +51,16 @@ static void conv_taps(const mn_conv_geom_t *g, const float *x, const float *w, s
         const int n = contiguous ? (x1 - x0) * f_in_c : f_in_c;
         for (int fx = x0; fx < (contiguous ? x0 + 1 : x1); ++fx, xt += tap_step, wt += f_in_c) {
             if (k == 4) {
-                mn_generic_dot4_f32(xt, wt, f_size, n, acc);
+                dots->dot4(xt, wt, f_size, n, acc);
             } else {
-                acc[0] = mn_generic_dot_f32(xt, wt, n, acc[0]);
+                acc[0] = dots->dot(xt, wt, n, acc[0]);
             }
         }
     }
 }
 
-static void conv_run(const mn_conv_geom_t *g, float act_min, float act_max, const float *input, const float *filter,
-    const float *bias, float *output, const mn_vbuf_t *buf) {
-    (void)buf;
+void mn_generic_conv_f32_taps(const mn_conv_geom_t *g, float act_min, float act_max, const float *input,
+    const float *filter, const float *bias, float *output, const mn_generic_dots_f32_t *dots) {
     const int out_c = g->out_c, f_in_c = g->f_in_c;
     const int per_group = out_c / (g->in_c / f_in_c);
     const size_t f_size = (size_t)g->f_h * g->f_w * f_in_c;
@@ -83,7 +82,7 @@ static void conv_run(const mn_conv_geom_t *g, float act_min, float act_max, cons
                         const int k = oc + 4 <= g0 + per_group ? 4 : 1;
                         float acc[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
                         if (y0 < y1 && x0 < x1) {
-                            conv_taps(g, x, filter + (size_t)oc * f_size, f_size, y0, y1, x0, x1, k, acc);
+                            conv_taps(g, x, filter + (size_t)oc * f_size, f_size, y0, y1, x0, x1, k, acc, dots);
                         }
                         for (int j = 0; j < k; ++j, ++oc) {
                             out[oc] = mn_clamp_f32(acc[j] + (bias ? bias[oc] : 0.0f), act_min, act_max);
@@ -93,6 +92,13 @@ static void conv_run(const mn_conv_geom_t *g, float act_min, float act_max, cons
             }
         }
     }
+}
+
+static void conv_run(const mn_conv_geom_t *g, float act_min, float act_max, const float *input, const float *filter,
+    const float *bias, float *output, const mn_vbuf_t *buf) {
+    (void)buf;
+    static const mn_generic_dots_f32_t dots = { mn_generic_dot4_f32, mn_generic_dot_f32 };
+    mn_generic_conv_f32_taps(g, act_min, act_max, input, filter, bias, output, &dots);
 }
 
 const mn_conv_f32_variant_t mn_generic_conv_f32 = {

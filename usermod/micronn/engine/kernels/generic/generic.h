@@ -60,6 +60,17 @@ float mn_generic_dot_f32(const float *x, const float *w, int n, float acc);
 void mn_generic_gemm_f32(const float *x, size_t x_stride, int n, const float *w, int cols, int rows,
     const float *bias, float lo, float hi, float *out);
 
+/* Float dot products as the convolution tap walk calls them (mn_generic_dot4_f32 / _dot_f32 or a
+ * vector backend's). */
+typedef struct {
+    void (*dot4)(const float *x, const float *w, size_t w_stride, int n, float acc[4]);
+    float (*dot)(const float *x, const float *w, int n, float acc);
+} mn_generic_dots_f32_t;
+
+/* Float convolution of any shape over each pixel's valid taps (generic.conv_f32), with these dots. */
+void mn_generic_conv_f32_taps(const mn_conv_geom_t *g, float act_min, float act_max, const float *input,
+    const float *filter, const float *bias, float *output, const mn_generic_dots_f32_t *dots);
+
 extern const mn_conv_s8_variant_t mn_generic_conv_s8_1x1;
 extern const mn_conv_s8_variant_t mn_generic_conv_s8;
 extern const mn_conv_s8_variant_t mn_generic_depthwise_s8;

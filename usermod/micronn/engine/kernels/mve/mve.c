@@ -208,6 +208,56 @@ void mn_mve_fill(int8_t *dst, int8_t v, int n) {
     }
 }
 
+#if __ARM_FEATURE_MVE & 2
+static inline float hsum_f32(float32x4_t v) {
+    return (vgetq_lane_f32(v, 0) + vgetq_lane_f32(v, 1)) + (vgetq_lane_f32(v, 2) + vgetq_lane_f32(v, 3));
+}
+
+void mn_mve_dot4_f32(const float *x, const float *w, size_t w_stride, int n, float acc[4]) {
+    const float *w0 = w, *w1 = w0 + w_stride, *w2 = w1 + w_stride, *w3 = w2 + w_stride;
+    float32x4_t a0 = vdupq_n_f32(0.0f), a1 = a0, a2 = a0, a3 = a0;
+    /* zeroing tail loads: the dead lanes add 0 * 0 */
+    for (int c = 0; c < n; c += 4) {
+        const mve_pred16_t p = vctp32q((uint32_t)(n - c));
+        const float32x4_t xv = vldrwq_z_f32(x + c, p);
+        a0 = vfmaq_f32(a0, xv, vldrwq_z_f32(w0 + c, p));
+        a1 = vfmaq_f32(a1, xv, vldrwq_z_f32(w1 + c, p));
+        a2 = vfmaq_f32(a2, xv, vldrwq_z_f32(w2 + c, p));
+        a3 = vfmaq_f32(a3, xv, vldrwq_z_f32(w3 + c, p));
+    }
+    acc[0] += hsum_f32(a0), acc[1] += hsum_f32(a1), acc[2] += hsum_f32(a2), acc[3] += hsum_f32(a3);
+}
+
+float mn_mve_dot_f32(const float *x, const float *w, int n, float acc) {
+    float32x4_t a = vdupq_n_f32(0.0f);
+    for (int c = 0; c < n; c += 4) {
+        const mve_pred16_t p = vctp32q((uint32_t)(n - c));
+        a = vfmaq_f32(a, vldrwq_z_f32(x + c, p), vldrwq_z_f32(w + c, p));
+    }
+    return acc + hsum_f32(a);
+}
+
+void mn_mve_gemm_f32(const float *x, size_t x_stride, int n, const float *w, int cols, int rows, const float *bias,
+    float lo, float hi, float *out) {
+    for (int p = 0; p < n; ++p, x += x_stride, out += rows) {
+        int o = 0;
+        for (; o + 4 <= rows; o += 4) {
+            float acc[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+            mn_mve_dot4_f32(x, w + (size_t)o * cols, (size_t)cols, cols, acc);
+            for (int k = 0; k < 4; ++k) {
+                out[o + k] = mn_clamp_f32(acc[k] + (bias ? bias[o + k] : 0.0f), lo, hi);
+            }
+        }
+        for (; o < rows; ++o) {
+            out[o] = mn_clamp_f32(mn_mve_dot_f32(x, w + (size_t)o * cols, cols, 0.0f) + (bias ? bias[o] : 0.0f), lo, hi);
+        }
+    }
+}
+#define MVE_F32 1
+#else
+#define MVE_F32 0
+#endif
+
 #if MICRONN_OP_CONV_2D
 static const mn_conv_s8_variant_t *const conv_s8[] = {
     &mn_mve_conv_s8_1x1,
@@ -217,6 +267,19 @@ static const mn_conv_s8_variant_t *const conv_s8[] = {
 #define CONV_S8 conv_s8
 #else
 #define CONV_S8 NULL
+#endif
+
+#if MICRONN_OP_CONV_2D && MVE_F32
+static const mn_conv_f32_variant_t *const conv_f32[] = {
+    &mn_mve_conv_f32_1x1,
+#if MICRONN_KERNELS_GENERIC
+    &mn_mve_conv_f32,
+#endif
+    NULL,
+};
+#define CONV_F32 conv_f32
+#else
+#define CONV_F32 NULL
 #endif
 
 #if MICRONN_OP_DEPTHWISE_CONV_2D
@@ -232,6 +295,16 @@ static const mn_conv_s8_variant_t *const depthwise_s8[] = {
 #define DEPTHWISE_S8 NULL
 #endif
 
+#if MICRONN_OP_DEPTHWISE_CONV_2D && MVE_F32
+static const mn_conv_f32_variant_t *const depthwise_f32[] = {
+    &mn_mve_depthwise_f32_m1,
+    NULL,
+};
+#define DEPTHWISE_F32 depthwise_f32
+#else
+#define DEPTHWISE_F32 NULL
+#endif
+
 #if MICRONN_OP_FULLY_CONNECTED
 static const mn_fc_s8_variant_t *const fc_s8[] = {
     &mn_mve_fc_s8,
@@ -240,6 +313,16 @@ static const mn_fc_s8_variant_t *const fc_s8[] = {
 #define FC_S8 fc_s8
 #else
 #define FC_S8 NULL
+#endif
+
+#if MICRONN_OP_FULLY_CONNECTED && MVE_F32
+static const mn_fc_f32_variant_t *const fc_f32[] = {
+    &mn_mve_fc_f32,
+    NULL,
+};
+#define FC_F32 fc_f32
+#else
+#define FC_F32 NULL
 #endif
 
 #if MICRONN_OP_SVDF
@@ -256,6 +339,9 @@ const mn_backend_t mn_backend_mve = {
     .name = "mve",
     .conv_s8 = CONV_S8,
     .depthwise_s8 = DEPTHWISE_S8,
+    .conv_f32 = CONV_F32,
+    .depthwise_f32 = DEPTHWISE_F32,
     .fc_s8 = FC_S8,
+    .fc_f32 = FC_F32,
     .svdf_s8 = SVDF_S8,
 };
