@@ -46,10 +46,7 @@ static void dw_run(const mn_conv_geom_t *g, float act_min, float act_max, const 
                     if (bias) {
                         acc = vaddq_f32(acc, vldrwq_z_f32(bias + c, p));
                     }
-                    /* min(max(x, lo), hi) as mn_clamp_f32 for numbers */
-                    acc = vpselq_f32(lo, acc, vcmpltq_f32(acc, lo));
-                    acc = vpselq_f32(hi, acc, vcmpgtq_f32(acc, hi));
-                    vstrwq_p_f32(out + c, acc, p);
+                    vstrwq_p_f32(out + c, mn_mve_clamp_f32(acc, lo, hi), p);
                 }
             }
         }

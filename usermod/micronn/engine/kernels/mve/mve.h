@@ -115,6 +115,12 @@ void mn_mve_fill(int8_t *dst, int8_t v, int n);
 /* Float (Helium floating point): four lanes of partial sums per row, fused multiply-add, lanes
  * added at the end, so the terms are summed in another order than the reference's: within 1e-5 of
  * the sum of |terms| (tests/kernels/equiv.c). acc[r] += sum_c x[c] * w[r * w_stride + c], r < 4. */
+/* min(max(x, lo), hi) per lane, as mn_clamp_f32 (a NaN stays NaN). */
+static inline __attribute__((always_inline)) float32x4_t mn_mve_clamp_f32(float32x4_t x, float32x4_t lo,
+    float32x4_t hi) {
+    x = vpselq_f32(lo, x, vcmpltq_f32(x, lo));
+    return vpselq_f32(hi, x, vcmpgtq_f32(x, hi));
+}
 void mn_mve_dot4_f32(const float *x, const float *w, size_t w_stride, int n, float acc[4]);
 float mn_mve_dot_f32(const float *x, const float *w, int n, float acc);
 
