@@ -138,11 +138,10 @@ void mn_generic_gemm_f32(const float *x, size_t x_stride, int n, const float *w,
                 a0 += u * f0, a1 += u * f1, a2 += u * f2, a3 += u * f3;
                 b0 += v * f0, b1 += v * f1, b2 += v * f2, b3 += v * f3;
             }
-            const float acc[8] = { a0, a1, a2, a3, b0, b1, b2, b3 };
-            for (int k = 0; k < 4; ++k) {
-                out0[o + k] = gemm_out(acc[k], bias, o + k, lo, hi);
-                out1[o + k] = gemm_out(acc[4 + k], bias, o + k, lo, hi);
-            }
+            out0[o] = gemm_out(a0, bias, o, lo, hi), out0[o + 1] = gemm_out(a1, bias, o + 1, lo, hi);
+            out0[o + 2] = gemm_out(a2, bias, o + 2, lo, hi), out0[o + 3] = gemm_out(a3, bias, o + 3, lo, hi);
+            out1[o] = gemm_out(b0, bias, o, lo, hi), out1[o + 1] = gemm_out(b1, bias, o + 1, lo, hi);
+            out1[o + 2] = gemm_out(b2, bias, o + 2, lo, hi), out1[o + 3] = gemm_out(b3, bias, o + 3, lo, hi);
         }
         for (; o < rows; ++o) {
             const float *wo = w + (size_t)o * cols;
