@@ -115,24 +115,104 @@ void mn_generic_matvec_s8(const int8_t *x, const int8_t *w, const int32_t *folde
     }
 }
 
+/* Float products keep each output's terms in the reference's order (sequential over the reduction
+ * axis, bias added last): blocking only shares loads between outputs, so results match the
+ * reference up to fused multiply-add contraction. */
+static inline float gemm_out(float acc, const float *bias, int o, float lo, float hi) {
+    return mn_clamp_f32(acc + (bias ? bias[o] : 0.0f), lo, hi);
+}
+
+void mn_generic_gemm_f32(const float *x, size_t x_stride, int n, const float *w, int cols, int rows,
+    const float *bias, float lo, float hi, float *out) {
+    int p = 0;
+    for (; p + 2 <= n; p += 2) {
+        const float *x0 = x + (size_t)p * x_stride, *x1 = x0 + x_stride;
+        float *out0 = out + (size_t)p * rows, *out1 = out0 + rows;
+        int o = 0;
+        for (; o + 4 <= rows; o += 4) {
+            const float *w0 = w + (size_t)o * cols, *w1 = w0 + cols, *w2 = w1 + cols, *w3 = w2 + cols;
+            float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f, b0 = 0.0f, b1 = 0.0f, b2 = 0.0f, b3 = 0.0f;
+            for (int c = 0; c < cols; ++c) {
+                const float u = x0[c], v = x1[c];
+                const float f0 = w0[c], f1 = w1[c], f2 = w2[c], f3 = w3[c];
+                a0 += u * f0, a1 += u * f1, a2 += u * f2, a3 += u * f3;
+                b0 += v * f0, b1 += v * f1, b2 += v * f2, b3 += v * f3;
+            }
+            out0[o] = gemm_out(a0, bias, o, lo, hi), out0[o + 1] = gemm_out(a1, bias, o + 1, lo, hi);
+            out0[o + 2] = gemm_out(a2, bias, o + 2, lo, hi), out0[o + 3] = gemm_out(a3, bias, o + 3, lo, hi);
+            out1[o] = gemm_out(b0, bias, o, lo, hi), out1[o + 1] = gemm_out(b1, bias, o + 1, lo, hi);
+            out1[o + 2] = gemm_out(b2, bias, o + 2, lo, hi), out1[o + 3] = gemm_out(b3, bias, o + 3, lo, hi);
+        }
+        for (; o < rows; ++o) {
+            const float *wo = w + (size_t)o * cols;
+            float a = 0.0f, b = 0.0f;
+            for (int c = 0; c < cols; ++c) {
+                a += x0[c] * wo[c], b += x1[c] * wo[c];
+            }
+            out0[o] = gemm_out(a, bias, o, lo, hi), out1[o] = gemm_out(b, bias, o, lo, hi);
+        }
+    }
+    if (p < n) {
+        const float *x0 = x + (size_t)p * x_stride;
+        float *out0 = out + (size_t)p * rows;
+        int o = 0;
+        for (; o + 4 <= rows; o += 4) {
+            float acc[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+            mn_generic_dot4_f32(x0, w + (size_t)o * cols, cols, cols, acc);
+            for (int k = 0; k < 4; ++k) {
+                out0[o + k] = gemm_out(acc[k], bias, o + k, lo, hi);
+            }
+        }
+        for (; o < rows; ++o) {
+            out0[o] = gemm_out(mn_generic_dot_f32(x0, w + (size_t)o * cols, cols, 0.0f), bias, o, lo, hi);
+        }
+    }
+}
+
+void mn_generic_dot4_f32(const float *x, const float *w, size_t w_stride, int n, float acc[4]) {
+    const float *w0 = w, *w1 = w0 + w_stride, *w2 = w1 + w_stride, *w3 = w2 + w_stride;
+    float a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    for (int c = 0; c < n; ++c) {
+        const float v = x[c];
+        a0 += v * w0[c], a1 += v * w1[c], a2 += v * w2[c], a3 += v * w3[c];
+    }
+    acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+}
+
+float mn_generic_dot_f32(const float *x, const float *w, int n, float acc) {
+    for (int c = 0; c < n; ++c) {
+        acc += x[c] * w[c];
+    }
+    return acc;
+}
+
 /* Variant lists: an op's list is empty (NULL) when the firmware does not link that op. */
 #if MICRONN_OP_CONV_2D
 static const mn_conv_s8_variant_t *const conv_s8[] = { &mn_generic_conv_s8_1x1, &mn_generic_conv_s8, NULL };
 #define CONV_S8 conv_s8
+static const mn_conv_f32_variant_t *const conv_f32[] = { &mn_generic_conv_f32_1x1, &mn_generic_conv_f32, NULL };
+#define CONV_F32 conv_f32
 #else
 #define CONV_S8 NULL
+#define CONV_F32 NULL
 #endif
 #if MICRONN_OP_DEPTHWISE_CONV_2D
 static const mn_conv_s8_variant_t *const depthwise_s8[] = { &mn_generic_depthwise_s8, NULL };
 #define DEPTHWISE_S8 depthwise_s8
+static const mn_conv_f32_variant_t *const depthwise_f32[] = { &mn_generic_depthwise_f32, NULL };
+#define DEPTHWISE_F32 depthwise_f32
 #else
 #define DEPTHWISE_S8 NULL
+#define DEPTHWISE_F32 NULL
 #endif
 #if MICRONN_OP_FULLY_CONNECTED
 static const mn_fc_s8_variant_t *const fc_s8[] = { &mn_generic_fc_s8, NULL };
 #define FC_S8 fc_s8
+static const mn_fc_f32_variant_t *const fc_f32[] = { &mn_generic_fc_f32, NULL };
+#define FC_F32 fc_f32
 #else
 #define FC_S8 NULL
+#define FC_F32 NULL
 #endif
 #if MICRONN_OP_SVDF
 static const mn_svdf_s8_variant_t *const svdf_s8[] = { &mn_generic_svdf_s8, NULL };
@@ -145,6 +225,9 @@ const mn_backend_t mn_backend_generic = {
     .name = "generic",
     .conv_s8 = CONV_S8,
     .depthwise_s8 = DEPTHWISE_S8,
+    .conv_f32 = CONV_F32,
+    .depthwise_f32 = DEPTHWISE_F32,
     .fc_s8 = FC_S8,
+    .fc_f32 = FC_F32,
     .svdf_s8 = SVDF_S8,
 };

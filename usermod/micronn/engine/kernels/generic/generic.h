@@ -50,10 +50,35 @@ int32_t mn_generic_dot_s8(const int8_t *a, const int8_t *b, int n);
 int32_t mn_generic_dot_s16(const int16_t *a, const int16_t *b, int n);
 int32_t mn_generic_sum_s8(const int8_t *p, int n);
 
+/* Float: acc[r] += sum_c x[c] * w[r * w_stride + c] for four rows r, and acc + sum_c x[c] * w[c];
+ * terms added in order c = 0, 1, ... as the reference does. */
+void mn_generic_dot4_f32(const float *x, const float *w, size_t w_stride, int n, float acc[4]);
+float mn_generic_dot_f32(const float *x, const float *w, int n, float acc);
+
+/* out[p * rows + o] = clamp(bias[o] + sum_c x[p * x_stride + c] * w[o * cols + c], lo, hi) for
+ * p < n, o < rows: two inputs by four rows per step, each output summed in reference order. */
+void mn_generic_gemm_f32(const float *x, size_t x_stride, int n, const float *w, int cols, int rows,
+    const float *bias, float lo, float hi, float *out);
+
+/* Float dot products as the convolution tap walk calls them (mn_generic_dot4_f32 / _dot_f32 or a
+ * vector backend's). */
+typedef struct {
+    void (*dot4)(const float *x, const float *w, size_t w_stride, int n, float acc[4]);
+    float (*dot)(const float *x, const float *w, int n, float acc);
+} mn_generic_dots_f32_t;
+
+/* Float convolution of any shape over each pixel's valid taps (generic.conv_f32), with these dots. */
+void mn_generic_conv_f32_taps(const mn_conv_geom_t *g, float act_min, float act_max, const float *input,
+    const float *filter, const float *bias, float *output, const mn_generic_dots_f32_t *dots);
+
 extern const mn_conv_s8_variant_t mn_generic_conv_s8_1x1;
 extern const mn_conv_s8_variant_t mn_generic_conv_s8;
 extern const mn_conv_s8_variant_t mn_generic_depthwise_s8;
 extern const mn_fc_s8_variant_t mn_generic_fc_s8;
 extern const mn_svdf_s8_variant_t mn_generic_svdf_s8;
+extern const mn_conv_f32_variant_t mn_generic_conv_f32_1x1;
+extern const mn_conv_f32_variant_t mn_generic_conv_f32;
+extern const mn_conv_f32_variant_t mn_generic_depthwise_f32;
+extern const mn_fc_f32_variant_t mn_generic_fc_f32;
 
 #endif /* MN_GENERIC_H */

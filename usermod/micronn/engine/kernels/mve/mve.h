@@ -111,6 +111,24 @@ void mn_mve_fold_offset(int rows, int cols, int32_t offset, const int8_t *w, con
 void mn_mve_copy(int8_t *dst, const int8_t *src, int n);
 void mn_mve_fill(int8_t *dst, int8_t v, int n);
 
+#if __ARM_FEATURE_MVE & 2
+/* Float (Helium floating point): four lanes of partial sums per row, fused multiply-add, lanes
+ * added at the end, so the terms are summed in another order than the reference's: within 1e-5 of
+ * the sum of |terms| (tests/kernels/equiv.c). acc[r] += sum_c x[c] * w[r * w_stride + c], r < 4. */
+/* min(max(x, lo), hi) per lane, as mn_clamp_f32 (a NaN stays NaN). */
+static inline __attribute__((always_inline)) float32x4_t mn_mve_clamp_f32(float32x4_t x, float32x4_t lo,
+    float32x4_t hi) {
+    x = vpselq_f32(lo, x, vcmpltq_f32(x, lo));
+    return vpselq_f32(hi, x, vcmpgtq_f32(x, hi));
+}
+void mn_mve_dot4_f32(const float *x, const float *w, size_t w_stride, int n, float acc[4]);
+float mn_mve_dot_f32(const float *x, const float *w, int n, float acc);
+
+/* out[p * rows + o] = clamp(bias[o] + sum_c x[p * x_stride + c] * w[o * cols + c], lo, hi). */
+void mn_mve_gemm_f32(const float *x, size_t x_stride, int n, const float *w, int cols, int rows, const float *bias,
+    float lo, float hi, float *out);
+#endif
+
 extern const mn_conv_s8_variant_t mn_mve_conv_s8_1x1;
 extern const mn_conv_s8_variant_t mn_mve_conv_s8_im2col;
 extern const mn_conv_s8_variant_t mn_mve_depthwise_s8_in1;
@@ -119,5 +137,9 @@ extern const mn_conv_s8_variant_t mn_mve_depthwise_s8_m1;
 extern const mn_conv_s8_variant_t mn_mve_depthwise_s8_mult;
 extern const mn_fc_s8_variant_t mn_mve_fc_s8;
 extern const mn_svdf_s8_variant_t mn_mve_svdf_s8;
+extern const mn_conv_f32_variant_t mn_mve_conv_f32_1x1;
+extern const mn_conv_f32_variant_t mn_mve_conv_f32;
+extern const mn_conv_f32_variant_t mn_mve_depthwise_f32_m1;
+extern const mn_fc_f32_variant_t mn_mve_fc_f32;
 
 #endif /* MN_MVE_H */
