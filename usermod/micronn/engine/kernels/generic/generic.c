@@ -40,17 +40,13 @@ int32_t mn_generic_sum_s8(const int8_t *p, int n) {
     return (int32_t)total;
 }
 
-int32_t mn_generic_dot_s16(const int16_t *a, const int16_t *b, int n) {
-    uint32_t acc0 = 0, acc1 = 0;
-    int i = 0;
-    for (; i + 2 <= n; i += 2) {
-        acc0 += (uint32_t)((int32_t)a[i] * b[i]);
-        acc1 += (uint32_t)((int32_t)a[i + 1] * b[i + 1]);
+bool mn_generic_mults_ok(const int32_t *mult, int n) {
+    for (int i = 0; i < n; ++i) {
+        if (mult[i] == INT32_MIN) {
+            return false;
+        }
     }
-    if (i < n) {
-        acc0 += (uint32_t)((int32_t)a[i] * b[i]);
-    }
-    return (int32_t)(acc0 + acc1);
+    return true;
 }
 
 void mn_generic_fold_offset(int rows, int cols, int32_t offset, const int8_t *w, const int32_t *bias,
