@@ -65,6 +65,10 @@ void mn_generic_matvec_acc(const int8_t *x, const int8_t *w, const int32_t *init
 void mn_generic_matvec_s8(const int8_t *x, const int8_t *w, const int32_t *folded, int cols, int rows,
     const mn_generic_requant_t *rq, int8_t *out);
 
+/* mn_generic_matvec_s8 for two input vectors x0, x1 (two pixels) at once, into out0, out1. */
+void mn_generic_matvec2_s8(const int8_t *x0, const int8_t *x1, const int8_t *w, const int32_t *folded, int cols,
+    int rows, const mn_generic_requant_t *rq, int8_t *out0, int8_t *out1);
+
 /* Plain dot product of n elements (wrapping 32-bit sum), and the sum of n int8 values. */
 int32_t mn_generic_dot_s8(const int8_t *a, const int8_t *b, int n);
 int32_t mn_generic_sum_s8(const int8_t *p, int n);
