@@ -61,17 +61,9 @@ void mn_generic_dot4_s8(const int8_t *x, const int8_t *w, int cols, uint32_t acc
     const int8_t *w0 = w, *w1 = w0 + cols, *w2 = w1 + cols, *w3 = w2 + cols;
     const int8_t *const end = x + cols;
     uint32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
-    /* Pointer walks, four columns per step: without SIMD the loads and the loop bookkeeping are
+    /* Pointer walks, two columns per step: without SIMD the loads and the loop bookkeeping are
      * what costs (GCC indexes every row from the counter otherwise). */
-    while (x + 4 <= end) {
-        const int32_t v = x[0], u = x[1], y = x[2], z = x[3];
-        a0 += (uint32_t)(w0[0] * v + w0[1] * u + w0[2] * y + w0[3] * z);
-        a1 += (uint32_t)(w1[0] * v + w1[1] * u + w1[2] * y + w1[3] * z);
-        a2 += (uint32_t)(w2[0] * v + w2[1] * u + w2[2] * y + w2[3] * z);
-        a3 += (uint32_t)(w3[0] * v + w3[1] * u + w3[2] * y + w3[3] * z);
-        x += 4, w0 += 4, w1 += 4, w2 += 4, w3 += 4;
-    }
-    if (x + 2 <= end) {
+    while (x + 2 <= end) {
         const int32_t v = x[0], u = x[1];
         a0 += (uint32_t)(w0[0] * v + w0[1] * u);
         a1 += (uint32_t)(w1[0] * v + w1[1] * u);

@@ -27,18 +27,18 @@ static void svdf_precompute(const mn_svdf_params_t *p, const int8_t *w_feature, 
 static uint32_t svdf_shift_dot(int16_t *s, const int16_t *wt, int nm, int32_t newest) {
     uint32_t a0 = 0, a1 = 0;
     int16_t *const last = s + nm - 1;
-    while (s + 4 <= last) {
-        const int32_t v0 = s[1], v1 = s[2], v2 = s[3], v3 = s[4];
-        s[0] = (int16_t)v0, s[1] = (int16_t)v1, s[2] = (int16_t)v2, s[3] = (int16_t)v3;
-        a0 += (uint32_t)(wt[0] * v0) + (uint32_t)(wt[2] * v2);
-        a1 += (uint32_t)(wt[1] * v1) + (uint32_t)(wt[3] * v3);
-        s += 4, wt += 4;
+    while (s + 2 <= last) {
+        const int32_t v0 = s[1], v1 = s[2];
+        s[0] = (int16_t)v0, s[1] = (int16_t)v1;
+        a0 += (uint32_t)(wt[0] * v0);
+        a1 += (uint32_t)(wt[1] * v1);
+        s += 2, wt += 2;
     }
-    while (s < last) {
+    if (s < last) {
         const int32_t v0 = s[1];
         s[0] = (int16_t)v0;
         a0 += (uint32_t)(wt[0] * v0);
-        ++s, ++wt;
+        ++wt;
     }
     *last = (int16_t)newest;
     return a0 + a1 + (uint32_t)(wt[0] * newest);
