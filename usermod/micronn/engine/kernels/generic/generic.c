@@ -40,17 +40,13 @@ int32_t mn_generic_sum_s8(const int8_t *p, int n) {
     return (int32_t)total;
 }
 
-int32_t mn_generic_dot_s16(const int16_t *a, const int16_t *b, int n) {
-    uint32_t acc0 = 0, acc1 = 0;
-    int i = 0;
-    for (; i + 2 <= n; i += 2) {
-        acc0 += (uint32_t)((int32_t)a[i] * b[i]);
-        acc1 += (uint32_t)((int32_t)a[i + 1] * b[i + 1]);
+bool mn_generic_mults_ok(const int32_t *mult, int n) {
+    for (int i = 0; i < n; ++i) {
+        if (mult[i] == INT32_MIN) {
+            return false;
+        }
     }
-    if (i < n) {
-        acc0 += (uint32_t)((int32_t)a[i] * b[i]);
-    }
-    return (int32_t)(acc0 + acc1);
+    return true;
 }
 
 void mn_generic_fold_offset(int rows, int cols, int32_t offset, const int8_t *w, const int32_t *bias,
@@ -184,6 +180,61 @@ float mn_generic_dot_f32(const float *x, const float *w, int n, float acc) {
         acc += x[c] * w[c];
     }
     return acc;
+}
+
+/* acc[k] += row k . x0, acc[4 + k] += row k . x1 for the four rows at w: two pixels share each
+ * weight load (without SIMD, loads and pointer steps cost as much as the multiply-adds). */
+static void dot4x2_s8(const int8_t *x0, const int8_t *x1, const int8_t *w, int cols, uint32_t acc[8]) {
+    const int8_t *w0 = w, *w1 = w0 + cols, *w2 = w1 + cols, *w3 = w2 + cols;
+    const int8_t *const end = x0 + cols;
+    uint32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    uint32_t b0 = acc[4], b1 = acc[5], b2 = acc[6], b3 = acc[7];
+    while (x0 + 2 <= end) {
+        const int32_t v = x0[0], u = x0[1], y = x1[0], z = x1[1];
+        int32_t p = w0[0], q = w0[1];
+        a0 += (uint32_t)(p * v + q * u);
+        b0 += (uint32_t)(p * y + q * z);
+        p = w1[0], q = w1[1];
+        a1 += (uint32_t)(p * v + q * u);
+        b1 += (uint32_t)(p * y + q * z);
+        p = w2[0], q = w2[1];
+        a2 += (uint32_t)(p * v + q * u);
+        b2 += (uint32_t)(p * y + q * z);
+        p = w3[0], q = w3[1];
+        a3 += (uint32_t)(p * v + q * u);
+        b3 += (uint32_t)(p * y + q * z);
+        x0 += 2, x1 += 2, w0 += 2, w1 += 2, w2 += 2, w3 += 2;
+    }
+    if (x0 < end) {
+        const int32_t v = x0[0], y = x1[0];
+        a0 += (uint32_t)(w0[0] * v), b0 += (uint32_t)(w0[0] * y);
+        a1 += (uint32_t)(w1[0] * v), b1 += (uint32_t)(w1[0] * y);
+        a2 += (uint32_t)(w2[0] * v), b2 += (uint32_t)(w2[0] * y);
+        a3 += (uint32_t)(w3[0] * v), b3 += (uint32_t)(w3[0] * y);
+    }
+    acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+    acc[4] = b0, acc[5] = b1, acc[6] = b2, acc[7] = b3;
+}
+
+void mn_generic_matvec2_s8(const int8_t *x0, const int8_t *x1, const int8_t *w, const int32_t *folded, int cols,
+    int rows, const mn_generic_requant_t *rq, int8_t *out0, int8_t *out1) {
+    int o = 0;
+    for (; o + 4 <= rows; o += 4) {
+        uint32_t acc[8];
+        for (int k = 0; k < 4; ++k) {
+            acc[k] = acc[4 + k] = (uint32_t)folded[o + k];
+        }
+        dot4x2_s8(x0, x1, w + (size_t)o * cols, cols, acc);
+        for (int k = 0; k < 4; ++k) {
+            out0[o + k] = mn_generic_out(rq, o + k, acc[k]);
+            out1[o + k] = mn_generic_out(rq, o + k, acc[4 + k]);
+        }
+    }
+    for (; o < rows; ++o) {
+        const int8_t *wo = w + (size_t)o * cols;
+        out0[o] = mn_generic_out(rq, o, (uint32_t)folded[o] + (uint32_t)mn_generic_dot_s8(x0, wo, cols));
+        out1[o] = mn_generic_out(rq, o, (uint32_t)folded[o] + (uint32_t)mn_generic_dot_s8(x1, wo, cols));
+    }
 }
 
 /* Variant lists: an op's list is empty (NULL) when the firmware does not link that op. */

@@ -11,9 +11,29 @@ typedef struct {
     int32_t out_off, act_min, act_max;
 } mn_generic_requant_t;
 
+/* mn_mul_by_qm (double rounding) for qm != INT32_MIN, which fits() checks (mn_generic_mults_ok):
+ * only INT32_MIN * INT32_MIN saturates in SaturatingRoundingDoublingHighMul, and otherwise its
+ * (ab + nudge) / 2^31, truncated toward zero, equals (ab + 2^30) >> 31 for either sign of ab
+ * (for ab < 0, ceil((ab + 1 - 2^30) / 2^31) = floor((ab + 2^30) / 2^31)). RoundingDivideByPOT by
+ * right adds one when the remainder exceeds 2^(right-1) - 1 + (x < 0), i.e. when
+ * remainder - (x < 0) - (mask >> 1) - 1 >= 0, which is also never true for right = 0 (mask 0):
+ * no branch, no overflow. On RV32 this is about half the instructions of the literal form (no
+ * nudge select, no 64-bit signed division, no saturation test). */
+static inline int32_t mn_generic_requant(int32_t acc, int32_t qm, int shift) {
+    const int left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+    const int64_t ab = (int64_t)(int32_t)((uint32_t)acc << left) * qm;
+    const int32_t x = (int32_t)((ab + ((int64_t)1 << 30)) >> 31);
+    const int32_t mask = (int32_t)((1u << right) - 1u);
+    const int32_t d = (x & mask) + (x >> 31) - ((mask >> 1) + 1);
+    return (x >> right) + (int32_t)((uint32_t)~d >> 31);
+}
+
+/* Whether mn_generic_requant is exact for these n multipliers (none is INT32_MIN). */
+bool mn_generic_mults_ok(const int32_t *mult, int n);
+
 /* Requantize accumulator acc of output channel ch to int8. */
 static inline int8_t mn_generic_out(const mn_generic_requant_t *rq, int ch, uint32_t acc) {
-    const int32_t v = mn_add_wrap(mn_mul_by_qm((int32_t)acc, rq->mult[ch], rq->shift[ch]), rq->out_off);
+    const int32_t v = mn_add_wrap(mn_generic_requant((int32_t)acc, rq->mult[ch], rq->shift[ch]), rq->out_off);
     return (int8_t)mn_clamp_i32(v, rq->act_min, rq->act_max);
 }
 
@@ -45,9 +65,12 @@ void mn_generic_matvec_acc(const int8_t *x, const int8_t *w, const int32_t *init
 void mn_generic_matvec_s8(const int8_t *x, const int8_t *w, const int32_t *folded, int cols, int rows,
     const mn_generic_requant_t *rq, int8_t *out);
 
-/* Plain dot products of n elements (wrapping 32-bit sums), and the sum of n int8 values. */
+/* mn_generic_matvec_s8 for two input vectors x0, x1 (two pixels) at once, into out0, out1. */
+void mn_generic_matvec2_s8(const int8_t *x0, const int8_t *x1, const int8_t *w, const int32_t *folded, int cols,
+    int rows, const mn_generic_requant_t *rq, int8_t *out0, int8_t *out1);
+
+/* Plain dot product of n elements (wrapping 32-bit sum), and the sum of n int8 values. */
 int32_t mn_generic_dot_s8(const int8_t *a, const int8_t *b, int n);
-int32_t mn_generic_dot_s16(const int16_t *a, const int16_t *b, int n);
 int32_t mn_generic_sum_s8(const int8_t *p, int n);
 
 /* Float: acc[r] += sum_c x[c] * w[r * w_stride + c] for four rows r, and acc + sum_c x[c] * w[c];
