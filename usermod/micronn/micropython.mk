@@ -61,7 +61,9 @@ ifeq ($(MICRONN_LIBM_DBL),1)
 SRC_USERMOD_LIB_C += $(addprefix lib/libm_dbl/,frexp.c round.c floor.c ceil.c trunc.c exp.c scalbn.c)
 # Third-party code: its libm.h redefines DBL_EPSILON & co. when the C library's float.h (e.g.
 # picolibc's) already did, with the same values.
-$(BUILD)/lib/libm_dbl/%.o: CFLAGS += -w
+# -fpermitted-flt-eval-methods=c11: on cores with half-precision arithmetic (Cortex-M55) GCC
+# reports FLT_EVAL_METHOD 16, for which the C library defines no double_t (scalbn.c uses it).
+$(BUILD)/lib/libm_dbl/%.o: CFLAGS += -w -fpermitted-flt-eval-methods=c11
 endif
 
 # ---- op selection ------------------------------------------------------------------------------

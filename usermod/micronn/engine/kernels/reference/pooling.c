@@ -150,6 +150,10 @@ static mn_status_t pool_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     if (in->dtype != out->dtype) {
         return ref_fail_combo(ctx, in, out);
     }
+    if (mn_tensor_count(in) == 0 || mn_tensor_count(out) == 0) {
+        /* no data to point at (the kernels would index a NULL tensor) */
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "empty input or output");
+    }
     REF_ALLOC(d, pool_data_t, ctx, 1);
     mn_pool_geom_t *g = &d->g;
     g->batches = in->dims[0];
