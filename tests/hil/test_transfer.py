@@ -65,16 +65,14 @@ def _cleanup(board):
 
 
 @pytest.fixture(autouse=True)
-def _no_leftovers(request):
+def _no_leftovers(board):
     """Whatever a test leaves behind (also when it fails mid-transfer) is removed afterwards, so
     later tests on the same board (64 KB filesystem on NETDUINOPLUS2) find the space they need."""
     yield
-    if "board" in request.fixturenames:
-        board = request.getfixturevalue("board")
-        try:
-            _cleanup(board)
-        except Exception:   # noqa: BLE001 - a board that does not answer is reset by the fixture
-            board.dirty = True
+    try:
+        _cleanup(board)
+    except Exception:   # noqa: BLE001 - a board that does not answer is reset by the fixture
+        board.dirty = True
 
 
 def _release(board):
