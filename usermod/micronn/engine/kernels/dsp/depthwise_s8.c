@@ -117,9 +117,10 @@ static void dw1_pixel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
  * a group's weights are split into halfword pairs once per row and its multipliers and shifts
  * loaded once; each pixel is then taps x (load, two SXTB16, four MACs).
  */
-static void dw1_row(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *in_row, const int8_t *filter,
-    const int32_t *folded, int8_t *out_row, int ox0, int ox1, const int32_t *tap_off) {
-    const int C = g->in_c, taps = g->f_h * g->f_w;
+static inline __attribute__((always_inline)) void dw1_row_n(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
+    const int8_t *in_row, const int8_t *filter, const int32_t *folded, int8_t *out_row, int ox0, int ox1,
+    const int32_t *tap_off, bool nine) {
+    const int C = g->in_c, taps = nine ? 9 : g->f_h * g->f_w;
     const int32_t out_off = q->output_offset, lo = q->act_min, hi = q->act_max;
     const bool full = lo == -128 && hi == 127;
     const int32_t c1 = 1 + 2 * out_off;
@@ -140,14 +141,25 @@ static void dw1_row(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int
         int8_t *op = out_row + (size_t)ox0 * C + c;
         for (int ox = ox0; ox < ox1; ++ox, ip += px_step, op += C) {
             int32_t a0 = folded[c], a1 = folded[c + 1], a2 = folded[c + 2], a3 = folded[c + 3];
-            for (int t = 0; t < taps; ++t) {
-                const int32_t x = dsp_ld32(ip + tap_off[t]);
-                const int32_t xe = __sxtb16(x), xo = dsp_sxtb16_ror8(x);
-                a0 = __smlabb(xe, wx[2 * t], a0);
-                a2 = __smlatt(xe, wx[2 * t], a2);
-                a1 = __smlabb(xo, wx[2 * t + 1], a1);
-                a3 = __smlatt(xo, wx[2 * t + 1], a3);
+#define DW1_TAP(t) do { \
+                const int32_t x = dsp_ld32(ip + tap_off[t]); \
+                const int32_t xe = __sxtb16(x), xo = dsp_sxtb16_ror8(x); \
+                a0 = __smlabb(xe, wx[2 * (t)], a0); \
+                a2 = __smlatt(xe, wx[2 * (t)], a2); \
+                a1 = __smlabb(xo, wx[2 * (t) + 1], a1); \
+                a3 = __smlatt(xo, wx[2 * (t) + 1], a3); \
+            } while (0)
+            if (nine) {
+                _Pragma("GCC unroll 9")
+                for (int t = 0; t < 9; ++t) {
+                    DW1_TAP(t);
+                }
+            } else {
+                for (int t = 0; t < taps; ++t) {
+                    DW1_TAP(t);
+                }
             }
+#undef DW1_TAP
             if (full) {
                 op[0] = dsp_out_fast_r(a0, m[0], r1[0], c1, lo, hi, true);
                 op[1] = dsp_out_fast_r(a1, m[1], r1[1], c1, lo, hi, true);
@@ -160,6 +172,17 @@ static void dw1_row(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int
                 op[3] = dsp_out_fast_r(a3, m[3], r1[3], c1, lo, hi, false);
             }
         }
+    }
+}
+
+/* 3x3, the common depthwise window, with its tap loop unrolled: each tap is then a load of its
+ * offset and weights from the stack, one input load and six DSP instructions, no loop counter. */
+static void dw1_row(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *in_row, const int8_t *filter,
+    const int32_t *folded, int8_t *out_row, int ox0, int ox1, const int32_t *tap_off) {
+    if (g->f_h * g->f_w == 9) {
+        dw1_row_n(g, q, in_row, filter, folded, out_row, ox0, ox1, tap_off, true);
+    } else {
+        dw1_row_n(g, q, in_row, filter, folded, out_row, ox0, ox1, tap_off, false);
     }
 }
 
