@@ -78,7 +78,9 @@ static int stop_on_pending_exception(void *user) {
 void micronn_config_init(mn_config_t *cfg, bool profile, bool preserve_all, bool reuse_inputs) {
     memset(cfg, 0, sizeof(*cfg));
     cfg->should_stop = stop_on_pending_exception;
-    cfg->planner = preserve_all ? MN_PLANNER_NO_REUSE : MN_PLANNER_GREEDY;
+    // OFFLINE is the greedy planner unless the model carries a plan (`micronn plan --write`),
+    // which the engine checks before using it, as TFLM does.
+    cfg->planner = preserve_all ? MN_PLANNER_NO_REUSE : MN_PLANNER_OFFLINE;
     if (reuse_inputs) {
         cfg->flags |= MN_CFG_REUSE_INPUTS;
     }
