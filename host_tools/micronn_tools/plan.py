@@ -355,9 +355,10 @@ def with_offline_plan(model_bytes, vector):
 
 # ---- pictures ---------------------------------------------------------------------------------------
 
-def draw(problem, offs, path, title=None, lower_bound=None):
+def draw(problem, offs, path, title=None, lower_bound=None, fmt=None):
     """The plan as rectangles (x: op index, y: offset), lower bound as a dashed line. The file's
-    suffix picks the format (.png, .svg, anything matplotlib writes)."""
+    suffix picks the format (.png, .svg, anything matplotlib writes); `path` may be a binary file
+    object with `fmt` given."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -384,5 +385,5 @@ def draw(problem, offs, path, title=None, lower_bound=None):
     ax.set_title(title or "memory plan")
     ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.06), ncol=2, fontsize=8, frameon=False)
     fig.tight_layout()
-    fig.savefig(path)
+    fig.savefig(path, format=fmt)
     plt.close(fig)
