@@ -1,0 +1,76 @@
+"""Plans written by `micronn plan --write` on real firmware: the UNIX build and an emulated board
+(VIRT_RV32: its generic kernels request the same scratch buffers as the host library, so the
+planned bytes the tool predicts are exact there). Outputs must equal the unplanned model's bit
+for bit, the non-persistent arena must be the tool's figure, and a broken plan must be refused
+with the engine's message."""
+import os
+
+import numpy as np
+import pytest
+
+from cli_helpers import MODELS
+
+BOARDS = ("UNIX", "VIRT_RV32")
+NAMES = ("person_detect.tflite", "keyword_scrambled.tflite", "trained_lstm_int8.tflite")
+
+RUN = """\
+import micronn
+def _run(path):
+    it = micronn.Interpreter(micronn.load_file(path))
+    with open('in.bin', 'rb') as f:
+        for i in range(it.num_inputs):
+            f.readinto(it.input(i))
+    it.invoke()
+    st = it.stats()
+    return [bytes(it.output(i)) for i in range(it.num_outputs)], st['nonpersistent']
+"""
+
+
+def inputs_for(engine, data):
+    m = engine.Model(data)
+    rng = np.random.default_rng(11)
+    return b"".join(rng.integers(0, 256, size=t["bytes"], dtype=np.uint8).tobytes()
+                    for t in (m.tensor(i) for i in m.input_indices()))
+
+
+@pytest.mark.parametrize("board_name", BOARDS)
+def test_written_plan_on_firmware(board_name, tmp_path):
+    from micronn_tools import boards, engine, plan
+    from micronn_tools.board import open_board
+    spec = boards.get(board_name)
+    if not spec.firmware_path.is_file():
+        pytest.fail(f"{spec.firmware_path} missing: `make firmware-test` (or `{spec.build_command}`)")
+    with open_board(board_name) as b:
+        b.exec(RUN)
+        for name in NAMES:
+            data = open(os.path.join(MODELS, name), "rb").read()
+            p = plan.Problem(data)
+            res = plan.run_planners(p, max_seconds=2.0)
+            best = plan.choose(res)
+            # The chosen plan, and every tensor apart (far above any reusing plan: the board's
+            # figure then shows it read the stored plan rather than planning itself).
+            spread = list(np.cumsum([0] + [x.size for x in p.bufs[:-1]]))
+            variants = {"chosen": res[best]["offsets"], "spread": [int(o) for o in spread]}
+            b.put(inputs_for(engine, data), "in.bin")
+            b.put(data, "orig.tflite")
+            ref, ref_np = b.eval("_run('orig.tflite')")
+            assert ref_np == p.engine_stats["nonpersistent"]
+            for what, offs in variants.items():
+                new = plan.with_offline_plan(data, plan.offline_vector(p, offs))
+                b.put(new, "plan.tflite")
+                out, np_bytes = b.eval("_run('plan.tflite')")
+                assert out == ref, (board_name, name, what)
+                assert np_bytes == plan.peak(p.bufs, plan.device_offsets(p.bufs, offs)), (board_name, name, what)
+                if what == "chosen":
+                    assert np_bytes == res[best]["arena"]
+                else:
+                    assert np_bytes > ref_np
+            # Two tensors alive together at the same offset: refused with the engine's reason.
+            offs = list(res[best]["offsets"])
+            a, c = next((i, j) for i, x in enumerate(p.bufs) for j, y in enumerate(p.bufs)
+                        if i < j and x.tensor is not None and y.tensor is not None and x.overlaps(y))
+            offs[c] = offs[a]
+            b.put(plan.with_offline_plan(data, plan.offline_vector(p, offs)), "bad.tflite")
+            b.exec("try:\n    _run('bad.tflite')\n    _r = None\nexcept Exception as e:\n    _r = type(e).__name__ + ': ' + str(e)")
+            msg = b.eval("_r")
+            assert "offline memory plan" in msg and "overlap" in msg, msg
