@@ -13,6 +13,7 @@ from cli_helpers import MODELS
 BOARDS = ("UNIX", "VIRT_RV32")
 NAMES = ("person_detect.tflite", "keyword_scrambled.tflite", "trained_lstm_int8.tflite")
 
+# Sent with every call: the UNIX board runs each one in a new process.
 RUN = """\
 import micronn
 def _run(path):
@@ -41,7 +42,6 @@ def test_written_plan_on_firmware(board_name, tmp_path):
     if not spec.firmware_path.is_file():
         pytest.fail(f"{spec.firmware_path} missing: `make firmware-test` (or `{spec.build_command}`)")
     with open_board(board_name) as b:
-        b.exec(RUN)
         for name in NAMES:
             data = open(os.path.join(MODELS, name), "rb").read()
             p = plan.Problem(data)
@@ -53,12 +53,12 @@ def test_written_plan_on_firmware(board_name, tmp_path):
             variants = {"chosen": res[best]["offsets"], "spread": [int(o) for o in spread]}
             b.put(inputs_for(engine, data), "in.bin")
             b.put(data, "orig.tflite")
-            ref, ref_np = b.eval("_run('orig.tflite')")
+            ref, ref_np = b.eval("_run('orig.tflite')", pre=RUN)
             assert ref_np == p.engine_stats["nonpersistent"]
             for what, offs in variants.items():
                 new = plan.with_offline_plan(data, plan.offline_vector(p, offs))
                 b.put(new, "plan.tflite")
-                out, np_bytes = b.eval("_run('plan.tflite')")
+                out, np_bytes = b.eval("_run('plan.tflite')", pre=RUN)
                 assert out == ref, (board_name, name, what)
                 assert np_bytes == plan.peak(p.bufs, plan.device_offsets(p.bufs, offs)), (board_name, name, what)
                 if what == "chosen":
@@ -71,6 +71,6 @@ def test_written_plan_on_firmware(board_name, tmp_path):
                         if i < j and x.tensor is not None and y.tensor is not None and x.overlaps(y))
             offs[c] = offs[a]
             b.put(plan.with_offline_plan(data, plan.offline_vector(p, offs)), "bad.tflite")
-            b.exec("try:\n    _run('bad.tflite')\n    _r = None\nexcept Exception as e:\n    _r = type(e).__name__ + ': ' + str(e)")
-            msg = b.eval("_r")
-            assert "offline memory plan" in msg and "overlap" in msg, msg
+            msg = b.eval("_r", pre=RUN + "try:\n    _run('bad.tflite')\n    _r = None\n"
+                                   "except Exception as e:\n    _r = type(e).__name__ + ': ' + str(e)\n")
+            assert msg.startswith("ValueError") and "offline memory plan" in msg and "overlap" in msg, msg
