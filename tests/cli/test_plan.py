@@ -229,7 +229,9 @@ def test_plan_cli_text_json_write_and_pictures(cli, model, tmp_path, engine):
     assert md.code == 0 and sum(ln.startswith("| ") for ln in md.out.splitlines()) == 3 and "| keyword_scrambled.tflite |" in md.out
 
 
-def test_plan_cli_errors(cli, model, tmp_path):
+def test_plan_cli_errors(cli, model, tmp_path, lsh_model):
+    r = cli("plan", lsh_model)
+    assert r.code == 1 and "the engine cannot prepare it" in r.err and "LSH_PROJECTION" in r.err
     r = cli("plan", model("hello_world_int8.tflite"), model("person_detect.tflite"), "--write", tmp_path / "x.tflite")
     assert r.code == 1 and "single MODEL" in r.err and not (tmp_path / "x.tflite").exists()
     bad = tmp_path / "bad.tflite"
