@@ -104,8 +104,9 @@ def collect(path):
     arena = dict(host_arena, computed_by="engine, 32-bit host build", pointer_bits=32)
     if not unsupported:
         try:
-            need = m.arena_needed()
-            st = engine.Interpreter(m, arena_size=need).stats()
+            # "offline": a plan stored in the model is used, as on the board (else greedy).
+            need = m.arena_needed(planner="offline")
+            st = engine.Interpreter(m, arena_size=need, planner="offline").stats()
             host_arena.update(bytes=need, persistent=st["persistent"], nonpersistent=st["nonpersistent"])
             arena.update(arena32(path))
         except engine.MicronnError as e:

@@ -514,6 +514,9 @@ class Interpreter:
         """The non-persistent plan as the engine made it: one dict per planned buffer (tensors, then
         kernel scratch buffers) with tensor (index, or None for scratch), scratch (index or None),
         size (rounded to the arena alignment), first/last op (inclusive) and offset."""
+        if not hasattr(self._L, "mn_interp_plan_buffer"):
+            raise MicronnError(ERR_STATE, "the host engine library has no mn_interp_plan_buffer: "
+                                          "rebuild it with `make -C tests/engine lib`")
         out = []
         n = self._L.mn_interp_num_tensors(self._it) + self._stats()["n_scratch"]
         for k in range(n):

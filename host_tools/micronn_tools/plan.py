@@ -374,8 +374,9 @@ def draw(problem, offs, path, title=None, lower_bound=None, fmt=None):
         ax.add_patch(Rectangle((b.first - 0.45, o), b.last - b.first + 0.9, b.size,
                                facecolor="none" if scratch else cmap(i % 20),
                                edgecolor="black", linewidth=0.6, hatch="///" if scratch else None, alpha=0.9))
-        if b.size >= 0.04 * max(top, 1) and b.last - b.first >= 0:
-            ax.text((b.first + b.last) / 2, o + b.size / 2, b.label(), ha="center", va="center", fontsize=7)
+        if b.size >= 0.04 * max(top, 1):
+            ax.text((b.first + b.last) / 2, o + b.size / 2, f"s{b.scratch}" if scratch else b.label(),
+                    ha="center", va="center", fontsize=7)
     ax.axhline(lb, color="red", linestyle="--", linewidth=1.2, label=f"lower bound {lb:,} B")
     ax.axhline(top, color="black", linestyle=":", linewidth=1.0, label=f"arena (planned part) {top:,} B")
     ax.set_xlim(-0.8, max(problem.n_ops, 1) - 0.2)

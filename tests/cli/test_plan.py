@@ -229,6 +229,20 @@ def test_plan_cli_text_json_write_and_pictures(cli, model, tmp_path, engine):
     assert md.code == 0 and sum(ln.startswith("| ") for ln in md.out.splitlines()) == 3 and "| keyword_scrambled.tflite |" in md.out
 
 
+def test_inspect_reports_the_stored_plan(cli, model, tmp_path, plan):
+    """inspect's arena figures (32-bit build and host library) use a stored plan, as the board does."""
+    data = open(model("hello_world_int8.tflite"), "rb").read()
+    p = plan.Problem(data)
+    total = sum(b.size for b in p.bufs)
+    spread = [total + sum(b.size for b in p.bufs[:j]) for j in range(len(p.bufs))]   # above a hole
+    want = plan.peak(p.bufs, plan.device_offsets(p.bufs, spread))
+    assert want > p.engine_stats["nonpersistent"]
+    f = tmp_path / "spread.tflite"
+    f.write_bytes(plan.with_offline_plan(data, plan.offline_vector(p, spread)))
+    j = json.loads(cli("inspect", f, "--json").out)
+    assert j["arena"]["nonpersistent"] == j["host_arena"]["nonpersistent"] == want
+
+
 def test_plan_cli_errors(cli, model, tmp_path, lsh_model):
     r = cli("plan", lsh_model)
     assert r.code == 1 and "the engine cannot prepare it" in r.err and "LSH_PROJECTION" in r.err

@@ -911,7 +911,9 @@ mn_status_t mn_interp_plan_buffer(const mn_interp_t *it, size_t k, mn_plan_info_
     /* Scratch records are listed newest first: index n_scratch - 1 is the head. */
     uint32_t idx = (uint32_t)(k - it->n_tensors), j = it->n_scratch - 1;
     const mn_scratch_t *r = it->scratch_req;
-    for (; r && j > idx; r = r->next, j--) {
+    while (r && j > idx) {
+        r = r->next;
+        j--;
     }
     if (!r) {
         return MN_ERR_ARG;
