@@ -26,6 +26,7 @@ import numpy as np
 PLANNERS = ("ffd", "by-size", "by-breadth", "optimal")
 METADATA_NAME = "OfflineMemoryAllocation"
 ALIGN = 16   # MN_ARENA_ALIGN
+MAX_SEARCH_BUFFERS = 600   # above this the optimal planner keeps the best greedy plan (unproven)
 
 
 class PlanError(Exception):
@@ -185,7 +186,8 @@ def plan_optimal(bufs, n_ops, upper=None, max_nodes=200_000, max_seconds=10.0):
     Bound at a node whose last placement is at offset L: at every op, the unplaced buffers alive
     there all go above L, together with the placed bytes above L.
 
-    Returns (offsets, proven_optimal, nodes); `upper` = offsets of a known plan to beat."""
+    Returns (offsets, proven_optimal, nodes); `upper` = offsets of a known plan to beat. Graphs of
+    more than MAX_SEARCH_BUFFERS buffers are not searched."""
     n = len(bufs)
     t_end = time.monotonic() + max_seconds
     ops = range(max(n_ops, 1))
@@ -196,6 +198,8 @@ def plan_optimal(bufs, n_ops, upper=None, max_nodes=200_000, max_seconds=10.0):
     best_peak = peak(bufs, best)
     if n == 0 or best_peak <= lb:
         return best, True, 0
+    if n > MAX_SEARCH_BUFFERS:   # one recursion level per buffer
+        return best, False, 0
     alive_at = [[j for j in range(n) if bufs[j].first <= t <= bufs[j].last] for t in ops]
     offs = [None] * n
     placed = _Placed(offs)
@@ -220,7 +224,7 @@ def plan_optimal(bufs, n_ops, upper=None, max_nodes=200_000, max_seconds=10.0):
         if state["stopped"]:
             return
         state["nodes"] += 1
-        if state["nodes"] >= max_nodes or (state["nodes"] & 255 == 0 and time.monotonic() > t_end):
+        if state["nodes"] >= max_nodes or time.monotonic() > t_end:
             state["stopped"] = True
             return
         if depth == n:
@@ -235,6 +239,9 @@ def plan_optimal(bufs, n_ops, upper=None, max_nodes=200_000, max_seconds=10.0):
                     cands.append((o, -bufs[j].size, j))
         cands.sort()
         for o, _, j in cands:
+            if time.monotonic() > t_end:   # a node of a large graph can take long on its own
+                state["stopped"] = True
+                return
             offs[j] = o
             pk = max(cur_peak, o + bufs[j].size)
             if bound(o, pk) < state["best_peak"]:
