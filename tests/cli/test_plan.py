@@ -115,6 +115,20 @@ CASES = [
 ]
 
 
+def test_optimal_planner_time_budget_on_a_large_graph(plan):
+    import time
+    rng = random.Random(1)
+    while True:   # 500 buffers where the greedy plan is above the lower bound
+        bufs = random_instance(plan, rng, 500, 100)
+        if plan.peak(bufs, plan.plan_ffd(bufs)) > \
+                max(sum(b.size for b in bufs if b.first <= t <= b.last) for t in range(100)):
+            break
+    t0 = time.monotonic()
+    offs, proven, _ = plan.plan_optimal(bufs, 100, max_seconds=0.5)
+    assert time.monotonic() - t0 < 3 and not proven
+    plan.check(bufs, offs)
+
+
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_planners_on_known_cases(plan, case):
     spec, ops, want = CASES[case]
