@@ -3,7 +3,8 @@ memory plans of a model's non-persistent arena, the best one stored in the model
 import json
 import os
 
-from .cli_common import CliError, read_file, say, verify_model
+from .cli_common import CliError, add_board_args, check_firmware_ops, ensure_model, open_target, read_file, \
+    say, verify_model
 
 DOC = """\
 What is planned: every tensor that needs arena memory during invoke (not constants or variables)
@@ -22,7 +23,9 @@ Each figure is the planned part of the arena the engine ends up with for that pl
 plan fixes tensor offsets and the engine places scratch buffers around them (simulated here, and
 checked against the host engine with --write). Scratch sizes are the host library's kernels
 (generic backend, as UNIX and VIRT_RV32); a board with dsp/mve kernels may have other scratch
-buffers, which its engine places around the stored tensors in the same way.
+buffers, which its engine places around the stored tensors in the same way: give --board B (or
+--port P) to plan with the buffers that board's own engine reports (Interpreter.plan()); --write
+then checks the new model on that board.
 
 --write stores the chosen plan as TFLM's OfflineMemoryAllocation metadata
 ([version 0, subgraph 0, n_tensors, offset or -1 per tensor]); the engine checks it when it
@@ -47,6 +50,7 @@ def add_parser(sub):
                    help="let input memory be reused after its last use (Interpreter(reuse_inputs=True))")
     p.add_argument("--max-seconds", type=float, default=10.0, help="time budget of the optimal planner (10)")
     p.add_argument("--max-nodes", type=int, default=200_000, help="node budget of the optimal planner (200000)")
+    add_board_args(p, default_note="none: the host library's buffers")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="machine-readable output")
     fmt.add_argument("--markdown", action="store_true", help="one table row per model (README table)")
@@ -56,15 +60,31 @@ def add_parser(sub):
 
 def analyse(path, args):
     from . import engine, plan
-    data, _ = verify_model(path)
+    data, model = verify_model(path)
+    board_plan = None
+    if args.board or args.port:
+        board_plan = on_board(args, data, model, path, "_it.plan()")
     try:
-        prob = plan.Problem(data, reuse_inputs=args.reuse_inputs)
+        prob = plan.Problem(data, reuse_inputs=args.reuse_inputs, board_plan=board_plan)
     except engine.MicronnError as e:
         raise CliError(f"model {path}: the engine cannot prepare it: {e}") from None
     names = plan.PLANNERS if args.planner in ("best", "optimal") else ("ffd", args.planner)
     res = plan.run_planners(prob, names, args.max_nodes, args.max_seconds)
     chosen = plan.choose(res) if args.planner == "best" else args.planner
     return data, prob, res, chosen
+
+
+def on_board(args, data, model, path, expr):
+    """`expr` evaluated on the board with `_it` an Interpreter of the model (copied if needed)."""
+    board = open_target(args)
+    try:
+        check_firmware_ops(board, model, args.timeout)
+        src, _ = ensure_model(board, data, path, args)
+        return board.eval(expr, timeout=args.timeout,
+                          pre=f"import micronn\n_it = micronn.Interpreter(micronn.load({src}), "
+                              f"reuse_inputs={bool(args.reuse_inputs)})")
+    finally:
+        board.close()
 
 
 def report(path, prob, res, chosen):
@@ -115,7 +135,7 @@ def markdown(rows):
     return "\n".join(out)
 
 
-def write_plan(path, data, prob, res, chosen, out):
+def write_plan(args, data, prob, res, chosen, out):
     """Store the plan, then check it with the host engine: it must load, use the stored offsets and
     need exactly the predicted bytes."""
     from . import engine, plan
@@ -127,18 +147,23 @@ def write_plan(path, data, prob, res, chosen, out):
     except engine.MicronnError as e:
         raise CliError(f"the engine rejects the written plan: {e}") from None
     st = it.stats()
-    if st["nonpersistent"] != res[chosen]["arena"]:
+    want = res[chosen]["arena"]
+    if prob.board:
+        # The buffers are the board's: check there (the host library's scratch may differ).
+        st = on_board(args, new, m, out, "_it.stats()")
+    if st["nonpersistent"] != want:
         raise CliError(f"the engine needs {st['nonpersistent']} planned bytes with the stored plan, "
-                       f"predicted {res[chosen]['arena']}")
-    if st["copied_bytes"] != prob.engine_stats["copied_bytes"]:
+                       f"predicted {want}")
+    if it.stats()["copied_bytes"] != prob.engine_stats["copied_bytes"]:
         raise CliError("rewriting the model changed the alignment of its constant data")
     try:
         with open(out, "wb") as f:
             f.write(new)
     except OSError as e:
         raise CliError(f"cannot write {out}: {e.strerror or e}") from None
+    where = "the board" if prob.board else "this host"
     say(f"wrote {out}: plan '{chosen}' stored as {plan.METADATA_NAME} ({prob.n_tensors} tensors); "
-        f"checked by the engine: {st['nonpersistent']:,} planned bytes, arena {st['needed']:,} on this host")
+        f"checked by the engine: {st['nonpersistent']:,} planned bytes, arena {st['needed']:,} on {where}")
 
 
 def run(args):
@@ -160,7 +185,7 @@ def run(args):
                 except OSError as e:
                     raise CliError(f"cannot write {pic}: {e.strerror or e}") from None
         if args.write:
-            write_plan(path, data, prob, res, chosen, args.write)
+            write_plan(args, data, prob, res, chosen, args.write)
         if not args.json and not args.markdown:
             print_text(r)
     if args.json:

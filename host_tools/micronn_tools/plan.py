@@ -49,9 +49,10 @@ class Buf:
 
 
 class Problem:
-    """The buffers of one model as the engine plans them (host library, greedy planner)."""
+    """The buffers of one model as the engine plans them: the host library's (greedy planner), or
+    `board_plan`, what a board's `Interpreter.plan()` returned (its kernels' scratch buffers)."""
 
-    def __init__(self, model_bytes, reuse_inputs=False, lib_path=None):
+    def __init__(self, model_bytes, reuse_inputs=False, lib_path=None, board_plan=None):
         from . import engine
         self.model_bytes = model_bytes
         self.reuse_inputs = reuse_inputs
@@ -60,7 +61,15 @@ class Problem:
         self.n_ops = len(self.model.ops())
         it = engine.Interpreter(self.model, planner="greedy", reuse_inputs=reuse_inputs)
         self.engine_stats = it.stats()
-        raw = it.plan_buffers()
+        self.board = board_plan is not None
+        if self.board:
+            raw = [{"tensor": i if i >= 0 else None, "scratch": -1 - i if i < 0 else None,
+                    "size": size, "first": first, "last": last, "offset": off}
+                   for i, size, first, last, off in board_plan]
+            self.engine_stats = dict(self.engine_stats,
+                                     nonpersistent=max((r["offset"] + r["size"] for r in raw), default=0))
+        else:
+            raw = it.plan_buffers()
         self.bufs = [Buf(i, r["tensor"], r["scratch"], r["size"], r["first"], r["last"])
                      for i, r in enumerate(raw)]
         # The engine's own greedy offsets (what the device does without a stored plan).
