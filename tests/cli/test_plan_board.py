@@ -100,3 +100,21 @@ def test_plan_with_a_boards_own_buffers(cli, tmp_path):
     # The host library's buffers for the same model differ (generic kernels): a different problem.
     h = json.loads(cli("plan", os.path.join(MODELS, "trained_lstm_int8.tflite"), "--json").out)
     assert h["lower_bound"] != j["lower_bound"]
+
+
+def test_interpreter_plan_on_unix_equals_host_library():
+    """Interpreter.plan() in the UNIX build (64-bit, generic kernels) is the host library's plan."""
+    from micronn_tools import boards, engine
+    from micronn_tools.board import open_board
+    spec = boards.get("UNIX")
+    if not spec.firmware_path.is_file():
+        pytest.fail(f"{spec.firmware_path} missing: `make firmware-test` (or `{spec.build_command}`)")
+    with open_board("UNIX") as b:
+        for name in ("keyword_scrambled.tflite", "trained_lstm_int8.tflite"):
+            data = open(os.path.join(MODELS, name), "rb").read()
+            b.put(data, "m.tflite")
+            got = b.eval("_it.plan()", pre="import micronn\n_it = micronn.Interpreter(micronn.load_file('m.tflite'))")
+            host = engine.Interpreter(engine.Model(data)).plan_buffers()
+            want = [(h["tensor"] if h["tensor"] is not None else -1 - h["scratch"], h["size"], h["first"],
+                     h["last"], h["offset"]) for h in host]
+            assert [tuple(g) for g in got] == want, name
