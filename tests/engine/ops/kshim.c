@@ -125,27 +125,9 @@ int32_t mn_opt_vec_i32(const mn_node_t *node, int field, int32_t *out, int32_t m
     return o->nvec;
 }
 
-extern const mn_kernel_t mn_kernel_ADD, mn_kernel_AVERAGE_POOL_2D, mn_kernel_CONV_2D,
-    mn_kernel_DEPTHWISE_CONV_2D, mn_kernel_DEQUANTIZE, mn_kernel_FULLY_CONNECTED,
-    mn_kernel_MAX_POOL_2D, mn_kernel_QUANTIZE, mn_kernel_RESHAPE, mn_kernel_SOFTMAX, mn_kernel_SVDF,
-    mn_kernel_UNIDIRECTIONAL_SEQUENCE_LSTM;
-
+/* Every kernel the engine registers (mn_registry.c is linked in), so new ops need no shim edits. */
 static const mn_kernel_t *find(int32_t builtin) {
-    switch (builtin) {
-        case MN_BUILTIN_ADD: return &mn_kernel_ADD;
-        case MN_BUILTIN_AVERAGE_POOL_2D: return &mn_kernel_AVERAGE_POOL_2D;
-        case MN_BUILTIN_CONV_2D: return &mn_kernel_CONV_2D;
-        case MN_BUILTIN_DEPTHWISE_CONV_2D: return &mn_kernel_DEPTHWISE_CONV_2D;
-        case MN_BUILTIN_DEQUANTIZE: return &mn_kernel_DEQUANTIZE;
-        case MN_BUILTIN_FULLY_CONNECTED: return &mn_kernel_FULLY_CONNECTED;
-        case MN_BUILTIN_MAX_POOL_2D: return &mn_kernel_MAX_POOL_2D;
-        case MN_BUILTIN_QUANTIZE: return &mn_kernel_QUANTIZE;
-        case MN_BUILTIN_RESHAPE: return &mn_kernel_RESHAPE;
-        case MN_BUILTIN_SOFTMAX: return &mn_kernel_SOFTMAX;
-        case MN_BUILTIN_SVDF: return &mn_kernel_SVDF;
-        case MN_BUILTIN_UNIDIRECTIONAL_SEQUENCE_LSTM: return &mn_kernel_UNIDIRECTIONAL_SEQUENCE_LSTM;
-        default: return NULL;
-    }
+    return mn_registry_find(NULL, builtin, NULL);
 }
 
 /* Tensor description from Python (flat, stable layout). */

@@ -519,3 +519,14 @@ def random_input(rng, t: T):
     if t.dtype == np.int16:
         return rng.integers(-20000, 20001, t.shape).astype(np.int16)
     return rng.integers(info.min, info.max + 1, t.shape).astype(t.dtype)
+
+
+# ---- generic helpers ----------------------------------------------------------------------------
+
+_TT.setdefault(np.dtype(np.bool_), S.TensorType.BOOL)
+
+
+def single_op(builtin, ins, outs, options_type=0, options=None, fields=None, desc=""):
+    """An OpModel whose operator takes the tensors `ins` (in order) and produces `outs`."""
+    return OpModel(builtin, list(ins) + list(outs), list(range(len(ins))),
+                   list(range(len(ins), len(ins) + len(outs))), options_type, options, fields or {}, desc=desc)

@@ -17,7 +17,7 @@ ENGINE = ROOT / "usermod" / "micronn" / "engine"
 BUILD = ROOT / "build" / "host"
 
 _DT = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(np.int32): 2, np.dtype(np.uint8): 3,
-       np.dtype(np.int64): 4, np.dtype(np.int16): 7, np.dtype(np.int8): 9}
+       np.dtype(np.int64): 4, np.dtype(np.bool_): 6, np.dtype(np.int16): 7, np.dtype(np.int8): 9}
 
 
 # ---- oracle -------------------------------------------------------------------------------------
@@ -65,7 +65,7 @@ def kshim_lib():
     BUILD.mkdir(parents=True, exist_ok=True)
     asan = "asan" in os.environ.get("LD_PRELOAD", "")
     so = BUILD / ("kshim_asan.so" if asan else "kshim.so")
-    srcs = [HERE / "kshim.c", ENGINE / "mn_util.c", ENGINE / "mn_opnames.c", ENGINE / "mn_quant.c",
+    srcs = [HERE / "kshim.c", ENGINE / "mn_util.c", ENGINE / "mn_opnames.c", ENGINE / "mn_quant.c", ENGINE / "mn_registry.c",
             *sorted((ENGINE / "kernels" / "reference").glob("*.c"))]
     hdrs = [*ENGINE.glob("*.h"), *(ENGINE / "kernels" / "reference").glob("*.h")]
     newest = max(p.stat().st_mtime for p in srcs + hdrs)

@@ -202,6 +202,30 @@ void mn_svdf_f32(const mn_svdf_params_t *p, int act, const float *input,
     const float *w_feature, const float *w_time, const float *bias,
     float *state, float *scratch, float *output);
 
+
+/* ---- data movement (copy.c): strided copies shared by TRANSPOSE, SLICE, PAD, ... ---------- */
+
+#define MN_COPY_MAX_DIMS 8
+
+/* out[sum_d i_d * out_stride[d]] = in[sum_d i_d * in_stride[d]] for every index i < dims
+ * (strides in elements, may be negative or 0). */
+typedef struct {
+    int ndim;
+    int32_t dims[MN_COPY_MAX_DIMS];
+    int32_t in_stride[MN_COPY_MAX_DIMS];
+    int32_t out_stride[MN_COPY_MAX_DIMS];
+} mn_copy_plan_t;
+
+/* Drops size-1 dims and merges dims that are contiguous in both input and output, so the
+ * innermost run is as long as possible (a plain memcpy when both strides are 1). */
+void mn_copy_plan_simplify(mn_copy_plan_t *p);
+/* Row-major strides (elements) of dims[0..n). */
+void mn_strides(const int32_t *dims, int n, int32_t *strides);
+/* Element size es in bytes: 1, 2, 4 or 8 (others are copied byte-wise). */
+void mn_copy_strided(const mn_copy_plan_t *p, size_t es, const void *in, void *out);
+/* n elements of size es, each a copy of *value. */
+void mn_fill_elems(void *out, size_t n, size_t es, const void *value);
+
 #ifdef __cplusplus
 }
 #endif

@@ -201,4 +201,55 @@ mn_status_t ref_conv_prepare_common(mn_ctx_t *ctx, mn_node_t *node, const mn_ten
     const mn_tensor_t *filter, const mn_tensor_t *bias, const mn_tensor_t *out, int padding, int act,
     int32_t filter_q_dim, mn_conv_geom_t *g, ref_conv_data_t *d, int32_t *mult, int8_t *shift);
 
+
+/*
+ * Values of a constant int32/int64 input (axis, paddings, begin/end, perm, ...): the arena is
+ * planned from the shapes stored in the model, so inputs that decide an output's shape or layout
+ * must be constant, as in TFLM. Copies up to max values into out (int64 narrowed, failing when a
+ * value does not fit) and sets *n to the element count; fails naming the input otherwise.
+ */
+static inline mn_status_t ref_const_ints(mn_ctx_t *ctx, const mn_node_t *node, int i, const char *what,
+    int32_t *out, int32_t max, int32_t *n) {
+    const mn_tensor_t *t = mn_input(ctx, node, i);
+    if (!t) {
+        return mn_fail(ctx, MN_ERR_MODEL, "missing %s (input %d)", what, i);
+    }
+    if (!(t->flags & MN_TF_CONST) || !t->data) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%s (input %d) must be a constant tensor", what, i);
+    }
+    if (t->dtype != MN_INT32 && t->dtype != MN_INT64) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%s (input %d) dtype %s not supported", what, i,
+            mn_dtype_name(t->dtype));
+    }
+    const size_t count = mn_tensor_count(t);
+    if (count > (size_t)max) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%s (input %d) has %u values, at most %d supported",
+            what, i, (unsigned)count, (int)max);
+    }
+    for (size_t k = 0; k < count; ++k) {
+        if (t->dtype == MN_INT32) {
+            out[k] = ((const int32_t *)t->data)[k];
+        } else {
+            const int64_t v = ((const int64_t *)t->data)[k];
+            if (v < INT32_MIN || v > INT32_MAX) {
+                return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%s (input %d) value out of int32 range", what, i);
+            }
+            out[k] = (int32_t)v;
+        }
+    }
+    *n = (int32_t)count;
+    return MN_OK;
+}
+
+/* Same element type and size for a pure data-movement op (values are copied, never read). */
+static inline mn_status_t ref_same_dtype(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *out) {
+    if (in->dtype != out->dtype) {
+        return ref_fail_combo(ctx, in, out);
+    }
+    if (mn_dtype_size(in->dtype) == 0) {
+        return ref_fail_dtype(ctx, "input", in);
+    }
+    return MN_OK;
+}
+
 #endif /* MN_REF_GLUE_H */
