@@ -48,3 +48,107 @@ def transpose(dtype, shape, perm, perm_dtype=np.int32):
     return single_op(BO.TRANSPOSE, [T("input", dtype, shape, **q), const("perm", perm, perm_dtype)],
                      [T("output", dtype, out_shape, **q)], S.BuiltinOptions.TransposeOptions,
                      S.TransposeOptionsT(), {}, desc=f"transpose {dtype} {shape} {perm}")
+
+
+# ---- CONCATENATION / PACK / SPLIT / SPLIT_V / UNPACK -------------------------------------------
+
+def concatenation(dtype, shapes, axis, in_q=None, out_q=None, act=0):
+    rank = len(shapes[0])
+    a = axis % rank
+    out_shape = list(shapes[0])
+    out_shape[a] = sum(s[a] for s in shapes)
+    ins = [T(f"input{i}", dtype, s, **(in_q[i] if in_q else qkw(dtype))) for i, s in enumerate(shapes)]
+    out = T("output", dtype, out_shape, **(out_q if out_q else qkw(dtype)))
+    o = S.ConcatenationOptionsT()
+    o.axis, o.fusedActivationFunction = axis, act
+    return single_op(BO.CONCATENATION, ins, [out], S.BuiltinOptions.ConcatenationOptions, o, {0: axis, 1: act},
+                     desc=f"concat {dtype} {shapes} axis {axis}")
+
+
+def pack(dtype, shape, n, axis):
+    rank = len(shape) + 1
+    out_shape = list(shape)
+    out_shape.insert(axis % rank, n)
+    q = qkw(dtype)
+    o = S.PackOptionsT()
+    o.valuesCount, o.axis = n, axis
+    return single_op(BO.PACK, [T(f"input{i}", dtype, shape, **q) for i in range(n)],
+                     [T("output", dtype, out_shape, **q)], S.BuiltinOptions.PackOptions, o, {0: n, 1: axis},
+                     desc=f"pack {dtype} {n}x{shape} axis {axis}")
+
+
+def unpack(dtype, shape, axis):
+    q = qkw(dtype)
+    a = axis % len(shape)
+    out_shape = [d for k, d in enumerate(shape) if k != a]
+    n = shape[a]
+    o = S.UnpackOptionsT()
+    o.num, o.axis = n, axis
+    return single_op(BO.UNPACK, [T("input", dtype, shape, **q)],
+                     [T(f"output{i}", dtype, out_shape, **q) for i in range(n)], S.BuiltinOptions.UnpackOptions, o,
+                     {0: n, 1: axis}, desc=f"unpack {dtype} {shape} axis {axis}")
+
+
+def split(dtype, shape, n, axis):
+    q = qkw(dtype)
+    a = axis % len(shape)
+    out_shape = list(shape)
+    out_shape[a] //= n
+    o = S.SplitOptionsT()
+    o.numSplits = n
+    return single_op(BO.SPLIT, [T("axis", np.int32, (), data=np.int32(axis)),
+                                T("input", dtype, shape, **q)],
+                     [T(f"output{i}", dtype, out_shape, **q) for i in range(n)], S.BuiltinOptions.SplitOptions, o,
+                     {0: n}, desc=f"split {dtype} {shape} /{n} axis {axis}")
+
+
+def split_v(dtype, shape, sizes, axis):
+    q = qkw(dtype)
+    a = axis % len(shape)
+    real = [s if s >= 0 else shape[a] - sum(x for x in sizes if x >= 0) for s in sizes]
+    outs = []
+    for i, s in enumerate(real):
+        os_ = list(shape)
+        os_[a] = s
+        outs.append(T(f"output{i}", dtype, os_, **q))
+    o = S.SplitVOptionsT()
+    o.numSplits = len(sizes)
+    return single_op(BO.SPLIT_V, [T("input", dtype, shape, **q), const("size_splits", sizes),
+                                  T("axis", np.int32, (), data=np.int32(axis))],
+                     outs, S.BuiltinOptions.SplitVOptions, o, {0: len(sizes)},
+                     desc=f"split_v {dtype} {shape} {sizes} axis {axis}")
+
+
+# ---- SQUEEZE / EXPAND_DIMS / PAD / PADV2 --------------------------------------------------------
+
+def squeeze(dtype, shape, dims):
+    q = qkw(dtype)
+    rank = len(shape)
+    drop = {d % rank for d in dims} if dims else {k for k, v in enumerate(shape) if v == 1}
+    out_shape = [v for k, v in enumerate(shape) if k not in drop]
+    o = S.SqueezeOptionsT()
+    o.squeezeDims = list(dims)
+    return single_op(BO.SQUEEZE, [T("input", dtype, shape, **q)], [T("output", dtype, out_shape, **q)],
+                     S.BuiltinOptions.SqueezeOptions, o, {0: list(dims)}, desc=f"squeeze {dtype} {shape} {dims}")
+
+
+def expand_dims(dtype, shape, axis):
+    q = qkw(dtype)
+    out_shape = list(shape)
+    out_shape.insert(axis if axis >= 0 else len(shape) + 1 + axis, 1)
+    return single_op(BO.EXPAND_DIMS, [T("input", dtype, shape, **q), T("axis", np.int32, (), data=np.int32(axis))],
+                     [T("output", dtype, out_shape, **q)], S.BuiltinOptions.ExpandDimsOptions,
+                     S.ExpandDimsOptionsT(), {}, desc=f"expand_dims {dtype} {shape} {axis}")
+
+
+def pad(dtype, shape, pads, v2=False, value=None, pad_dtype=np.int32):
+    q = qkw(dtype)
+    out_shape = [d + a + b for d, (a, b) in zip(shape, pads)]
+    ins = [T("input", dtype, shape, **q), const("paddings", pads, pad_dtype)]
+    if v2:
+        ins.append(T("constant_values", dtype, (), data=np.array(value, dtype=dtype), **q) if value is not None
+                   else T("constant_values", dtype, (), **q))
+        return single_op(BO.PADV2, ins, [T("output", dtype, out_shape, **q)], S.BuiltinOptions.PadV2Options,
+                         S.PadV2OptionsT(), {}, desc=f"padv2 {dtype} {shape} {pads} {value}")
+    return single_op(BO.PAD, ins, [T("output", dtype, out_shape, **q)], S.BuiltinOptions.PadOptions,
+                     S.PadOptionsT(), {}, desc=f"pad {dtype} {shape} {pads}")

@@ -226,6 +226,10 @@ void mn_copy_strided(const mn_copy_plan_t *p, size_t es, const void *in, void *o
 /* n elements of size es, each a copy of *value. */
 void mn_fill_elems(void *out, size_t n, size_t es, const void *value);
 
+/* CONCATENATION of uint8 inputs quantized differently from the output (TFLite
+ * ConcatenationWithScaling): out = clamp(round(in * scale + bias) + out_zp, 0, 255). */
+void mn_concat_requant_u8(size_t n, float scale, float bias, int32_t out_zp, const uint8_t *in, uint8_t *out);
+
 #ifdef __cplusplus
 }
 #endif
