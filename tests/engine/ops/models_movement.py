@@ -152,3 +152,44 @@ def pad(dtype, shape, pads, v2=False, value=None, pad_dtype=np.int32):
                          S.PadV2OptionsT(), {}, desc=f"padv2 {dtype} {shape} {pads} {value}")
     return single_op(BO.PAD, ins, [T("output", dtype, out_shape, **q)], S.BuiltinOptions.PadOptions,
                      S.PadOptionsT(), {}, desc=f"pad {dtype} {shape} {pads}")
+
+
+def oracle_shapes(model):
+    """Output shapes LiteRT computes for `model` (its stored output shapes are placeholders)."""
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+    it = Interpreter(model_content=model.tflite(), experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+    it.allocate_tensors()
+    return [tuple(int(v) for v in d["shape"]) for d in it.get_output_details()]
+
+
+def with_oracle_shapes(model):
+    for i, s in zip(model.outputs, oracle_shapes(model)):
+        model.tensors[i].shape = s
+    return model
+
+
+# ---- STRIDED_SLICE / SLICE ----------------------------------------------------------------------
+
+def strided_slice(dtype, shape, begin, end, strides, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
+                  shrink_axis_mask=0, offset=False):
+    q = qkw(dtype)
+    o = S.StridedSliceOptionsT()
+    o.beginMask, o.endMask, o.ellipsisMask = begin_mask, end_mask, ellipsis_mask
+    o.newAxisMask, o.shrinkAxisMask, o.offset = new_axis_mask, shrink_axis_mask, offset
+    m = single_op(BO.STRIDED_SLICE, [T("input", dtype, shape, **q), const("begin", begin), const("end", end),
+                                      const("strides", strides)],
+                  [T("output", dtype, (1,), **q)], S.BuiltinOptions.StridedSliceOptions, o,
+                  {0: begin_mask, 1: end_mask, 2: ellipsis_mask, 3: new_axis_mask, 4: shrink_axis_mask,
+                   5: int(offset)},
+                  desc=f"strided_slice {dtype} {shape} {begin}:{end}:{strides} m{begin_mask},{end_mask},"
+                       f"{ellipsis_mask},{new_axis_mask},{shrink_axis_mask} off{offset}")
+    return with_oracle_shapes(m)
+
+
+def slice_(dtype, shape, begin, size, idx_dtype=np.int32):
+    q = qkw(dtype)
+    out_shape = [d - b if s == -1 else s for d, b, s in zip(shape, begin, size)]
+    return single_op(BO.SLICE, [T("input", dtype, shape, **q), const("begin", begin, idx_dtype),
+                                const("size", size, idx_dtype)],
+                     [T("output", dtype, out_shape, **q)], S.BuiltinOptions.SliceOptions, S.SliceOptionsT(), {},
+                     desc=f"slice {dtype} {shape} {begin} {size}")

@@ -135,3 +135,49 @@ def test_pad_reject(runner, rng):
     m = MM.pad("int8", (2, 3), [[1, 0], [2, 3]])
     m.tensors[1].data = None
     _expect_reject(runner, m, "paddings", "constant")
+
+
+# ---- STRIDED_SLICE / SLICE ----------------------------------------------------------------------
+
+SS_CASES = [
+    dict(shape=(4, 6), begin=[1, 0], end=[3, 6], strides=[1, 2]),
+    dict(shape=(4, 6), begin=[-1, 5], end=[-5, 0], strides=[-1, -2]),                   # negative strides
+    dict(shape=(4, 6), begin=[2, 1], end=[0, 0], strides=[1, 1], end_mask=3),
+    dict(shape=(4, 6), begin=[9, -9], end=[-9, 9], strides=[-1, 1], begin_mask=1),       # clamping
+    dict(shape=(2, 3, 4, 5), begin=[0, 1, 0, 2], end=[2, 2, 4, 5], strides=[1, 1, 2, 1], shrink_axis_mask=2),
+    dict(shape=(2, 3, 4, 5), begin=[1, -1], end=[2, 0], strides=[1, 1], ellipsis_mask=0, shrink_axis_mask=3),
+    dict(shape=(2, 3, 4, 5), begin=[0, 1], end=[0, 3], strides=[1, 1], ellipsis_mask=1),   # [..., 1:3]
+    dict(shape=(2, 3, 4, 5), begin=[1, 0, 2], end=[2, 0, 4], strides=[1, 1, 1], ellipsis_mask=2),  # [1:2, ..., 2:4]
+    dict(shape=(3, 4), begin=[0, 0, 1], end=[0, 3, 3], strides=[1, 1, 1], new_axis_mask=1),
+    dict(shape=(3, 4), begin=[1, 0, 0], end=[2, 0, 4], strides=[1, 1, -1], new_axis_mask=2, end_mask=4),
+    dict(shape=(1, 5, 8, 3), begin=[0, 0, 0, 1], end=[1, 5, 8, 2], strides=[1, 1, 1, 1], shrink_axis_mask=8),
+    dict(shape=(2, 3, 4, 5), begin=[0, 1, 1, 1], end=[2, 1, 2, 3], strides=[1, 1, 1, 1], offset=True),
+    dict(shape=(2, 3, 4, 5), begin=[-1, 0, -3, 1], end=[1, 2, 2, 2], strides=[1, 1, 1, 2], offset=True),
+    dict(shape=(6,), begin=[4], end=[0], strides=[-2]),
+    dict(shape=(2, 3, 4, 5), begin=[1, 0], end=[2, 0], strides=[1, 1], ellipsis_mask=2, shrink_axis_mask=1),
+    dict(shape=(3, 4, 5), begin=[0, 1, 0], end=[0, 2, 0], strides=[1, 1, 1], new_axis_mask=4, ellipsis_mask=1),
+]
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("case", range(len(SS_CASES)))
+def test_strided_slice(runner, rng, dtype, case):
+    run(runner, rng, MM.strided_slice(dtype, **SS_CASES[case]))
+
+
+def test_strided_slice_reject_non_const(runner, rng):
+    m = MM.strided_slice("int8", **SS_CASES[0])
+    m.tensors[2].data = None
+    _expect_reject(runner, m, "end", "constant")
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("shape,begin,size", [((4, 6), [1, 2], [2, 3]), ((4, 6), [0, 3], [-1, -1]),
+                                              ((2, 3, 4, 5), [1, 0, 2, 1], [1, 3, 2, -1]),
+                                              ((1, 2, 3, 4, 5), [0, 1, 1, 0, 2], [1, 1, 2, 4, 3])])
+def test_slice(runner, rng, dtype, shape, begin, size):
+    run(runner, rng, MM.slice_(dtype, shape, begin, size))
+
+
+def test_slice_int64_indices(runner, rng):
+    run(runner, rng, MM.slice_("float32", (4, 6), [1, 2], [2, -1], idx_dtype=np.int64))

@@ -60,6 +60,9 @@ MN_DECLARE(QUANTIZE)
 #if MICRONN_OP_RESHAPE
 MN_DECLARE(RESHAPE)
 #endif
+#if MICRONN_OP_SLICE
+MN_DECLARE(SLICE)
+#endif
 #if MICRONN_OP_SOFTMAX
 MN_DECLARE(SOFTMAX)
 #endif
@@ -71,6 +74,9 @@ MN_DECLARE(SPLIT_V)
 #endif
 #if MICRONN_OP_SQUEEZE
 MN_DECLARE(SQUEEZE)
+#endif
+#if MICRONN_OP_STRIDED_SLICE
+MN_DECLARE(STRIDED_SLICE)
 #endif
 #if MICRONN_OP_SVDF
 MN_DECLARE(SVDF)
@@ -128,6 +134,9 @@ static const mn_registration_t mn_builtin_ops[] = {
 #if MICRONN_OP_RESHAPE
     MN_ENTRY(RESHAPE)
 #endif
+#if MICRONN_OP_SLICE
+    MN_ENTRY(SLICE)
+#endif
 #if MICRONN_OP_SOFTMAX
     MN_ENTRY(SOFTMAX)
 #endif
@@ -139,6 +148,9 @@ static const mn_registration_t mn_builtin_ops[] = {
 #endif
 #if MICRONN_OP_SQUEEZE
     MN_ENTRY(SQUEEZE)
+#endif
+#if MICRONN_OP_STRIDED_SLICE
+    MN_ENTRY(STRIDED_SLICE)
 #endif
 #if MICRONN_OP_SVDF
     MN_ENTRY(SVDF)
