@@ -193,3 +193,43 @@ def slice_(dtype, shape, begin, size, idx_dtype=np.int32):
                                 const("size", size, idx_dtype)],
                      [T("output", dtype, out_shape, **q)], S.BuiltinOptions.SliceOptions, S.SliceOptionsT(), {},
                      desc=f"slice {dtype} {shape} {begin} {size}")
+
+
+# ---- GATHER / GATHER_ND -------------------------------------------------------------------------
+
+def gather(dtype, params_shape, indices_shape, axis=0, batch_dims=0, idx_dtype=np.int32, const_params=False,
+           rng=None):
+    q = qkw(dtype)
+    a = axis % len(params_shape)
+    bd = batch_dims % len(indices_shape) if batch_dims < 0 else batch_dims
+    out_shape = list(params_shape[:a]) + list(indices_shape[bd:]) + list(params_shape[a + 1:])
+    p = T("params", dtype, params_shape, **q)
+    if const_params:
+        p.data = rand_any(rng, p)
+    o = S.GatherOptionsT()
+    o.axis, o.batchDims = axis, batch_dims
+    m = single_op(BO.GATHER, [p, T("indices", idx_dtype, indices_shape)], [T("output", dtype, out_shape, **q)],
+                  S.BuiltinOptions.GatherOptions, o, {0: axis, 1: batch_dims},
+                  desc=f"gather {dtype} {params_shape}[{indices_shape}] axis {axis} bd {batch_dims}")
+    m.index_limit = params_shape[a]
+    return m
+
+
+def gather_nd(dtype, params_shape, indices_shape, idx_dtype=np.int32):
+    q = qkw(dtype)
+    k = indices_shape[-1]
+    out_shape = list(indices_shape[:-1]) + list(params_shape[k:])
+    m = single_op(BO.GATHER_ND, [T("params", dtype, params_shape, **q), T("indices", idx_dtype, indices_shape)],
+                  [T("output", dtype, out_shape, **q)], S.BuiltinOptions.GatherNdOptions, S.GatherNdOptionsT(), {},
+                  desc=f"gather_nd {dtype} {params_shape}[{indices_shape}]")
+    m.index_limit = np.array(params_shape[:k])
+    return m
+
+
+def index_gen(model):
+    """Input generator: random data, and indices within model.index_limit (per last index dim)."""
+    def gen(rng, t):
+        if t.name == "indices":
+            return (rng.integers(0, 2**31 - 1, t.shape) % model.index_limit).astype(t.dtype)
+        return rand_any(rng, t)
+    return gen

@@ -181,3 +181,47 @@ def test_slice(runner, rng, dtype, shape, begin, size):
 
 def test_slice_int64_indices(runner, rng):
     run(runner, rng, MM.slice_("float32", (4, 6), [1, 2], [2, -1], idx_dtype=np.int64))
+
+
+# ---- GATHER / GATHER_ND -------------------------------------------------------------------------
+
+GATHER_DTYPES = ("int8", "int16", "float32", "int32", "int64", "uint8", "bool")
+
+
+@pytest.mark.parametrize("dtype", GATHER_DTYPES)
+@pytest.mark.parametrize("case", [
+    dict(params_shape=(5, 3), indices_shape=(4,)), dict(params_shape=(5, 3), indices_shape=(2, 3), axis=1),
+    dict(params_shape=(2, 6, 4), indices_shape=(7,), axis=-2), dict(params_shape=(10,), indices_shape=()),
+    dict(params_shape=(3, 5, 2), indices_shape=(3, 4), axis=1, batch_dims=1),
+    dict(params_shape=(2, 3, 5, 2), indices_shape=(2, 3, 2), axis=2, batch_dims=-1),
+    dict(params_shape=(2, 4, 3), indices_shape=(2, 2, 2), axis=2, batch_dims=1),
+    dict(params_shape=(6, 4), indices_shape=(3, 2), idx_dtype=np.int64)])
+def test_gather(runner, rng, dtype, case):
+    m = MM.gather(dtype, **case)
+    check(runner, rng, m, gen=MM.index_gen(m), max_saturated=None)
+
+
+def test_gather_const_params_embedding_like(runner, rng):
+    m = MM.gather("int8", (50, 16), (1, 12), const_params=True, rng=rng)
+    check(runner, rng, m, gen=MM.index_gen(m), max_saturated=None)
+
+
+def test_gather_index_out_of_range(runner, rng):
+    m = MM.gather("int8", (5, 3), (4,))
+    with pytest.raises(Exception, match="out of range"):
+        runner(m, [MM.rand_any(rng, m.tensors[0]), np.array([0, 1, 5, 2], dtype=np.int32)])
+
+
+@pytest.mark.parametrize("dtype", GATHER_DTYPES)
+@pytest.mark.parametrize("params_shape,indices_shape", [((5, 3), (4, 1)), ((5, 3), (4, 2)), ((2, 3, 4), (2, 2, 2)),
+                                                        ((4, 3, 2), (3,)), ((6,), (5, 1))])
+def test_gather_nd(runner, rng, dtype, params_shape, indices_shape):
+    m = MM.gather_nd(dtype, params_shape, indices_shape)
+    check(runner, rng, m, gen=MM.index_gen(m), max_saturated=None)
+
+
+def test_gather_nd_int64_and_out_of_range(runner, rng):
+    m = MM.gather_nd("float32", (4, 3), (2, 2), idx_dtype=np.int64)
+    check(runner, rng, m, gen=MM.index_gen(m), max_saturated=None)
+    with pytest.raises(Exception, match="out of range"):
+        runner(m, [MM.rand_any(rng, m.tensors[0]), np.array([[0, 1], [4, 0]], dtype=np.int64)])
