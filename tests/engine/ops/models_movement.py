@@ -230,6 +230,23 @@ def index_gen(model):
     """Input generator: random data, and indices within model.index_limit (per last index dim)."""
     def gen(rng, t):
         if t.name == "indices":
-            return (rng.integers(0, 2**31 - 1, t.shape) % model.index_limit).astype(t.dtype)
+            return np.asarray(rng.integers(0, 2**31 - 1, t.shape) % model.index_limit).astype(t.dtype)
         return rand_any(rng, t)
     return gen
+
+
+# ---- MEAN / SUM / REDUCE_MAX / REDUCE_MIN / REDUCE_PROD -----------------------------------------
+
+REDUCE_OPS = {"mean": BO.MEAN, "sum": BO.SUM, "max": BO.REDUCE_MAX, "min": BO.REDUCE_MIN, "prod": BO.REDUCE_PROD}
+
+
+def reduce(kind, dtype, shape, axes, keep_dims=False, in_q=None, out_q=None):
+    rank = len(shape)
+    red = {a % rank for a in axes}
+    out_shape = [1 if k in red else d for k, d in enumerate(shape) if keep_dims or k not in red]
+    o = S.ReducerOptionsT()
+    o.keepDims = keep_dims
+    return single_op(REDUCE_OPS[kind], [T("input", dtype, shape, **(in_q or qkw(dtype))), const("axis", axes)],
+                     [T("output", dtype, out_shape, **(out_q or in_q or qkw(dtype)))],
+                     S.BuiltinOptions.ReducerOptions, o, {0: int(keep_dims)},
+                     desc=f"{kind} {dtype} {shape} axes {axes} keep {keep_dims} {in_q} {out_q}")

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import models_movement as MM
+from runners import run_oracle
 from test_op_kernels import _expect_reject, check
 
 ALL = MM.DTYPES_ALL
@@ -225,3 +226,111 @@ def test_gather_nd_int64_and_out_of_range(runner, rng):
     check(runner, rng, m, gen=MM.index_gen(m), max_saturated=None)
     with pytest.raises(Exception, match="out of range"):
         runner(m, [MM.rand_any(rng, m.tensors[0]), np.array([[0, 1], [4, 0]], dtype=np.int64)])
+
+
+# ---- MEAN / SUM / REDUCE_MAX / REDUCE_MIN / REDUCE_PROD -----------------------------------------
+
+RED_SHAPES = [((2, 3, 4), [1]), ((2, 3, 4), [0, 2]), ((1, 5, 5, 8), [1, 2]), ((1, 5, 5, 8), [-1]),
+              ((3, 4), [0, 1]), ((2, 3, 4, 5), [3, 1, 1]), ((7,), [0]), ((2, 1, 3, 2, 3), [0, 3])]
+
+
+@pytest.mark.parametrize("kind", ["mean", "sum", "max", "min"])
+@pytest.mark.parametrize("dtype", ["float32", "int32", "int64"])
+@pytest.mark.parametrize("shape,axes", RED_SHAPES)
+@pytest.mark.parametrize("keep", [False, True])
+def test_reduce_plain(runner, rng, kind, dtype, shape, axes, keep):
+    def gen(rng_, t):
+        if t.dtype == np.float32:
+            return rng_.normal(0, 1, t.shape).astype(np.float32)
+        return rng_.integers(-2**20, 2**20, t.shape).astype(t.dtype)
+    check(runner, rng, MM.reduce(kind, dtype, shape, axes, keep), gen=gen, max_saturated=None)
+
+
+# int16 SUM: LiteRT 2.3's reference reads int16 data as uint8, so there is no oracle (see below).
+@pytest.mark.parametrize("kind,dtype", [("mean", "int8"), ("mean", "uint8"), ("mean", "int16"), ("sum", "int8"),
+                                        ("sum", "uint8")])
+@pytest.mark.parametrize("shape,axes", RED_SHAPES)
+@pytest.mark.parametrize("keep", [False, True])
+def test_reduce_quantized(runner, rng, kind, dtype, shape, axes, keep):
+    # different input and output quantization: the requantizing path
+    n = int(np.prod([shape[a] for a in set(a % len(shape) for a in axes)]))
+    s_in = float(rng.uniform(0.01, 0.1))
+    s_out = s_in * float(rng.uniform(0.3, 0.8)) * (1.0 if kind == "mean" else np.sqrt(n) * 2.5)
+    if dtype == "int16":
+        in_q, out_q = dict(scale=[s_in / 256], zp=[0]), dict(scale=[s_out / 256], zp=[0])
+    else:
+        base = 128 if dtype == "uint8" else 0
+        in_q = dict(scale=[s_in], zp=[base + int(rng.integers(-20, 21))])
+        out_q = dict(scale=[s_out], zp=[base + int(rng.integers(-20, 21))])
+    m = MM.reduce(kind, dtype, shape, axes, keep, in_q=in_q, out_q=out_q)
+    if kind == "sum" and dtype != "uint8":
+        check_sum_via_uint8(runner, rng, m)
+    else:
+        check(runner, rng, m, gen=MM.rand_any)
+
+
+def check_sum_via_uint8(runner, rng, m):
+    """LiteRT 2.3's reference SUM reads int8 and int16 data as uint8 (its int8 results are the uint8
+    ones reinterpreted). int8 SUM is checked through its exact uint8 twin instead: data and both
+    zero points shifted by 128 give the same sum minus zero point * count, hence the same output
+    plus 128. int16 SUM (same code as int8/uint8, with int16 bounds) has no oracle to compare with."""
+    x = MM.rand_any(rng, m.tensors[0])
+    twin = MM.reduce("sum", "uint8", m.tensors[0].shape, list(m.tensors[1].data), bool(m.fields[0]),
+                     in_q=dict(scale=m.tensors[0].scale, zp=[m.tensors[0].zp[0] + 128]),
+                     out_q=dict(scale=m.tensors[2].scale, zp=[m.tensors[2].zp[0] + 128]))
+    want = (run_oracle(twin, [(x.astype(np.int16) + 128).astype(np.uint8)])[0].astype(np.int16) - 128).astype(np.int8)
+    got = np.asarray(runner(m, [x])[0]).reshape(want.shape)
+    np.testing.assert_array_equal(got, want, err_msg=m.desc)
+    assert np.mean(np.abs(want.astype(int)) >= 127) < 0.6, f"{m.desc}: saturated"
+
+
+@pytest.mark.parametrize("kind", ["mean", "sum"])
+def test_reduce_same_quant_and_large_count(runner, rng, kind):
+    for shape, axes in [((1, 12, 12, 4), [1, 2]), ((1, 300), [1]), ((2, 3), [1])]:
+        q = dict(scale=[0.05], zp=[-3])
+        out_q = q if kind == "mean" else dict(scale=[0.05 * np.sqrt(shape[axes[0]]) * 3], zp=[2])
+        m = MM.reduce(kind, "int8", shape, axes, True, in_q=q, out_q=out_q)
+        if kind == "sum":
+            check_sum_via_uint8(runner, rng, m)
+        else:
+            check(runner, rng, m, gen=MM.rand_any)
+
+
+@pytest.mark.parametrize("kind", ["max", "min"])
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16"])
+@pytest.mark.parametrize("shape,axes", RED_SHAPES[:5])
+def test_reduce_minmax_quantized(runner, rng, kind, dtype, shape, axes):
+    check(runner, rng, MM.reduce(kind, dtype, shape, axes), gen=MM.rand_any)
+
+
+def test_reduce_minmax_reject_quant_change(runner, rng):
+    m = MM.reduce("max", "int8", (2, 3), [1], in_q=MM.qkw("int8"), out_q=MM.qkw("int8", 0.1, 0))
+    _expect_reject(runner, m, "quantization")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "int64", "int8", "int16"])
+@pytest.mark.parametrize("shape,axes", [((2, 3, 4), [1]), ((3, 4), [0, 1]), ((2, 5, 2), [0, 2]), ((4, 2), [-1])])
+def test_reduce_prod(runner, rng, dtype, shape, axes):
+    n = int(np.prod([shape[a] for a in set(a % len(shape) for a in axes)]))
+    in_q = out_q = None
+    if dtype in ("int8", "int16"):
+        s_in = 0.02 if dtype == "int8" else 0.02 / 256
+        in_q = dict(scale=[s_in], zp=[int(rng.integers(-5, 6)) if dtype == "int8" else 0])
+        # values of +-(1..3) real: products up to 3^n
+        out_q = dict(scale=[(2.0 ** n) / (127 if dtype == "int8" else 32767)], zp=[0])
+
+    def gen(rng_, t):
+        if t.dtype == np.float32:
+            return rng_.uniform(-2, 2, t.shape).astype(np.float32)
+        if t.dtype in (np.int32, np.int64):
+            return rng_.integers(-40, 40, t.shape).astype(t.dtype)
+        real = rng_.uniform(-2.2, 2.2, t.shape)
+        return np.clip(np.round(real / t.scale[0]) + t.zp[0], *np.iinfo(t.dtype).__dict__ and
+                       (np.iinfo(t.dtype).min, np.iinfo(t.dtype).max)).astype(t.dtype)
+    check(runner, rng, MM.reduce("prod", dtype, shape, axes, in_q=in_q, out_q=out_q), gen=gen, max_saturated=None)
+
+
+def test_reduce_reject_non_const_axis(runner, rng):
+    m = MM.reduce("mean", "int8", (2, 3), [1])
+    m.tensors[1].data = None
+    _expect_reject(runner, m, "axis", "constant")
