@@ -250,3 +250,22 @@ def reduce(kind, dtype, shape, axes, keep_dims=False, in_q=None, out_q=None):
                      [T("output", dtype, out_shape, **(out_q or in_q or qkw(dtype)))],
                      S.BuiltinOptions.ReducerOptions, o, {0: int(keep_dims)},
                      desc=f"{kind} {dtype} {shape} axes {axes} keep {keep_dims} {in_q} {out_q}")
+
+
+# ---- RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR --------------------------------------------------
+
+def resize(kind, dtype, in_shape, size, align_corners=False, half_pixel=False):
+    q = qkw(dtype)
+    out_shape = (in_shape[0], size[0], size[1], in_shape[3])
+    if kind == "bilinear":
+        o = S.ResizeBilinearOptionsT()
+        code, ot, fields = BO.RESIZE_BILINEAR, S.BuiltinOptions.ResizeBilinearOptions, {2: int(align_corners),
+                                                                                        3: int(half_pixel)}
+    else:
+        o = S.ResizeNearestNeighborOptionsT()
+        code, ot, fields = BO.RESIZE_NEAREST_NEIGHBOR, S.BuiltinOptions.ResizeNearestNeighborOptions, {
+            0: int(align_corners), 1: int(half_pixel)}
+    o.alignCorners, o.halfPixelCenters = align_corners, half_pixel
+    return single_op(code, [T("input", dtype, in_shape, **q), const("size", size)],
+                     [T("output", dtype, out_shape, **q)], ot, o, fields,
+                     desc=f"resize_{kind} {dtype} {in_shape}->{size} ac{align_corners} hp{half_pixel}")

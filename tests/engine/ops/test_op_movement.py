@@ -334,3 +334,30 @@ def test_reduce_reject_non_const_axis(runner, rng):
     m = MM.reduce("mean", "int8", (2, 3), [1])
     m.tensors[1].data = None
     _expect_reject(runner, m, "axis", "constant")
+
+
+# ---- RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR --------------------------------------------------
+
+RESIZE_CASES = [((1, 4, 5, 3), (8, 10)), ((2, 5, 3, 2), (3, 7)), ((1, 8, 8, 1), (3, 3)), ((1, 1, 1, 4), (2, 3)),
+                ((1, 6, 4, 2), (6, 4)), ((1, 3, 7, 2), (1, 1)), ((1, 2, 2, 5), (9, 7))]
+RESIZE_MODES = [(False, False), (True, False), (False, True)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8", "int16", "uint8"])
+@pytest.mark.parametrize("shape,size", RESIZE_CASES)
+@pytest.mark.parametrize("mode", RESIZE_MODES)
+def test_resize_bilinear(runner, rng, dtype, shape, size, mode):
+    run(runner, rng, MM.resize("bilinear", dtype, shape, size, *mode))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8", "int16", "uint8", "int32"])   # LiteRT: no int64
+@pytest.mark.parametrize("shape,size", RESIZE_CASES)
+@pytest.mark.parametrize("mode", RESIZE_MODES)
+def test_resize_nearest(runner, rng, dtype, shape, size, mode):
+    run(runner, rng, MM.resize("nearest", dtype, shape, size, *mode))
+
+
+def test_resize_reject_non_const_size(runner, rng):
+    m = MM.resize("bilinear", "int8", (1, 4, 4, 1), (8, 8))
+    m.tensors[1].data = None
+    _expect_reject(runner, m, "size", "constant")

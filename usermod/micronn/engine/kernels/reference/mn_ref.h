@@ -230,6 +230,18 @@ void mn_fill_elems(void *out, size_t n, size_t es, const void *value);
  * ConcatenationWithScaling): out = clamp(round(in * scale + bias) + out_zp, 0, 255). */
 void mn_concat_requant_u8(size_t n, float scale, float bias, int32_t out_zp, const uint8_t *in, uint8_t *out);
 
+/* ---- RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR (NHWC) ---- */
+typedef struct {
+    int32_t batches, in_h, in_w, depth, out_h, out_w;
+    int32_t align_corners, half_pixel;
+} mn_resize_geom_t;
+void mn_resize_bilinear_f32(const mn_resize_geom_t *g, const float *input, float *output);
+void mn_resize_bilinear_u8(const mn_resize_geom_t *g, const uint8_t *input, uint8_t *output);
+void mn_resize_bilinear_s8(const mn_resize_geom_t *g, const int8_t *input, int8_t *output);
+void mn_resize_bilinear_s16(const mn_resize_geom_t *g, const int16_t *input, int16_t *output);
+/* Element size es: any dtype. */
+void mn_resize_nearest(const mn_resize_geom_t *g, size_t es, const void *input, void *output);
+
 #ifdef __cplusplus
 }
 #endif
