@@ -269,3 +269,33 @@ def resize(kind, dtype, in_shape, size, align_corners=False, half_pixel=False):
     return single_op(code, [T("input", dtype, in_shape, **q), const("size", size)],
                      [T("output", dtype, out_shape, **q)], ot, o, fields,
                      desc=f"resize_{kind} {dtype} {in_shape}->{size} ac{align_corners} hp{half_pixel}")
+
+
+# ---- SPACE_TO_DEPTH / DEPTH_TO_SPACE / SPACE_TO_BATCH_ND / BATCH_TO_SPACE_ND -------------------
+
+def space_to_depth(dtype, shape, block, inverse=False):
+    q = qkw(dtype)
+    n, h, w, c = shape
+    if inverse:
+        out_shape, code = (n, h * block, w * block, c // (block * block)), BO.DEPTH_TO_SPACE
+        o, ot = S.DepthToSpaceOptionsT(), S.BuiltinOptions.DepthToSpaceOptions
+    else:
+        out_shape, code = (n, h // block, w // block, c * block * block), BO.SPACE_TO_DEPTH
+        o, ot = S.SpaceToDepthOptionsT(), S.BuiltinOptions.SpaceToDepthOptions
+    o.blockSize = block
+    return single_op(code, [T("input", dtype, shape, **q)], [T("output", dtype, out_shape, **q)], ot, o,
+                     {0: block}, desc=f"{'d2s' if inverse else 's2d'} {dtype} {shape} b{block}")
+
+
+def space_to_batch(dtype, shape, block, pads, inverse=False):
+    q = qkw(dtype)
+    if inverse:
+        code, o, ot, name = BO.BATCH_TO_SPACE_ND, S.BatchToSpaceNDOptionsT(), S.BuiltinOptions.BatchToSpaceNDOptions, \
+            "crops"
+    else:
+        code, o, ot, name = BO.SPACE_TO_BATCH_ND, S.SpaceToBatchNDOptionsT(), \
+            S.BuiltinOptions.SpaceToBatchNDOptions, "paddings"
+    m = single_op(code, [T("input", dtype, shape, **q), const("block_shape", block), const(name, pads)],
+                  [T("output", dtype, (1,), **q)], ot, o, {},
+                  desc=f"{'b2s' if inverse else 's2b'} {dtype} {shape} {block} {pads}")
+    return with_oracle_shapes(m)

@@ -361,3 +361,39 @@ def test_resize_reject_non_const_size(runner, rng):
     m = MM.resize("bilinear", "int8", (1, 4, 4, 1), (8, 8))
     m.tensors[1].data = None
     _expect_reject(runner, m, "size", "constant")
+
+
+# ---- SPACE_TO_DEPTH / DEPTH_TO_SPACE / SPACE_TO_BATCH_ND / BATCH_TO_SPACE_ND -------------------
+
+S2D_DTYPES = ("int8", "float32", "int32", "int64", "uint8")   # LiteRT: no int16, bool
+
+
+@pytest.mark.parametrize("dtype", S2D_DTYPES)
+@pytest.mark.parametrize("shape,block", [((1, 4, 6, 3), 2), ((2, 6, 3, 2), 3), ((1, 2, 2, 1), 1), ((1, 8, 8, 5), 4)])
+def test_space_to_depth(runner, rng, dtype, shape, block):
+    run(runner, rng, MM.space_to_depth(dtype, shape, block))
+
+
+@pytest.mark.parametrize("dtype", S2D_DTYPES)
+@pytest.mark.parametrize("shape,block", [((1, 2, 3, 12), 2), ((2, 2, 1, 18), 3), ((1, 1, 1, 16), 4)])
+def test_depth_to_space(runner, rng, dtype, shape, block):
+    run(runner, rng, MM.space_to_depth(dtype, shape, block, inverse=True))
+
+
+S2B_DTYPES = ("int8", "int16", "float32", "int32", "int64", "uint8")
+
+
+@pytest.mark.parametrize("dtype", S2B_DTYPES)
+@pytest.mark.parametrize("shape,block,pads", [((1, 4, 4, 3), [2, 2], [[0, 0], [0, 0]]),
+                                              ((2, 5, 3, 2), [2, 3], [[1, 0], [2, 1]]),
+                                              ((1, 3, 2), [2], [[1, 2]]), ((3, 2, 4, 1), [1, 2], [[0, 3], [0, 2]])])
+def test_space_to_batch(runner, rng, dtype, shape, block, pads):
+    run(runner, rng, MM.space_to_batch(dtype, shape, block, pads))
+
+
+@pytest.mark.parametrize("dtype", S2B_DTYPES)
+@pytest.mark.parametrize("shape,block,crops", [((4, 2, 2, 3), [2, 2], [[0, 0], [0, 0]]),
+                                               ((12, 2, 3, 2), [2, 3], [[1, 0], [2, 1]]),
+                                               ((4, 3, 2), [2], [[1, 2]]), ((6, 2, 2, 1), [3, 2], [[2, 1], [0, 3]])])
+def test_batch_to_space(runner, rng, dtype, shape, block, crops):
+    run(runner, rng, MM.space_to_batch(dtype, shape, block, crops, inverse=True))
