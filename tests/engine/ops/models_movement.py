@@ -229,7 +229,7 @@ def gather_nd(dtype, params_shape, indices_shape, idx_dtype=np.int32):
 def index_gen(model):
     """Input generator: random data, and indices within model.index_limit (per last index dim)."""
     def gen(rng, t):
-        if t.name == "indices":
+        if t.name in ("indices", "ids"):
             return np.asarray(rng.integers(0, 2**31 - 1, t.shape) % model.index_limit).astype(t.dtype)
         return rand_any(rng, t)
     return gen
@@ -299,3 +299,105 @@ def space_to_batch(dtype, shape, block, pads, inverse=False):
                   [T("output", dtype, (1,), **q)], ot, o, {},
                   desc=f"{'b2s' if inverse else 's2b'} {dtype} {shape} {block} {pads}")
     return with_oracle_shapes(m)
+
+
+# ---- MIRROR_PAD / FILL / ZEROS_LIKE / BROADCAST_TO / BROADCAST_ARGS / SHAPE ---------------------
+
+def mirror_pad(dtype, shape, pads, mode):
+    q = qkw(dtype)
+    out_shape = [d + a + b for d, (a, b) in zip(shape, pads)]
+    o = S.MirrorPadOptionsT()
+    o.mode = mode
+    return single_op(BO.MIRROR_PAD, [T("input", dtype, shape, **q), const("paddings", pads)],
+                     [T("output", dtype, out_shape, **q)], S.BuiltinOptions.MirrorPadOptions, o, {0: mode},
+                     desc=f"mirror_pad {dtype} {shape} {pads} mode {mode}")
+
+
+def fill(dtype, shape, const_dims=True):
+    q = qkw(dtype)
+    dims = const("dims", shape) if const_dims else T("dims", np.int32, (len(shape),))
+    return single_op(BO.FILL, [dims, T("value", dtype, (), **q)], [T("output", dtype, shape, **q)],
+                     S.BuiltinOptions.FillOptions, S.FillOptionsT(), {}, desc=f"fill {dtype} {shape}")
+
+
+def zeros_like(dtype, shape):
+    q = qkw(dtype)
+    return single_op(BO.ZEROS_LIKE, [T("input", dtype, shape, **q)], [T("output", dtype, shape, **q)],
+                     S.BuiltinOptions.ZerosLikeOptions, S.ZerosLikeOptionsT(), {}, desc=f"zeros_like {dtype} {shape}")
+
+
+def with_version(model, version):
+    """Serialise `model` with opcode version `version` (opmodels writes 1; BROADCAST_TO starts at 2)."""
+    import flatbuffers
+
+    from opmodels import OpModel
+
+    def tflite():
+        mt = S.ModelT.InitFromPackedBuf(OpModel.tflite(model), 0)
+        mt.operatorCodes[0].version = version
+        b = flatbuffers.Builder(1024)
+        b.Finish(mt.Pack(b), file_identifier=b"TFL3")
+        return bytes(b.Output())
+    model.tflite = tflite
+    return model
+
+
+def broadcast_to(dtype, shape, target):
+    q = qkw(dtype)
+    return with_version(single_op(BO.BROADCAST_TO, [T("input", dtype, shape, **q), const("shape", target)],
+                     [T("output", dtype, target, **q)], S.BuiltinOptions.BroadcastToOptions,
+                     S.BroadcastToOptionsT(), {}, desc=f"broadcast_to {dtype} {shape}->{target}"), 2)
+
+
+def broadcast_args(dtype, n0, n1):
+    dt = np.dtype(dtype)
+    return single_op(BO.BROADCAST_ARGS, [T("shape0", dt, (n0,)), T("shape1", dt, (n1,))],
+                     [T("output", dt, (max(n0, n1),))], 0, None, {}, desc=f"broadcast_args {dtype} {n0} {n1}")
+
+
+def shape_op(dtype, shape, out_dtype):
+    o = S.ShapeOptionsT()
+    o.outType = S.TensorType.INT64 if out_dtype == "int64" else S.TensorType.INT32
+    return single_op(BO.SHAPE, [T("input", dtype, shape, **qkw(dtype))], [T("output", out_dtype, (len(shape),))],
+                     S.BuiltinOptions.ShapeOptions, o, {0: o.outType}, desc=f"shape {dtype} {shape} {out_dtype}")
+
+
+# ---- ARG_MAX / ARG_MIN / CUMSUM / EMBEDDING_LOOKUP ----------------------------------------------
+
+def arg_min_max(kind, dtype, shape, axis, out_dtype="int32"):
+    a = axis % len(shape)
+    out_shape = [d for k, d in enumerate(shape) if k != a]
+    tt = S.TensorType.INT64 if out_dtype == "int64" else S.TensorType.INT32
+    if kind == "max":
+        o, ot, code = S.ArgMaxOptionsT(), S.BuiltinOptions.ArgMaxOptions, BO.ARG_MAX
+    else:
+        o, ot, code = S.ArgMinOptionsT(), S.BuiltinOptions.ArgMinOptions, BO.ARG_MIN
+    o.outputType = tt
+    return single_op(code, [T("input", dtype, shape, **qkw(dtype)), const("axis", [axis])],
+                     [T("output", out_dtype, out_shape)], ot, o, {0: tt},
+                     desc=f"arg_{kind} {dtype} {shape} axis {axis} -> {out_dtype}")
+
+
+def cumsum(dtype, shape, axis, exclusive=False, reverse=False):
+    o = S.CumsumOptionsT()
+    o.exclusive, o.reverse = exclusive, reverse
+    return single_op(BO.CUMSUM, [T("input", dtype, shape), T("axis", np.int32, (), data=np.int32(axis))],
+                     [T("output", dtype, shape)], S.BuiltinOptions.CumsumOptions, o,
+                     {0: int(exclusive), 1: int(reverse)},
+                     desc=f"cumsum {dtype} {shape} axis {axis} ex{exclusive} rev{reverse}")
+
+
+def embedding_lookup(rng, dtype, out_dtype, rows, row_shape, n_ids, per_row=False):
+    shape = (rows,) + tuple(row_shape)
+    if dtype in ("int8", "uint8") and out_dtype == "float32":
+        scales = list(rng.uniform(0.01, 0.1, rows)) if per_row else [float(rng.uniform(0.01, 0.1))]
+        value = T("value", dtype, shape, scale=scales, zp=[0] * len(scales), qdim=0)
+    else:
+        value = T("value", dtype, shape, **qkw(dtype))
+    value.data = rand_any(rng, value)
+    m = single_op(BO.EMBEDDING_LOOKUP, [T("ids", np.int32, (n_ids,)), value],
+                  [T("output", out_dtype, (n_ids,) + tuple(row_shape), **({} if out_dtype == "float32"
+                                                                          else qkw(out_dtype)))],
+                  0, None, {}, desc=f"embedding_lookup {dtype}->{out_dtype} {shape} ids {n_ids} pr{per_row}")
+    m.index_limit = rows
+    return m

@@ -397,3 +397,91 @@ def test_space_to_batch(runner, rng, dtype, shape, block, pads):
                                                ((4, 3, 2), [2], [[1, 2]]), ((6, 2, 2, 1), [3, 2], [[2, 1], [0, 3]])])
 def test_batch_to_space(runner, rng, dtype, shape, block, crops):
     run(runner, rng, MM.space_to_batch(dtype, shape, block, crops, inverse=True))
+
+
+# ---- MIRROR_PAD ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ("int8", "int16", "float32", "int32", "int64", "uint8"))
+@pytest.mark.parametrize("shape,pads", [((3, 4), [[1, 2], [3, 0]]), ((1, 4, 5, 2), [[0, 0], [2, 3], [1, 1], [0, 1]]),
+                                        ((5,), [[4, 3]]), ((2, 3, 4), [[1, 1], [2, 2], [0, 3]])])
+@pytest.mark.parametrize("mode", [0, 1])
+def test_mirror_pad(runner, rng, dtype, shape, pads, mode):
+    if mode == 0:   # REFLECT pads at most dim - 1
+        pads = [[min(a, d - 1), min(b, d - 1)] for d, (a, b) in zip(shape, pads)]
+    run(runner, rng, MM.mirror_pad(dtype, shape, pads, mode))
+
+
+# ---- FILL / ZEROS_LIKE / BROADCAST_TO / BROADCAST_ARGS / SHAPE -------------------------------------
+
+@pytest.mark.parametrize("dtype", ("int8", "int16", "float32", "int32", "int64", "bool"))
+@pytest.mark.parametrize("shape", [(3, 4), (2, 1, 5), (7,), (1, 2, 3, 4, 5)])
+def test_fill(runner, rng, dtype, shape):
+    run(runner, rng, MM.fill(dtype, shape))
+
+
+def test_fill_non_const_dims(runner, rng):
+    m = MM.fill("float32", (2, 3), const_dims=False)
+    x = [np.array([2, 3], np.int32), np.array(1.25, np.float32)]
+    np.testing.assert_array_equal(np.asarray(runner(m, x)[0]).reshape(2, 3), run_oracle(m, x)[0])
+
+
+@pytest.mark.parametrize("dtype", ("float32", "int32", "int64"))   # LiteRT: only these
+def test_zeros_like(runner, rng, dtype):
+    run(runner, rng, MM.zeros_like(dtype, (2, 3, 4)))
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("shape,target", [((3,), (2, 3)), ((1, 3), (4, 3)), ((2, 1, 3), (2, 4, 3)),
+                                          ((1,), (2, 2, 2, 2)), ((4, 1, 1), (2, 4, 3, 5)), ((2, 3), (2, 3))])
+def test_broadcast_to(runner, rng, dtype, shape, target):
+    run(runner, rng, MM.broadcast_to(dtype, shape, target))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+@pytest.mark.parametrize("s0,s1", [([2, 1, 3], [4, 1]), ([5], [1, 2, 1]), ([1, 1], [3, 4])])
+def test_broadcast_args(runner, rng, dtype, s0, s1):
+    m = MM.broadcast_args(dtype, len(s0), len(s1))
+    x = [np.array(s0, dtype), np.array(s1, dtype)]
+    want = run_oracle(m, x)[0]
+    np.testing.assert_array_equal(np.asarray(runner(m, x)[0]).reshape(want.shape), want)
+
+
+@pytest.mark.parametrize("out_dtype", ["int32", "int64"])
+@pytest.mark.parametrize("shape", [(3, 4), (1, 2, 3, 4, 5), (7,)])
+def test_shape(runner, rng, out_dtype, shape):
+    check(runner, rng, MM.shape_op("int8", shape, out_dtype), gen=MM.rand_any, max_saturated=None)
+
+
+# ---- ARG_MAX / ARG_MIN / CUMSUM / EMBEDDING_LOOKUP ----------------------------------------------
+
+@pytest.mark.parametrize("kind", ["max", "min"])
+@pytest.mark.parametrize("dtype", ["float32", "int8", "uint8", "int32"])   # LiteRT: no int16, int64 input
+@pytest.mark.parametrize("shape,axis", [((3, 10), 1), ((4, 5, 6), 0), ((2, 3, 4, 5), -2), ((9,), 0)])
+@pytest.mark.parametrize("out_dtype", ["int32", "int64"])
+def test_arg_min_max(runner, rng, kind, dtype, shape, axis, out_dtype):
+    def gen(rng_, t):   # few distinct values: ties must resolve to the first index
+        if t.dtype == np.float32:
+            return rng_.integers(-3, 4, t.shape).astype(np.float32)
+        return rng_.integers(0, 5, t.shape).astype(t.dtype)
+    check(runner, rng, MM.arg_min_max(kind, dtype, shape, axis, out_dtype), gen=gen, max_saturated=None)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "int64"])
+@pytest.mark.parametrize("shape,axis", [((3, 10), 1), ((4, 5, 6), 0), ((2, 3, 4, 5), -2)])
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_cumsum(runner, rng, dtype, shape, axis, exclusive, reverse):
+    run(runner, rng, MM.cumsum(dtype, shape, axis, exclusive, reverse))
+
+
+@pytest.mark.parametrize("dtype,out_dtype,per_row", [("float32", "float32", False), ("int8", "int8", False),
+                                                     ("int32", "int32", False), ("int8", "float32", False),
+                                                     ("int8", "float32", True)])
+@pytest.mark.parametrize("rows,row_shape,n_ids", [(10, (4,), 3), (6, (2, 3), 8), (20, (1,), 1)])
+def test_embedding_lookup(runner, rng, dtype, out_dtype, per_row, rows, row_shape, n_ids):
+    m = MM.embedding_lookup(rng, dtype, out_dtype, rows, row_shape, n_ids, per_row)
+    check(runner, rng, m, gen=MM.index_gen(m), max_saturated=None)
+
+
+def test_embedding_lookup_reject_uint8_hybrid(runner, rng):
+    _expect_reject(runner, MM.embedding_lookup(rng, "uint8", "float32", 4, (2,), 2), "uint8", "float32")
