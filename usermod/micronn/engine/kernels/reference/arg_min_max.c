@@ -46,7 +46,7 @@ DEFINE_ARG(arg_i64, int64_t)
 static mn_status_t arg_prepare(mn_ctx_t *ctx, mn_node_t *node, int is_min) {
     REF_INPUT(in, ctx, node, 0, "input");
     REF_OUTPUT(out, ctx, node, 0);
-    int32_t axis, n;
+    int32_t axis = 0, n = 0;
     REF_TRY(ref_const_ints(ctx, node, 1, "axis", &axis, 1, &n));
     if (n != 1) {
         return mn_fail(ctx, MN_ERR_MODEL, "axis must be a single value");

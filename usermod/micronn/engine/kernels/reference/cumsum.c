@@ -48,7 +48,7 @@ static mn_status_t cumsum_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     if (mn_tensor_count(out) != mn_tensor_count(in)) {
         return mn_fail(ctx, MN_ERR_MODEL, "output shape differs from the input's");
     }
-    int32_t axis, n;
+    int32_t axis = 0, n = 0;
     REF_TRY(ref_const_ints(ctx, node, 1, "axis", &axis, 1, &n));
     if (axis < 0) {
         axis += in->ndim;

@@ -20,7 +20,7 @@ static mn_status_t fill_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         return mn_fail(ctx, MN_ERR_MODEL, "value must be a scalar");
     }
     if (dims->flags & MN_TF_CONST) {
-        int32_t d[MN_MAX_DIMS], n;
+        int32_t d[MN_MAX_DIMS] = { 0 }, n = 0;
         REF_TRY(ref_const_ints(ctx, node, 0, "dims", d, MN_MAX_DIMS, &n));
         int ok = n == out->ndim;
         for (int k = 0; ok && k < n; ++k) {

@@ -21,7 +21,7 @@ static mn_status_t pad_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     REF_INPUT(in, ctx, node, 0, "input");
     REF_OUTPUT(out, ctx, node, 0);
     REF_TRY(ref_same_dtype(ctx, in, out));
-    int32_t pads[2 * MN_MAX_DIMS], n;
+    int32_t pads[2 * MN_MAX_DIMS] = { 0 }, n = 0;
     REF_TRY(ref_const_ints(ctx, node, 1, "paddings", pads, 2 * MN_MAX_DIMS, &n));
     const int rank = in->ndim;
     if (n != 2 * rank || out->ndim != rank) {

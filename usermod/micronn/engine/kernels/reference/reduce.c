@@ -175,7 +175,7 @@ static mn_status_t reduce_prepare(mn_ctx_t *ctx, mn_node_t *node, int op) {
     if (!ok_dtype) {
         return ref_fail_dtype(ctx, "input", in);
     }
-    int32_t axes[2 * MN_MAX_DIMS], n_axes;
+    int32_t axes[2 * MN_MAX_DIMS] = { 0 }, n_axes = 0;
     REF_TRY(ref_const_ints(ctx, node, 1, "axis", axes, 2 * MN_MAX_DIMS, &n_axes));
     unsigned reduced = 0;
     for (int i = 0; i < n_axes; ++i) {

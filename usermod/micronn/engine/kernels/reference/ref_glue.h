@@ -211,6 +211,7 @@ mn_status_t ref_conv_prepare_common(mn_ctx_t *ctx, mn_node_t *node, const mn_ten
 static inline mn_status_t ref_const_ints(mn_ctx_t *ctx, const mn_node_t *node, int i, const char *what,
     int32_t *out, int32_t max, int32_t *n) {
     const mn_tensor_t *t = mn_input(ctx, node, i);
+    *n = 0;
     if (!t) {
         return mn_fail(ctx, MN_ERR_MODEL, "missing %s (input %d)", what, i);
     }

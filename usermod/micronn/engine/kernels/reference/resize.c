@@ -147,7 +147,7 @@ static mn_status_t resize_prepare(mn_ctx_t *ctx, mn_node_t *node, int bilinear) 
     REF_INPUT(in, ctx, node, 0, "input");
     REF_OUTPUT(out, ctx, node, 0);
     REF_TRY(ref_same_dtype(ctx, in, out));
-    int32_t size[2], n;
+    int32_t size[2] = { 0, 0 }, n = 0;
     REF_TRY(ref_const_ints(ctx, node, 1, "size", size, 2, &n));
     if (in->ndim != 4 || out->ndim != 4 || n != 2) {
         return mn_fail(ctx, MN_ERR_MODEL, "input/output must be 4-D and size 2 values");

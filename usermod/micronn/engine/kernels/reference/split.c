@@ -105,7 +105,7 @@ static mn_status_t split_eval_common(mn_ctx_t *ctx, mn_node_t *node, int data_in
 /* inputs: axis, input */
 static mn_status_t split_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     REF_INPUT(in, ctx, node, 1, "input");
-    int32_t axis, n;
+    int32_t axis = 0, n = 0;
     REF_TRY(ref_const_ints(ctx, node, 0, "axis", &axis, 1, &n));
     if (n != 1) {
         return mn_fail(ctx, MN_ERR_MODEL, "axis must be a single value");
@@ -136,7 +136,7 @@ static mn_status_t split_eval0(mn_ctx_t *ctx, mn_node_t *node) {
 /* inputs: input, size_splits, axis */
 static mn_status_t split_v_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     REF_INPUT(in, ctx, node, 0, "input");
-    int32_t axis, n, sizes[64], n_sizes;
+    int32_t axis = 0, n = 0, sizes[64], n_sizes = 0;
     REF_TRY(ref_const_ints(ctx, node, 2, "axis", &axis, 1, &n));
     if (n != 1) {
         return mn_fail(ctx, MN_ERR_MODEL, "axis must be a single value");

@@ -15,7 +15,7 @@ static mn_status_t transpose_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     REF_INPUT(in, ctx, node, 0, "input");
     REF_OUTPUT(out, ctx, node, 0);
     REF_TRY(ref_same_dtype(ctx, in, out));
-    int32_t perm[MN_MAX_DIMS], n;
+    int32_t perm[MN_MAX_DIMS] = { 0 }, n = 0;
     REF_TRY(ref_const_ints(ctx, node, 1, "perm", perm, MN_MAX_DIMS, &n));
     if (n != in->ndim || out->ndim != in->ndim) {
         return mn_fail(ctx, MN_ERR_MODEL, "perm has %d entries for a %d-D input (%d-D output)",
