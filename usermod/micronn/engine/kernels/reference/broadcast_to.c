@@ -9,11 +9,6 @@
 #include "ref_glue.h"
 
 #if MICRONN_OP_BROADCAST_TO
-typedef struct {
-    mn_copy_plan_t plan;
-    uint8_t es;
-} broadcast_to_data_t;
-
 static mn_status_t broadcast_to_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     REF_INPUT(in, ctx, node, 0, "input");
     REF_OUTPUT(out, ctx, node, 0);
@@ -22,7 +17,7 @@ static mn_status_t broadcast_to_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     if (lead < 0 || n > MN_COPY_MAX_DIMS) {
         return mn_fail(ctx, MN_ERR_MODEL, "cannot broadcast %d-D to %d-D", in->ndim, out->ndim);
     }
-    REF_ALLOC(d, broadcast_to_data_t, ctx, 1);
+    mn_copy_plan_t plan;
     int32_t in_strides[MN_MAX_DIMS];
     mn_strides(in->dims, in->ndim, in_strides);
     for (int k = 0; k < n; ++k) {
@@ -31,24 +26,15 @@ static mn_status_t broadcast_to_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             return mn_fail(ctx, MN_ERR_MODEL, "input dim %d (%d) cannot broadcast to %d", k - lead, (int)s,
                 (int)out->dims[k]);
         }
-        d->plan.dims[k] = out->dims[k];
-        d->plan.in_stride[k] = s == 1 ? 0 : in_strides[k - lead];
+        plan.dims[k] = out->dims[k];
+        plan.in_stride[k] = s == 1 ? 0 : in_strides[k - lead];
     }
-    d->plan.ndim = n;
-    mn_strides(d->plan.dims, n, d->plan.out_stride);
-    mn_copy_plan_simplify(&d->plan);
-    d->es = (uint8_t)mn_dtype_size(in->dtype);
-    node->user_data = d;
-    return MN_OK;
+    plan.ndim = n;
+    mn_strides(plan.dims, n, plan.out_stride);
+    return ref_copy_plan_done(ctx, node, &plan, 0, mn_dtype_size(in->dtype));
 }
 
-static mn_status_t broadcast_to_eval(mn_ctx_t *ctx, mn_node_t *node) {
-    const broadcast_to_data_t *d = (const broadcast_to_data_t *)node->user_data;
-    mn_copy_strided(&d->plan, d->es, mn_input(ctx, node, 0)->data, mn_output(ctx, node, 0)->data);
-    return MN_OK;
-}
-
-const mn_kernel_t mn_kernel_BROADCAST_TO = { NULL, broadcast_to_prepare, broadcast_to_eval, NULL };
+const mn_kernel_t mn_kernel_BROADCAST_TO = { NULL, broadcast_to_prepare, ref_copy_eval, NULL };
 #endif
 
 #if MICRONN_OP_BROADCAST_ARGS

@@ -121,4 +121,32 @@ void mn_fill_elems(void *out, size_t n, size_t es, const void *value) {
     }
 }
 
+/* ---- interpreter glue shared by the single-copy kernels ---------------------------------- */
+
+#include "ref_glue.h"
+
+typedef struct {
+    mn_copy_plan_t plan;
+    int32_t in_offset;
+    uint8_t es;
+} ref_copy_data_t;
+
+mn_status_t ref_copy_plan_done(mn_ctx_t *ctx, mn_node_t *node, const mn_copy_plan_t *plan, int32_t in_offset,
+    size_t es) {
+    REF_ALLOC(d, ref_copy_data_t, ctx, 1);
+    d->plan = *plan;
+    mn_copy_plan_simplify(&d->plan);
+    d->in_offset = in_offset;
+    d->es = (uint8_t)es;
+    node->user_data = d;
+    return MN_OK;
+}
+
+mn_status_t ref_copy_eval(mn_ctx_t *ctx, mn_node_t *node) {
+    const ref_copy_data_t *d = (const ref_copy_data_t *)node->user_data;
+    const uint8_t *in = (const uint8_t *)mn_input(ctx, node, 0)->data;
+    mn_copy_strided(&d->plan, d->es, in + (ptrdiff_t)d->in_offset * d->es, mn_output(ctx, node, 0)->data);
+    return MN_OK;
+}
+
 #endif

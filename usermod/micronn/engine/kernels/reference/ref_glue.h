@@ -253,4 +253,14 @@ static inline mn_status_t ref_same_dtype(mn_ctx_t *ctx, const mn_tensor_t *in, c
     return MN_OK;
 }
 
+/*
+ * Ops that are one strided copy planned in prepare (TRANSPOSE, SLICE, STRIDED_SLICE,
+ * SPACE_TO_DEPTH, DEPTH_TO_SPACE, BROADCAST_TO; copy.c): ref_copy_plan_done simplifies *plan and
+ * stores it as the node's data (in_offset: elements skipped at the start of input 0); ref_copy_eval
+ * then copies input 0 into output 0.
+ */
+mn_status_t ref_copy_plan_done(mn_ctx_t *ctx, mn_node_t *node, const mn_copy_plan_t *plan, int32_t in_offset,
+    size_t es);
+mn_status_t ref_copy_eval(mn_ctx_t *ctx, mn_node_t *node);
+
 #endif /* MN_REF_GLUE_H */

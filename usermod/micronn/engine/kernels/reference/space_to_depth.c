@@ -9,11 +9,6 @@
 
 #include "ref_glue.h"
 
-typedef struct {
-    mn_copy_plan_t plan;
-    uint8_t es;
-} s2d_data_t;
-
 static mn_status_t s2d_prepare_common(mn_ctx_t *ctx, mn_node_t *node, int to_depth) {
     REF_INPUT(in, ctx, node, 0, "input");
     REF_OUTPUT(out, ctx, node, 0);
@@ -23,8 +18,7 @@ static mn_status_t s2d_prepare_common(mn_ctx_t *ctx, mn_node_t *node, int to_dep
         return mn_fail(ctx, MN_ERR_MODEL, "needs 4-D input/output and block_size >= 1 (got %d)", (int)b);
     }
     const int32_t N = in->dims[0], H = in->dims[1], W = in->dims[2], C = in->dims[3];
-    REF_ALLOC(d, s2d_data_t, ctx, 1);
-    mn_copy_plan_t *p = &d->plan;
+    mn_copy_plan_t plan, *p = &plan;
     p->ndim = 6;
     if (to_depth) {
         if (H % b || W % b || out->dims[0] != N || out->dims[1] != H / b || out->dims[2] != W / b ||
@@ -51,29 +45,20 @@ static mn_status_t s2d_prepare_common(mn_ctx_t *ctx, mn_node_t *node, int to_dep
         }
     }
     mn_strides(p->dims, 6, p->out_stride);
-    mn_copy_plan_simplify(p);
-    d->es = (uint8_t)mn_dtype_size(in->dtype);
-    node->user_data = d;
-    return MN_OK;
-}
-
-static mn_status_t s2d_eval(mn_ctx_t *ctx, mn_node_t *node) {
-    const s2d_data_t *d = (const s2d_data_t *)node->user_data;
-    mn_copy_strided(&d->plan, d->es, mn_input(ctx, node, 0)->data, mn_output(ctx, node, 0)->data);
-    return MN_OK;
+    return ref_copy_plan_done(ctx, node, p, 0, mn_dtype_size(in->dtype));
 }
 
 #if MICRONN_OP_SPACE_TO_DEPTH
 static mn_status_t space_to_depth_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     return s2d_prepare_common(ctx, node, 1);
 }
-const mn_kernel_t mn_kernel_SPACE_TO_DEPTH = { NULL, space_to_depth_prepare, s2d_eval, NULL };
+const mn_kernel_t mn_kernel_SPACE_TO_DEPTH = { NULL, space_to_depth_prepare, ref_copy_eval, NULL };
 #endif
 #if MICRONN_OP_DEPTH_TO_SPACE
 static mn_status_t depth_to_space_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     return s2d_prepare_common(ctx, node, 0);
 }
-const mn_kernel_t mn_kernel_DEPTH_TO_SPACE = { NULL, depth_to_space_prepare, s2d_eval, NULL };
+const mn_kernel_t mn_kernel_DEPTH_TO_SPACE = { NULL, depth_to_space_prepare, ref_copy_eval, NULL };
 #endif
 
 #endif /* MICRONN_OP_SPACE_TO_DEPTH || MICRONN_OP_DEPTH_TO_SPACE */

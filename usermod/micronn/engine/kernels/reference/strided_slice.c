@@ -11,12 +11,6 @@
 
 #define SS_MAX_DIMS 8
 
-typedef struct {
-    mn_copy_plan_t plan;
-    int32_t in_offset;      /* elements */
-    uint8_t es;
-} slice_data_t;
-
 static int32_t clamp_i32(int32_t x, int32_t lo, int32_t hi) {
     return x < lo ? lo : (x > hi ? hi : x);
 }
@@ -34,17 +28,16 @@ static int32_t steps(int32_t start, int32_t stop, int32_t stride) {
 static mn_status_t slice_finish(mn_ctx_t *ctx, mn_node_t *node, const mn_tensor_t *in, const mn_tensor_t *out,
     int n, const int32_t *eff_dims, const int32_t *start, const int32_t *count, const int32_t *stride,
     unsigned shrink) {
-    REF_ALLOC(d, slice_data_t, ctx, 1);
-    int32_t eff_strides[SS_MAX_DIMS];
+    mn_copy_plan_t plan;
+    int32_t eff_strides[SS_MAX_DIMS], in_offset = 0;
     mn_strides(eff_dims, n, eff_strides);
     int o = 0;
-    d->in_offset = 0;
     for (int i = 0; i < n; ++i) {
         if (count[i] > 0) {
-            d->in_offset += start[i] * eff_strides[i];
+            in_offset += start[i] * eff_strides[i];
         }
-        d->plan.dims[i] = count[i];
-        d->plan.in_stride[i] = stride[i] * eff_strides[i];
+        plan.dims[i] = count[i];
+        plan.in_stride[i] = stride[i] * eff_strides[i];
         if (shrink & (1u << i)) {
             continue;
         }
@@ -57,19 +50,9 @@ static mn_status_t slice_finish(mn_ctx_t *ctx, mn_node_t *node, const mn_tensor_
     if (o != out->ndim) {
         return mn_fail(ctx, MN_ERR_MODEL, "output is %d-D, the slice gives %d-D", out->ndim, o);
     }
-    d->plan.ndim = n;
-    mn_strides(d->plan.dims, n, d->plan.out_stride);
-    mn_copy_plan_simplify(&d->plan);
-    d->es = (uint8_t)mn_dtype_size(in->dtype);
-    node->user_data = d;
-    return MN_OK;
-}
-
-static mn_status_t slice_eval(mn_ctx_t *ctx, mn_node_t *node) {
-    const slice_data_t *d = (const slice_data_t *)node->user_data;
-    const uint8_t *in = (const uint8_t *)mn_input(ctx, node, 0)->data;
-    mn_copy_strided(&d->plan, d->es, in + (ptrdiff_t)d->in_offset * d->es, mn_output(ctx, node, 0)->data);
-    return MN_OK;
+    plan.ndim = n;
+    mn_strides(plan.dims, n, plan.out_stride);
+    return ref_copy_plan_done(ctx, node, &plan, in_offset, mn_dtype_size(in->dtype));
 }
 
 #if MICRONN_OP_STRIDED_SLICE
@@ -185,7 +168,7 @@ static mn_status_t strided_slice_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     }
     return slice_finish(ctx, node, in, out, n, dims, start, count, stride, shrink);
 }
-const mn_kernel_t mn_kernel_STRIDED_SLICE = { NULL, strided_slice_prepare, slice_eval, NULL };
+const mn_kernel_t mn_kernel_STRIDED_SLICE = { NULL, strided_slice_prepare, ref_copy_eval, NULL };
 #endif
 
 #if MICRONN_OP_SLICE
@@ -211,7 +194,7 @@ static mn_status_t slice_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     }
     return slice_finish(ctx, node, in, out, nb, in->dims, begin, count, stride, 0);
 }
-const mn_kernel_t mn_kernel_SLICE = { NULL, slice_prepare, slice_eval, NULL };
+const mn_kernel_t mn_kernel_SLICE = { NULL, slice_prepare, ref_copy_eval, NULL };
 #endif
 
 #endif /* MICRONN_OP_STRIDED_SLICE || MICRONN_OP_SLICE */

@@ -6,11 +6,6 @@
 
 #include "ref_glue.h"
 
-typedef struct {
-    mn_copy_plan_t plan;
-    uint8_t es;
-} transpose_data_t;
-
 static mn_status_t transpose_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     REF_INPUT(in, ctx, node, 0, "input");
     REF_OUTPUT(out, ctx, node, 0);
@@ -23,7 +18,7 @@ static mn_status_t transpose_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     }
     int32_t in_strides[MN_MAX_DIMS];
     mn_strides(in->dims, in->ndim, in_strides);
-    REF_ALLOC(d, transpose_data_t, ctx, 1);
+    mn_copy_plan_t plan;
     unsigned seen = 0;
     for (int k = 0; k < n; ++k) {
         int32_t p = perm[k] < 0 ? perm[k] + n : perm[k];
@@ -35,23 +30,14 @@ static mn_status_t transpose_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             return mn_fail(ctx, MN_ERR_MODEL, "output dim %d is %d, perm gives %d", k, (int)out->dims[k],
                 (int)in->dims[p]);
         }
-        d->plan.dims[k] = in->dims[p];
-        d->plan.in_stride[k] = in_strides[p];
+        plan.dims[k] = in->dims[p];
+        plan.in_stride[k] = in_strides[p];
     }
-    d->plan.ndim = n;
-    mn_strides(d->plan.dims, n, d->plan.out_stride);
-    mn_copy_plan_simplify(&d->plan);
-    d->es = (uint8_t)mn_dtype_size(in->dtype);
-    node->user_data = d;
-    return MN_OK;
+    plan.ndim = n;
+    mn_strides(plan.dims, n, plan.out_stride);
+    return ref_copy_plan_done(ctx, node, &plan, 0, mn_dtype_size(in->dtype));
 }
 
-static mn_status_t transpose_eval(mn_ctx_t *ctx, mn_node_t *node) {
-    const transpose_data_t *d = (const transpose_data_t *)node->user_data;
-    mn_copy_strided(&d->plan, d->es, mn_input(ctx, node, 0)->data, mn_output(ctx, node, 0)->data);
-    return MN_OK;
-}
-
-const mn_kernel_t mn_kernel_TRANSPOSE = { NULL, transpose_prepare, transpose_eval, NULL };
+const mn_kernel_t mn_kernel_TRANSPOSE = { NULL, transpose_prepare, ref_copy_eval, NULL };
 
 #endif /* MICRONN_OP_TRANSPOSE */
