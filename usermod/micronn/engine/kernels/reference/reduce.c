@@ -159,6 +159,26 @@ static void walk_push(red_walk_t *w, int32_t size, int32_t stride) {
     w->stride[w->n++] = stride;
 }
 
+/* s^(1/n) in double (TFLite: std::pow). Firmware libm has no double pow: Newton steps on
+ * r^n = s from powf's estimate, which reach the double result to the last bit or so, far below
+ * what the 31-bit multiplier keeps. */
+static double nth_root(double s, int32_t n) {
+    double r = (double)powf((float)s, 1.0f / (float)n);
+    if (!(r > 0.0) || !(r < 1e300)) {
+        r = 1.0;
+    }
+    for (int it = 0; it < 6; ++it) {
+        double p = 1.0, b = r;
+        for (int32_t e = n - 1; e > 0; e >>= 1, b *= b) {
+            if (e & 1) {
+                p *= b;
+            }
+        }
+        r = ((double)(n - 1) * r + s / p) / (double)n;
+    }
+    return r;
+}
+
 static int is_quant(int32_t dtype) {
     return dtype == MN_INT8 || dtype == MN_UINT8 || dtype == MN_INT16;
 }
@@ -230,7 +250,7 @@ static mn_status_t reduce_prepare(mn_ctx_t *ctx, mn_node_t *node, int op) {
             }
         } else if (op == RED_PROD) {
             /* each product step is rescaled by input_scale / output_scale^(1/count) */
-            mn_quantize_multiplier((double)in->scale / pow((double)out->scale, 1.0 / count), &d->mult, &shift);
+            mn_quantize_multiplier((double)in->scale / nth_root((double)out->scale, count), &d->mult, &shift);
         } else {
             int32_t mult;
             mn_quantize_multiplier((double)in->scale / (double)out->scale, &mult, &shift);
