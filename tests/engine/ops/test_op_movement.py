@@ -166,6 +166,18 @@ def test_strided_slice(runner, rng, dtype, case):
     run(runner, rng, MM.strided_slice(dtype, **SS_CASES[case]))
 
 
+def test_strided_slice_reject_shrink_out_of_range(runner, rng):
+    m = MM.strided_slice("int8", (3, 4), [1, 0], [2, 4], [1, 1], shrink_axis_mask=1)
+    m.tensors[1].data = np.array([3, 0], np.int32)   # row 3 of 3
+    _expect_reject(runner, m, "shrink axis 0", "out of range")
+
+
+def test_strided_slice_reject_offset_with_masks(runner, rng):
+    m = MM.strided_slice("int8", (2, 3, 4, 5), [0, 1, 1, 1], [2, 1, 2, 3], [1, 1, 1, 1], offset=True)
+    m.fields[1] = 2
+    _expect_reject(runner, m, "offset", "masks")
+
+
 def test_strided_slice_reject_non_const(runner, rng):
     m = MM.strided_slice("int8", **SS_CASES[0])
     m.tensors[2].data = None
@@ -485,3 +497,62 @@ def test_embedding_lookup(runner, rng, dtype, out_dtype, per_row, rows, row_shap
 
 def test_embedding_lookup_reject_uint8_hybrid(runner, rng):
     _expect_reject(runner, MM.embedding_lookup(rng, "uint8", "float32", 4, (2,), 2), "uint8", "float32")
+
+
+# ---- randomised sweeps of the intricate ones ----------------------------------------------------
+
+def _random_strided_slice(rng):
+    """A random STRIDED_SLICE LiteRT accepts (masks, out-of-range and negative indices, strides)."""
+    while True:
+        rank = int(rng.integers(1, 5))
+        shape = tuple(int(v) for v in rng.integers(1, 6, rank))
+        n = int(rng.integers(1, rank + 1))
+        begin = [int(v) for v in rng.integers(-7, 8, n)]
+        end = [int(v) for v in rng.integers(-7, 8, n)]
+        strides = [int(rng.choice([-3, -2, -1, 1, 1, 2, 3])) for _ in range(n)]
+        masks = [int(rng.integers(0, 1 << n)) for _ in range(2)]
+        ellipsis = (1 << int(rng.integers(0, n))) if rng.random() < 0.25 else 0
+        new_axis = int(rng.integers(0, 1 << n)) if rng.random() < 0.25 else 0
+        shrink = int(rng.integers(0, 1 << n)) if rng.random() < 0.4 else 0
+        for k in range(n):
+            if shrink >> k & 1:   # TFLite needs a positive stride and an index inside the dim there
+                strides[k] = 1
+                if k < rank:
+                    begin[k] = int(rng.integers(-shape[k], shape[k]))
+        offset = rng.random() < 0.2
+        if offset:   # without masks, in range (LiteRT does not clamp offset slices; masks: refused)
+            masks, ellipsis, new_axis, shrink = [0, 0], 0, 0, 0
+            begin = [int(rng.integers(0, d)) for d in shape[:n]]
+            end = [int(rng.integers(0, d - b + 1)) for d, b in zip(shape, begin)]
+            strides = [int(rng.integers(1, 3)) for _ in range(n)]
+        try:
+            m = MM.strided_slice("int8", shape, begin, end, strides, masks[0], masks[1], ellipsis, new_axis,
+                                 shrink, offset=offset)
+        except Exception:
+            continue   # LiteRT refuses the combination
+        out_shape = m.tensors[-1].shape   # LiteRT's reference crashes on some empty slices; <= 6-D here
+        if 0 < np.prod(out_shape) <= 1000 and len(out_shape) <= 6:
+            return m
+
+
+@pytest.mark.parametrize("seed", range(48))
+def test_random_strided_slice(runner, seed):
+    rng = np.random.default_rng(5000 + seed)
+    m = _random_strided_slice(rng)
+    run(runner, rng, m)
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_random_mean(runner, seed):
+    rng = np.random.default_rng(6000 + seed)
+    rank = int(rng.integers(1, 5))
+    shape = tuple(int(v) for v in rng.integers(1, 7, rank))
+    axes = [int(a) for a in rng.integers(-rank, rank, int(rng.integers(1, rank + 1)))]
+    dtype = str(rng.choice(["int8", "uint8", "int16", "float32"]))
+    s_in = float(rng.uniform(0.005, 0.2))
+    s_out = s_in * float(rng.uniform(0.2, 1.5))
+    base = 128 if dtype == "uint8" else 0
+    zin, zout = (0, 0) if dtype == "int16" else (base + int(rng.integers(-30, 31)), base + int(rng.integers(-30, 31)))
+    q = {} if dtype == "float32" else dict(in_q=dict(scale=[s_in], zp=[zin]), out_q=dict(scale=[s_out], zp=[zout]))
+    check(runner, rng, MM.reduce("mean", dtype, shape, axes, bool(rng.integers(0, 2)), **q), gen=MM.rand_any,
+          max_saturated=None)

@@ -18,7 +18,7 @@ typedef struct {
 typedef struct {
     int32_t outer, out_pitch, out_zp;
     uint8_t es;
-    concat_input_t in[1];  /* n_inputs entries */
+    concat_input_t in[];   /* one per input */
 } concat_data_t;
 
 void mn_concat_requant_u8(size_t n, float scale, float bias, int32_t out_zp, const uint8_t *in, uint8_t *out) {
@@ -58,7 +58,7 @@ static mn_status_t concat_prepare_common(mn_ctx_t *ctx, mn_node_t *node, int pac
             (int)mn_opt_i32(node, MN_PACK_VALUES_COUNT, n_in), n_in);
     }
     concat_data_t *d = (concat_data_t *)mn_alloc_persistent(ctx,
-        sizeof(concat_data_t) + sizeof(concat_input_t) * (size_t)(n_in - 1));
+        sizeof(concat_data_t) + sizeof(concat_input_t) * (size_t)n_in);
     if (!d) {
         return MN_ERR_ARENA;
     }

@@ -9,7 +9,7 @@
 
 typedef struct {
     int32_t outer, in_pitch;
-    int32_t bytes[1];   /* per output */
+    int32_t bytes[];    /* per output */
 } split_data_t;
 
 /* in: the data input; axis may be negative; unpack: outputs lack the axis. sizes: SPLIT_V's
@@ -28,7 +28,7 @@ static mn_status_t split_prepare_common(mn_ctx_t *ctx, mn_node_t *node, const mn
         return mn_fail(ctx, MN_ERR_MODEL, "size_splits has %d entries for %d outputs", (int)n_sizes, n_out);
     }
     split_data_t *d = (split_data_t *)mn_alloc_persistent(ctx,
-        sizeof(split_data_t) + sizeof(int32_t) * (size_t)(n_out > 1 ? n_out - 1 : 0));
+        sizeof(split_data_t) + sizeof(int32_t) * (size_t)n_out);
     if (!d) {
         return MN_ERR_ARENA;
     }

@@ -1,15 +1,16 @@
 /* STRIDED_SLICE and SLICE reference kernels (TFLite reference_ops::StridedSlice / Slice). The
  * masks are resolved in prepare the way TFLite's BuildStridedSliceParams and
  * strided_slice::StartForAxis / StopForAxis do (ellipsis expanded, new axes as size-1 dims,
- * begin/end masks, negative indices and strides, clamping, shrink axes, `offset`), which leaves one
- * strided copy for eval. begin/end/strides (SLICE: begin/size) must be constant. */
+ * begin/end masks, negative indices and strides, clamping, shrink axes, `offset` without masks), which leaves one
+ * strided copy for eval. A shrunk axis takes the one element at its index, which must exist (TFLite
+ * would read outside the input, or write nothing for a negative stride). begin/end/strides (SLICE: begin/size) must be constant. */
 #include "mn_ref.h"
 
 #if MICRONN_OP_STRIDED_SLICE || MICRONN_OP_SLICE
 
 #include "ref_glue.h"
 
-#define SS_MAX_DIMS 8
+#define SS_MAX_DIMS MN_COPY_MAX_DIMS
 
 static int32_t clamp_i32(int32_t x, int32_t lo, int32_t hi) {
     return x < lo ? lo : (x > hi ? hi : x);
@@ -73,6 +74,10 @@ static mn_status_t strided_slice_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     const unsigned new_axis_mask = (unsigned)mn_opt_i32(node, MN_SSLICE_NEW_AXIS_MASK, 0);
     const unsigned shrink_mask = (unsigned)mn_opt_i32(node, MN_SSLICE_SHRINK_AXIS_MASK, 0);
     const int offset = mn_opt_bool(node, MN_SSLICE_OFFSET, false);
+    if (offset && (begin_mask | end_mask | ellipsis_mask | new_axis_mask | shrink_mask)) {
+        /* LiteRT sizes such slices inconsistently (end_mask ignored, ellipsis dims cut) */
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "offset together with begin/end/ellipsis/new-axis/shrink masks");
+    }
 
     /* new axes not under the ellipsis add dims */
     int num_add = 0;
@@ -82,8 +87,9 @@ static mn_status_t strided_slice_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         }
     }
     const int n = in->ndim + num_add;
-    if (n > 5) {
-        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%d-D slice (with new axes) not supported (at most 5-D)", n);
+    if (n > SS_MAX_DIMS) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%d-D slice (with new axes) not supported (at most %d-D)", n,
+            SS_MAX_DIMS);
     }
     /* expand the ellipsis into the dims begin/end/strides do not name */
     unsigned eff_ellipsis = 0, eff_new = 0;
@@ -137,30 +143,33 @@ static mn_status_t strided_slice_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         }
         const int32_t size = dims[i];
         int32_t st = 0, sp = 0;
+        if (sh) {
+            /* one element, which must exist (TFLite reads outside the input otherwise) */
+            st = bm ? (s > 0 ? 0 : size - 1) : (b < 0 ? b + size : b);
+            if (st < 0 || st >= size) {
+                return mn_fail(ctx, MN_ERR_MODEL, "shrink axis %d: index %d out of range for size %d", i, (int)b,
+                    (int)size);
+            }
+            shrink |= 1u << i;
+            start[i] = st;
+            stride[i] = 1;
+            count[i] = 1;
+            continue;
+        }
         if (size > 0) {
             st = bm ? (s > 0 ? INT32_MIN : INT32_MAX) : b;
             if (st < 0) {
                 st += size;
             }
             st = s > 0 ? clamp_i32(st, 0, size) : clamp_i32(st, -1, size - 1);
-            if (sh) {
-                sp = st + 1;
-            } else {
-                sp = e;
-                if (offset) {
-                    sp = mn_add_wrap(st, sp);
-                }
-                if (em) {
-                    sp = s > 0 ? INT32_MAX : INT32_MIN;
-                }
-                if (sp < 0) {
-                    sp += size;
-                }
-                sp = s > 0 ? clamp_i32(sp, 0, size) : clamp_i32(sp, -1, size - 1);
+            sp = offset ? mn_add_wrap(st, e) : e;
+            if (em) {
+                sp = s > 0 ? INT32_MAX : INT32_MIN;
             }
-        }
-        if (sh) {
-            shrink |= 1u << i;
+            if (sp < 0) {
+                sp += size;
+            }
+            sp = s > 0 ? clamp_i32(sp, 0, size) : clamp_i32(sp, -1, size - 1);
         }
         start[i] = st;
         stride[i] = s;
