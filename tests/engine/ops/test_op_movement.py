@@ -176,6 +176,10 @@ def test_strided_slice_reject_offset_with_masks(runner, rng):
     m = MM.strided_slice("int8", (2, 3, 4, 5), [0, 1, 1, 1], [2, 1, 2, 3], [1, 1, 1, 1], offset=True)
     m.fields[1] = 2
     _expect_reject(runner, m, "offset", "masks")
+    m = MM.strided_slice("int8", (2, 3, 4, 5), [0, 1, 1, 1], [2, 1, 2, 3], [1, 1, 1, 1], offset=True)
+    for t in m.tensors[1:4]:
+        t.data, t.shape = t.data[:3], (3,)
+    _expect_reject(runner, m, "offset", "every dim")
 
 
 def test_strided_slice_reject_non_const(runner, rng):
@@ -521,8 +525,8 @@ def _random_strided_slice(rng):
                     begin[k] = int(rng.integers(-shape[k], shape[k]))
         offset = rng.random() < 0.2
         if offset:   # without masks, in range (LiteRT does not clamp offset slices; masks: refused)
-            masks, ellipsis, new_axis, shrink = [0, 0], 0, 0, 0
-            begin = [int(rng.integers(0, d)) for d in shape[:n]]
+            masks, ellipsis, new_axis, shrink, n = [0, 0], 0, 0, 0, rank
+            begin = [int(rng.integers(0, d)) for d in shape]
             end = [int(rng.integers(0, d - b + 1)) for d, b in zip(shape, begin)]
             strides = [int(rng.integers(1, 3)) for _ in range(n)]
         try:

@@ -74,9 +74,11 @@ static mn_status_t strided_slice_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     const unsigned new_axis_mask = (unsigned)mn_opt_i32(node, MN_SSLICE_NEW_AXIS_MASK, 0);
     const unsigned shrink_mask = (unsigned)mn_opt_i32(node, MN_SSLICE_SHRINK_AXIS_MASK, 0);
     const int offset = mn_opt_bool(node, MN_SSLICE_OFFSET, false);
-    if (offset && (begin_mask | end_mask | ellipsis_mask | new_axis_mask | shrink_mask)) {
-        /* LiteRT sizes such slices inconsistently (end_mask ignored, ellipsis dims cut) */
-        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "offset together with begin/end/ellipsis/new-axis/shrink masks");
+    if (offset && ((begin_mask | end_mask | ellipsis_mask | new_axis_mask | shrink_mask) || nb != in->ndim)) {
+        /* LiteRT sizes such slices inconsistently (end_mask ignored, ellipsis dims cut, garbage
+         * sizes for partial specs) */
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED,
+            "offset needs begin/end/strides for every dim and no begin/end/ellipsis/new-axis/shrink masks");
     }
 
     /* new axes not under the ellipsis add dims */
