@@ -174,7 +174,7 @@ def test_strided_slice_reject_shrink_out_of_range(runner, rng):
 
 def test_strided_slice_reject_offset_with_masks(runner, rng):
     m = MM.strided_slice("int8", (2, 3, 4, 5), [0, 1, 1, 1], [2, 1, 2, 3], [1, 1, 1, 1], offset=True)
-    m.fields[1] = 2
+    m.fields[1] = m.options.endMask = 2
     _expect_reject(runner, m, "offset", "masks")
     m = MM.strided_slice("int8", (2, 3, 4, 5), [0, 1, 1, 1], [2, 1, 2, 3], [1, 1, 1, 1], offset=True)
     for t in m.tensors[1:4]:
