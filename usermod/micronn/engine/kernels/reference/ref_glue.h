@@ -253,6 +253,18 @@ static inline mn_status_t ref_same_dtype(mn_ctx_t *ctx, const mn_tensor_t *in, c
     return MN_OK;
 }
 
+/* Bytes of the value that pads a tensor like `out`: its zero point when quantized 8/16-bit (as
+ * TFLite's PAD and SPACE_TO_BATCH_ND), else 0. */
+static inline void ref_pad_value(const mn_tensor_t *out, uint8_t pad[8]) {
+    memset(pad, 0, 8);
+    if (out->dtype == MN_INT8 || out->dtype == MN_UINT8) {
+        pad[0] = (uint8_t)out->zero_point;
+    } else if (out->dtype == MN_INT16) {
+        const int16_t zp = (int16_t)out->zero_point;
+        memcpy(pad, &zp, 2);
+    }
+}
+
 /*
  * Ops that are one strided copy planned in prepare (TRANSPOSE, SLICE, STRIDED_SLICE,
  * SPACE_TO_DEPTH, DEPTH_TO_SPACE, BROADCAST_TO; copy.c): ref_copy_plan_done simplifies *plan and

@@ -64,12 +64,7 @@ static mn_status_t s2b_prepare_common(mn_ctx_t *ctx, mn_node_t *node, int to_bat
             to_batch ? "paddings" : "crops");
     }
     d->es = (uint8_t)mn_dtype_size(in->dtype);
-    if (out->dtype == MN_INT8 || out->dtype == MN_UINT8) {
-        d->pad[0] = (uint8_t)out->zero_point;
-    } else if (out->dtype == MN_INT16) {
-        const int16_t zp = (int16_t)out->zero_point;
-        memcpy(d->pad, &zp, 2);
-    }
+    ref_pad_value(out, d->pad);
     node->user_data = d;
     return MN_OK;
 }
