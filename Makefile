@@ -17,31 +17,45 @@ TEST_MODELS := $(wildcard $(MODELS_DIR)/*.tflite)
 
 # MODELS="a.tflite b.tflite": freeze these models into the firmware (micronn.models) and link only
 # the kernels they use, as the engine reads them (micronn_tools.opset). OPS=all links every kernel;
-# OPS="CONV_2D ..." names the kernels explicitly.
+# OPS="CONV_2D ..." names the kernels explicitly. The build fails, naming the op, when the engine
+# cannot run one of the MODELS (no kernel for an op, or a kernel that refuses it) unless
+# ALLOW_UNSUPPORTED=1.
 MODEL_FILES := $(abspath $(MODELS))
+OPSET := PYTHONPATH=$(CURDIR)/host_tools $(PYTHON) -m micronn_tools.opset $(if $(filter-out 0,$(ALLOW_UNSUPPORTED)),--allow-unsupported)
+ifneq ($(MODELS),)
+CHECK_MODELS_CMD := $(OPSET) $(MODEL_FILES) >/dev/null
+else
+CHECK_MODELS_CMD := true
+endif
 ifeq ($(OPS),all)
 OPS_CMD := echo
 else ifneq ($(OPS),)
 OPS_CMD := echo $(OPS)
 else ifneq ($(MODELS),)
-OPS_CMD := $(PYTHON) -m micronn_tools.opset $(MODEL_FILES)
+OPS_CMD := $(OPSET) $(MODEL_FILES) 2>/dev/null
 else
 OPS_CMD := echo
 endif
 HOST_LIB := build/host/libmicronn.so
+# KERNELS="dsp generic" / KERNELS=reference: optimized kernel backends (default: the board's).
+KERNELS_ARG := $(if $(KERNELS),MICRONN_KERNELS="$(KERNELS)")
 
-.PHONY: setup firmware firmware-all firmware-test run repl test test-engine test-hil clean help bench demo
+.PHONY: setup firmware firmware-all firmware-test run repl test test-engine test-hil clean help bench demo fuzz
 
 help:
 	@echo "make setup                 install toolchains, QEMU, MicroPython source, .venv (idempotent)"
 	@echo "make firmware BOARD=X      build one board (default $(BOARD)); boards: $(ALL_BOARDS)"
 	@echo "make firmware BOARD=X MODELS=\"a.tflite ...\" [OPS=all]"
 	@echo "                           freeze models into X, link only the kernels they use"
+	@echo "                           (fails naming the op if micronn cannot run a model; ALLOW_UNSUPPORTED=1)"
+	@echo "make firmware BOARD=X KERNELS=reference"
+	@echo "                           reference kernels only (default: the board's optimized backends)"
 	@echo "make firmware-all          build every board"
 	@echo "make run BOARD=X           boot X under QEMU, UART on a pty (path printed first);"
 	@echo "                           builds X only if missing or MODELS=/OPS= are given"
 	@echo "make repl BOARD=X          boot X under QEMU with its REPL on this terminal"
 	@echo "make test                  the whole test suite (what CI runs)"
+	@echo "make fuzz [FUZZ_SECONDS=N] coverage-guided fuzzing of the engine (libFuzzer, default 60 s)"
 	@echo "make demo                  person detection on the default emulated board"
 	@echo "make bench                 benchmark report (build/bench/report.md + .json)"
 
@@ -56,20 +70,21 @@ $(MICROPY_DIR)/mpy-cross/build/mpy-cross $(VENV)/bin/micronn:
 SETUP_DONE := $(MICROPY_DIR)/mpy-cross/build/mpy-cross $(VENV)/bin/micronn $(HOST_LIB)
 
 # The host build of the engine (used to read models: op sets, inspect, convert checks).
-$(HOST_LIB): $(wildcard usermod/micronn/engine/*.[ch] usermod/micronn/engine/kernels/reference/*.[ch] usermod/micronn/engine/tools/*.c)
+$(HOST_LIB): $(wildcard usermod/micronn/engine/*.[ch] usermod/micronn/engine/kernels/*/*.[ch] usermod/micronn/engine/kernels/*.[ch] usermod/micronn/engine/tools/*.c)
 	$(MAKE) -s -C tests/engine lib
 
 ifeq ($(BOARD),UNIX)
 BUILD_FIRMWARE = $(MAKE) -C $(MICROPY_DIR)/ports/unix -j$(JOBS) \
 	VARIANT_DIR=$(CURDIR)/boards/UNIX BUILD=$(CURDIR)/build/UNIX USER_C_MODULES=$(USERMOD) \
-	MICROPY_PY_BTREE=0 MICROPY_PY_SSL=0 MICROPY_SSL_AXTLS=0 MICROPY_PY_FFI=0
+	MICROPY_PY_BTREE=0 MICROPY_PY_SSL=0 MICROPY_SSL_AXTLS=0 MICROPY_PY_FFI=0 $(KERNELS_ARG)
 else
 BUILD_FIRMWARE = $(MAKE) -C port -j$(JOBS) BOARD=$(BOARD) USER_C_MODULES=$(USERMOD) \
-	$(if $(FIRMWARE_BUILD),BUILD=$(abspath $(FIRMWARE_BUILD)))
+	$(if $(FIRMWARE_BUILD),BUILD=$(abspath $(FIRMWARE_BUILD))) $(KERNELS_ARG)
 endif
 
 firmware: $(SETUP_DONE)
-	@ops="$$($(OPS_CMD))" || exit 1; \
+	@$(CHECK_MODELS_CMD) || exit 1; \
+	ops="$$($(OPS_CMD))" || exit 1; \
 	echo "firmware $(BOARD): models: $(if $(MODELS),$(notdir $(MODEL_FILES)),none); ops: $${ops:-all}"; \
 	$(BUILD_FIRMWARE) MICRONN_MODELS="$(MODEL_FILES)" MICRONN_OPS="$$ops"
 
@@ -99,6 +114,10 @@ repl: $(SETUP_DONE)
 test-engine: $(SETUP_DONE)
 	$(MAKE) -C tests/engine test
 
+FUZZ_SECONDS ?= 60
+fuzz: $(SETUP_DONE)
+	$(MAKE) -C tests/engine fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
+
 test-hil: firmware-test
 	$(VENV)/bin/pytest -n 2 tests --board all,UNIX --ignore=tests/engine
 
@@ -111,16 +130,24 @@ clean:
 
 # ---- demo and bench (the logic is Python: `micronn demo`, micronn_tools.bench_report) ----------
 DEMO_MODELS_DIR := $(or $(MICRONN_MODELS_DIR),$(MODELS_DIR))
-BENCH_BOARDS ?= MPS2_AN386
+BENCH_BOARDS ?= MPS2_AN386 MPS2_AN500 MPS3_AN547 VIRT_RV32
 BENCH_MODELS ?= person_detect keyword_scrambled
-BENCH_MODEL_FILES = $(foreach m,$(BENCH_MODELS),$(DEMO_MODELS_DIR)/$(m).tflite)
+BENCH_MODEL_FILES = $(foreach m,$(BENCH_MODELS),$(DEMO_MODELS_DIR)/$(m).tflite) $(abspath $(BENCH_EXTRA))
+BENCH_REF_BUILD := build/bench-ref
 
 demo: $(SETUP_DONE)
 	$(MAKE) --no-print-directory firmware BOARD=$(BOARD) MODELS="$(DEMO_MODELS_DIR)/person_detect.tflite"
 	MICRONN_MODELS_DIR=$(DEMO_MODELS_DIR) $(PYTHON) -m micronn_tools.cli demo --board $(BOARD)
 
+# Each board twice: its optimized kernels (build/B) and KERNELS=reference (build/bench-ref/B).
+# BENCH_EXTRA="my.tflite ..." adds models; BENCH_BOARDS / BENCH_MODELS narrow the run.
 bench: $(SETUP_DONE)
 	@for b in $(BENCH_BOARDS); do \
-		$(MAKE) --no-print-directory firmware BOARD=$$b MODELS="$(BENCH_MODEL_FILES)" || exit 1; done
+		$(MAKE) --no-print-directory firmware BOARD=$$b MODELS="$(BENCH_MODEL_FILES)" || exit 1; \
+		$(MAKE) --no-print-directory firmware BOARD=$$b MODELS="$(BENCH_MODEL_FILES)" KERNELS=reference \
+			FIRMWARE_BUILD=$(BENCH_REF_BUILD)/$$b || exit 1; done
+	@mkdir -p build/bench
+	$(MAKE) --no-print-directory -C tests/engine arm-bench > build/bench/arm-bench.txt
 	MICRONN_MODELS_DIR=$(DEMO_MODELS_DIR) $(PYTHON) -m micronn_tools.bench_report --out build/bench \
+		--reference-build $(BENCH_REF_BUILD) --arm-bench build/bench/arm-bench.txt \
 		$(addprefix --board ,$(BENCH_BOARDS)) $(addprefix --model ,$(BENCH_MODEL_FILES))

@@ -74,6 +74,12 @@ static mp_obj_t board_cycles(void) {
 }
 static MP_DEFINE_CONST_FUN_OBJ_0(board_cycles_obj, board_cycles);
 
+static mp_obj_t board_sync_cycles(void) {
+    mp_port_cycles_sync();
+    return mp_const_none;
+}
+static MP_DEFINE_CONST_FUN_OBJ_0(board_sync_cycles_obj, board_sync_cycles);
+
 // Storage: a block device over a plain memory region. Extended block
 // protocol (offset argument) so littlefs can program partial blocks.
 typedef struct _board_storage_obj_t {
@@ -157,6 +163,7 @@ static const mp_rom_map_elem_t board_module_globals_table[] = {
     { MP_ROM_QSTR(MP_QSTR___name__), MP_ROM_QSTR(MP_QSTR_board) },
     { MP_ROM_QSTR(MP_QSTR_info), MP_ROM_PTR(&mp_board_info_obj) },
     { MP_ROM_QSTR(MP_QSTR_cycles), MP_ROM_PTR(&board_cycles_obj) },
+    { MP_ROM_QSTR(MP_QSTR_sync_cycles), MP_ROM_PTR(&board_sync_cycles_obj) },
     { MP_ROM_QSTR(MP_QSTR_Storage), MP_ROM_PTR(&board_storage_type) },
     { MP_ROM_QSTR(MP_QSTR_RESET_POWER_ON), MP_ROM_INT(MP_PORT_RESET_POWER_ON) },
     { MP_ROM_QSTR(MP_QSTR_RESET_SOFTWARE), MP_ROM_INT(MP_PORT_RESET_SOFTWARE) },

@@ -15,6 +15,10 @@
 #endif
 
 #define MICROPY_ENABLE_GC                   (1)
+// The map lookup cache makes the cost of a lookup depend on which lookups ran before (a hit or
+// a miss in a small shared table), so the same code would count different instructions
+// depending on its history; without it counts are a function of the code alone.
+#define MICROPY_OPT_MAP_LOOKUP_CACHE        (0)
 #define MICROPY_HELPER_REPL                 (1)
 #define MICROPY_KBD_EXCEPTION               (1)
 #define MICROPY_ENABLE_SCHEDULER            (1)

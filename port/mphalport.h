@@ -15,6 +15,12 @@ extern uint32_t mp_port_cpu_hz;
 // instructions (see board.json "instructions_per_tick").
 uint64_t mp_hal_ticks_cpu64(void);
 
+// Waits until the cycle counter is at a fixed phase of its tick (Cortex-M:
+// the next SysTick wrap, up to 2^24 cycles; instant under QEMU -icount), so
+// a span that starts after it counts the same on every run, not only to
+// within one tick.
+void mp_port_cycles_sync(void);
+
 static inline mp_uint_t mp_hal_ticks_cpu(void) {
     return (mp_uint_t)mp_hal_ticks_cpu64();
 }

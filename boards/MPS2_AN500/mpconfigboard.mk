@@ -6,3 +6,5 @@ UART_DRIVER = uart_cmsdk
 LDSCRIPT = $(BOARD_DIR)/mps2.ld
 HW_SQRT = 1
 MPY_CROSS_FLAGS += -march=armv7emdp
+# Optimized kernel backends, in order of preference (KERNELS=reference: none).
+MICRONN_KERNELS ?= dsp generic

@@ -8,3 +8,5 @@ HW_SQRT = 1
 MPY_CROSS_FLAGS += -march=armv7emdp
 # Vectors live in ITCM (0x0), the image in FPGA SRAM (0x01000000).
 FIRMWARE_BIN_SPLIT = 1
+# Optimized kernel backends, in order of preference (KERNELS=reference: none).
+MICRONN_KERNELS ?= mve dsp generic

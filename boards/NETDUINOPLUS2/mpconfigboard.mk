@@ -6,3 +6,5 @@ UART_DRIVER = uart_stm32
 LDSCRIPT = $(BOARD_DIR)/stm32f405.ld
 HW_SQRT = 1
 MPY_CROSS_FLAGS += -march=armv7emsp
+# Optimized kernel backends, in order of preference (KERNELS=reference: none).
+MICRONN_KERNELS ?= dsp generic

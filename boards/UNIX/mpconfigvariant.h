@@ -10,3 +10,9 @@
 
 // The unix port's shared settings ("variants/" is reachable through the port's -I.).
 #include "variants/mpconfigvariant_common.h"
+
+// Ctrl-C (SIGINT) as on the boards: a pending KeyboardInterrupt that the VM, and micronn's engine
+// between two ops (mn_config_t.should_stop), act on. The common unix setting raises it straight
+// from the signal handler instead, which can cut a kernel or an allocation in half.
+#undef MICROPY_ASYNC_KBD_INTR
+#define MICROPY_ASYNC_KBD_INTR (0)

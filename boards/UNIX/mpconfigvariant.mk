@@ -20,3 +20,6 @@ MICROPY_PY_FFI = 0
 
 # Lets manifest.py find the repo without relying on the port directory's location.
 MICROPY_MANIFEST_MICRONN_ROOT ?= $(abspath $(VARIANT_DIR)/../..)
+
+# Optimized kernel backends, in order of preference (KERNELS=reference: none).
+MICRONN_KERNELS ?= generic

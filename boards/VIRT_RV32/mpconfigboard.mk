@@ -10,3 +10,5 @@ SRC_O_SHARED = shared/runtime/gchelper_native.o shared/runtime/gchelper_rv32i.o
 UART_DRIVER = uart_ns16550
 LDSCRIPT = $(BOARD_DIR)/virt_rv32.ld
 MPY_CROSS_FLAGS += -march=rv32imc
+# Optimized kernel backends, in order of preference (KERNELS=reference: none).
+MICRONN_KERNELS ?= generic

@@ -92,6 +92,17 @@ class TransferError(BoardError):
     """A put/get failed or the board's sha256 did not match the host's."""
 
 
+class NoSpaceError(TransferError):
+    """The file does not fit the board's filesystem. ``size`` bytes to write, ``free`` bytes
+    free (os.statvfs on the board), ``needed`` the estimate with the filesystem's overhead.
+    Raised before anything is written when the board reports too little space, or when the
+    board ran out of space (ENOSPC) during the transfer."""
+
+    def __init__(self, msg, size, free, needed):
+        self.size, self.free, self.needed = size, free, needed
+        super().__init__(msg)
+
+
 def _text(b):
     return b.decode("utf-8", errors="replace").replace("\r\n", "\n")
 
@@ -100,6 +111,24 @@ def _check_remote(remote):
     if not remote or not isinstance(remote, str):
         raise ValueError(f"remote path must be a non-empty str, not {remote!r}")
     return remote
+
+
+#: put() writes ``remote + TMP_SUFFIX`` and renames it only once its sha256 checked out, so the
+#: final name only ever holds a complete, verified file.
+TMP_SUFFIX = ".mn-tmp"
+
+
+def _remote_dir(remote):
+    d = remote.rsplit("/", 1)[0] if "/" in remote.strip("/") else ""
+    return d or ("/" if remote.startswith("/") else ".")
+
+
+def space_needed(size, block_size):
+    """Bytes of free space a ``size``-byte file needs on a filesystem with ``block_size`` blocks:
+    whole blocks, minus littlefs's per-block skip-list pointers, plus two blocks of slack for
+    metadata (the old version of the file stays until the verified copy replaces it)."""
+    bs = max(block_size, 64)
+    return (-(-size // (bs - 16)) + 2) * bs
 
 
 # Device-side helper for put/get/sha256. Kept tiny: it is pasted once per connection (and again
@@ -125,6 +154,28 @@ def _mn_sha(p):
             h.update(m[:n])
             z += n
     print(z, ''.join('%02x' % x for x in h.digest()))
+def _mn_clean(t):
+    # A handle left open by an interrupted transfer would be flushed whenever it is finalised
+    # (gc, soft reset) and overwrite what a later transfer wrote: close it, then let gc finalise
+    # any other unreachable file, then drop the half-written temporary file.
+    global _mn_f
+    try:
+        _mn_f.close()
+    except Exception:
+        pass
+    _mn_f = None
+    import gc
+    gc.collect()
+    try:
+        os.remove(t)
+    except OSError:
+        pass
+def _mn_mv(t, p):
+    try:
+        os.rename(t, p)
+    except OSError:
+        os.remove(p)  # FAT cannot rename over an existing file
+        os.rename(t, p)
 def _mn_dump(p, c):
     with open(p, 'rb') as f:
         while True:
@@ -172,22 +223,67 @@ class Board:
         size, digest = out.split()
         return int(size), digest
 
-    def put(self, src, remote, progress=None, chunk_size=4096, timeout=DEFAULT_TIMEOUT):
-        """Write ``src`` (bytes-like, or a local file path) to ``remote`` on the board and verify
-        it by a sha256 computed on the board over the stored file. ``progress(done, total)`` is
-        called after each chunk. Returns the hex digest. On any failure the partial file is
-        removed and TransferError is raised."""
+    def put(self, src, remote, progress=None, chunk_size=4096, timeout=DEFAULT_TIMEOUT,
+            check_space=True, settle=False):
+        """Write ``src`` (bytes-like, or a local file path) to ``remote`` on the board, atomically:
+        first any handle an interrupted transfer left open is closed and its temporary file
+        removed; the data goes to ``remote + TMP_SUFFIX``, whose sha256 is computed on the board;
+        only a matching file is renamed to ``remote``, which is then hashed again. So ``remote``
+        is never a partial file: it is absent, its previous version, or the verified new one.
+        ``settle=True`` also soft-resets the board (every file handle finalised, buffers
+        flushed) and checks ``remote`` once more. ``check_space`` refuses, before writing
+        anything, a file larger than the free space (NoSpaceError). ``progress(done, total)`` is
+        called after each chunk. Returns the hex digest; raises TransferError on any failure."""
         data = bytes(src) if isinstance(src, (bytes, bytearray, memoryview)) else Path(src).read_bytes()
         _check_remote(remote)
         want = hashlib.sha256(data).hexdigest()
-        self._put_data(data, remote, progress, chunk_size, timeout)
+        tmp = remote + TMP_SUFFIX
+        self._discard_stale(tmp)
+        if check_space:
+            self.check_space(remote, len(data))
+        try:
+            self._put_data(data, tmp, progress, chunk_size, timeout)
+            self._check_hash(tmp, data, want, timeout, "temporary file")
+            self._rename(tmp, remote)
+        except BoardExecError as e:
+            self._remove_quietly(tmp)
+            raise TransferError(f"{self.name}: put {remote}: {e}") from e
+        except TransferError:
+            self._remove_quietly(tmp)
+            raise
+        if settle:
+            self.soft_reset()
+        self._check_hash(remote, data, want, timeout, "file")
+        return want
+
+    def _check_hash(self, remote, data, want, timeout, what):
         size, got = self.sha256(remote, timeout=max(timeout, len(data) / 20000))
         if size != len(data) or got != want:
-            self._remove_quietly(remote)
             raise TransferError(
                 f"{self.name}: put {remote}: board has {size} bytes sha256 {got}, host sent "
-                f"{len(data)} bytes sha256 {want}; file removed")
-        return want
+                f"{len(data)} bytes sha256 {want} ({what} does not verify)")
+
+    def free_space(self, remote="."):
+        """``(block_size, free_bytes)`` of the board filesystem holding ``remote``."""
+        d = _remote_dir(remote)
+        return tuple(self.eval("(_s[0], _s[0] * _s[4])", pre=f"import os\n_s = os.statvfs({d!r})"))
+
+    def check_space(self, remote, size):
+        """NoSpaceError unless a ``size``-byte file fits next to what ``remote``'s filesystem
+        already holds (estimate: space_needed)."""
+        bsize, free = self.free_space(remote)
+        need = space_needed(size, bsize)
+        if need > free:
+            raise NoSpaceError(
+                f"{self.name}: {remote} ({size} bytes) does not fit: the filesystem has {free} "
+                f"bytes free, the file needs about {need} (ENOSPC)", size, free, need)
+
+    def _discard_stale(self, tmp):
+        self._ensure_helper()
+        self.exec(f"_mn_clean({tmp!r})", timeout=30)
+
+    def _rename(self, tmp, remote):
+        self.exec(f"_mn_mv({tmp!r}, {remote!r})", timeout=30)
 
     def get(self, remote, progress=None, chunk_size=4096, timeout=None):
         """Read ``remote`` from the board; verified against a sha256 computed on the board."""
@@ -230,6 +326,13 @@ class Board:
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.name}>"
+
+
+#: Seconds mpremote may wait for one protocol byte. An emulated board on a loaded 2-core host was
+#: seen to take over 5 s to acknowledge a raw-paste window (the old value): that desynchronised
+#: the protocol ("unexpected read during raw paste: b''"). A dead board is still caught by the
+#: overall timeout of each call.
+PROTOCOL_READ_TIMEOUT = 30.0
 
 
 class _PushbackSerial:
@@ -296,8 +399,9 @@ class SerialBoard(Board):
         deadline = time.monotonic() + max(wait, 0)
         while True:
             try:
-                # The serial timeout bounds mpremote's fixed-size reads; our own reads poll.
-                self.transport = SerialTransport(self.url, baudrate=self.baudrate, timeout=5)
+                # The serial timeout bounds mpremote's fixed-size reads (raw-paste window
+                # acknowledgements among them); our own reads poll with their own deadlines.
+                self.transport = SerialTransport(self.url, baudrate=self.baudrate, timeout=PROTOCOL_READ_TIMEOUT)
                 break
             except (TransportError, OSError, serial.SerialException) as e:
                 if time.monotonic() >= deadline:
@@ -484,13 +588,23 @@ class SerialBoard(Board):
                 done += len(chunk)
                 if progress:
                     progress(done, len(data))
-            self.exec("_mn_f.close()", timeout=timeout)
+            self.exec("_mn_f.close()\n_mn_f = None", timeout=timeout)
         except BoardExecError as e:
             try:
-                self.exec("_mn_f.close()", timeout=10)
+                self.exec("_mn_f.close()\n_mn_f = None", timeout=10)
             except BoardError:
                 pass
             self._remove_quietly(remote)
+            last = e.traceback.strip().splitlines()[-1] if e.traceback.strip() else ""
+            if re.search(r"\b(28|ENOSPC)\b", last):
+                try:
+                    bsize, free = self.free_space(remote)
+                except BoardError:
+                    bsize, free = 0, -1
+                raise NoSpaceError(
+                    f"{self.name}: {remote}: the filesystem filled up after {done} of {len(data)} "
+                    f"bytes ({last}); partial file removed", len(data), free,
+                    space_needed(len(data), bsize)) from e
             raise TransferError(f"{self.name}: put {remote} failed after {done} of {len(data)} "
                                 f"bytes; partial file removed. {e}") from e
         if progress and not data:
@@ -658,6 +772,16 @@ class UnixBoard(Board):
             raise TransferError(f"{self.name}: cannot hash {remote} on the board: {e}") from e
         size, digest = out.split()
         return int(size), digest
+
+    def _discard_stale(self, tmp):
+        self._remove_quietly(tmp)  # one process per exec: no handle survives a call
+
+    def _rename(self, tmp, remote):
+        os.replace(self._local(tmp), self._local(remote))
+
+    def free_space(self, remote="."):
+        st = os.statvfs(self._local(remote).parent)
+        return st.f_bsize, st.f_bsize * st.f_bavail
 
     def _local(self, remote):
         path = (self.fs / remote.lstrip("/")).resolve()

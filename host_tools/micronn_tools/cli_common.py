@@ -199,19 +199,31 @@ def board_ops(board, timeout):
         raise
 
 
+def _ops_desc(missing):
+    return ", ".join(f"{n} (op{'s' if len(v) > 1 else ''} {', '.join(map(str, v))})"
+                     for n, v in sorted(missing.items()))
+
+
 def check_firmware_ops(board, model, timeout):
-    """CliError naming every op of ``model`` (engine.Model) the firmware lacks."""
+    """CliError naming every op of ``model`` (engine.Model) the firmware lacks, telling apart ops
+    micronn has no kernel for (no firmware can run them) from kernels this firmware was built
+    without (a rebuild helps)."""
     have = board_ops(board, timeout)
-    missing = {}
+    not_built, none = {}, {}
     for op in model.ops():
         if op["name"] not in have:
-            missing.setdefault(op["name"], []).append(op["index"])
-    if missing:
-        desc = ", ".join(f"{n} (op{'s' if len(v) > 1 else ''} {', '.join(map(str, v))})"
-                         for n, v in sorted(missing.items()))
-        raise CliError(f"the firmware on {board.name} has no kernel for: {desc}. It has: "
-                       f"{', '.join(sorted(have)) or 'none'}. Rebuild it with those ops "
-                       "(MICRONN_OPS) or use another firmware")
+            (none if op.get("kernel") == "none" else not_built).setdefault(op["name"], []).append(op["index"])
+    if not (none or not_built):
+        return
+    parts = []
+    if none:
+        parts.append(f"micronn has no kernel for {_ops_desc(none)} yet, so no firmware can run this model")
+    if not_built:
+        ops = " ".join(sorted(not_built))
+        parts.append(f"the firmware on {board.name} was built without the kernel"
+                     f"{'s' if len(not_built) > 1 else ''} for {_ops_desc(not_built)}; rebuild it with "
+                     f"`make firmware BOARD={board.name} MODELS=<this model>` (or OPS=\"{ops} ...\" / OPS=all)")
+    raise CliError("; ".join(parts) + f". The firmware has: {', '.join(sorted(have)) or 'none'}")
 
 
 def find_frozen(board, data, timeout):
@@ -233,43 +245,62 @@ def find_frozen(board, data, timeout):
     return ast.literal_eval(out[-1])
 
 
-def put_verified(board, data, remote, args, label=None, retries=1):
+def put_verified(board, data, remote, args, label=None, retries=1, firmware_hint=None, force=False):
     """Copy ``data`` to ``remote`` on the board unless the board already has a file with the
-    same sha256 (computed on the board). Verified by board.put; one retry after a reset or a
-    dropped link. Returns True when it copied, False when it skipped."""
-    from .board import BoardCrash, BoardError, BoardTimeout, TransferError
+    same sha256 (computed on the board; ``force`` copies anyway). board.put writes a temporary
+    file, verifies it, renames it; here the board is then soft-reset and the file hashed once
+    more, so "verified" is only printed for the file that survives the board's own flush. One
+    retry after a reset or a dropped link. A file that does not fit fails at once (nothing is
+    copied), with ``firmware_hint`` (how to build it into the firmware instead) when given.
+    Returns True when it copied, False when it skipped."""
+    from .board import BoardCrash, BoardError, BoardTimeout, NoSpaceError, TransferError, TMP_SUFFIX
     want = sha256(data)
-    try:
-        size, have = board.sha256(remote, timeout=args.timeout)
-        if size == len(data) and have == want:
-            say(f"{remote}: already on {board.name} (sha256 matches), not copied", args.quiet)
-            return False
-    except TransferError:
-        pass  # not there (or unreadable): copy it
+    if not force:
+        try:
+            size, have = board.sha256(remote, timeout=args.timeout)
+            if size == len(data) and have == want:
+                say(f"{remote}: already on {board.name} (sha256 matches), not copied", args.quiet)
+                return False
+        except TransferError:
+            pass  # not there (or unreadable): copy it
     attempt = 0
     while True:
         try:
             # progress only for long transfers (the UART moves tens of KiB/s)
             quiet = args.quiet or len(data) < PROGRESS_MIN_BYTES
             board.put(data, remote, progress=Progress(label or f"copy {remote}", quiet),
-                      chunk_size=PUT_CHUNK, timeout=args.timeout)
+                      chunk_size=PUT_CHUNK, timeout=args.timeout, settle=True)
             say(f"{remote}: {len(data)} bytes written, sha256 verified on the board", args.quiet)
             return True
+        except NoSpaceError as e:
+            raise CliError(no_space_message(board, remote, e.size, e.free, firmware_hint)) from None
         except (BoardCrash, TransferError, BoardTimeout) as e:
             attempt += 1
             if attempt > retries:
                 try:
-                    board._remove_quietly(remote)
+                    board._remove_quietly(remote + TMP_SUFFIX)
                 except BoardError:
                     pass
-                raise CliError(f"copying {remote} to {board.name} failed ({e}); nothing usable "
-                               "was left on the board") from None
+                raise CliError(f"copying {remote} to {board.name} failed ({e}); {remote} on the "
+                               "board was left as it was (absent or its previous version)") from None
             say(f"{remote}: transfer failed ({str(e).splitlines()[0]}); retrying", args.quiet)
             try:
                 if not board.ping(timeout=10):
                     board.hard_reset()
             except BoardError as e2:
                 raise CliError(f"{board.name} did not come back after a failed transfer: {e2}") from None
+
+
+def model_firmware_hint(board, path):
+    """How to build the model at ``path`` into the firmware of ``board`` instead of copying it."""
+    name = board.spec.name if board.spec is not None else "<BOARD>"
+    return f"build it into the firmware instead: make firmware BOARD={name} MODELS={os.path.abspath(path)}"
+
+
+def no_space_message(board, what, size, free, firmware_hint=None, plural=False):
+    msg = (f"{what} ({size:,} bytes) {'do' if plural else 'does'} not fit on {board.name}: its filesystem has "
+           f"{max(free, 0):,} bytes free; nothing was copied")
+    return f"{msg}; {firmware_hint}" if firmware_hint else msg
 
 
 def ensure_model(board, data, path, args):
@@ -280,7 +311,8 @@ def ensure_model(board, data, path, args):
         say(f"model: built into the firmware as micronn.models[{name!r}] (same sha256)", args.quiet)
         return repr(name), f"built-in {name!r}"
     remote = REMOTE_DIR + model_name(path) + ".tflite"
-    put_verified(board, data, remote, args, label=f"copy model {os.path.basename(path)}")
+    put_verified(board, data, remote, args, label=f"copy model {os.path.basename(path)}",
+                 firmware_hint=model_firmware_hint(board, path))
     return repr(remote), f"file {remote}"
 
 

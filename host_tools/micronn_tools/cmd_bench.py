@@ -26,12 +26,18 @@ Inputs are zeros unless --input files are given (same rules as `micronn run`).
 
 JSON_DOC = """\
 --json keys (stable): model, sha256, board, emulated, unit ("instructions" or "us"), runs,
-per_inference (median), samples[], min, max, profile_clock, per_op[] {index, name, value, share},
+per_inference (median), samples[], min, max, profile_clock, per_op[] {index, name, value, share,
+variant}, kernels[] (the firmware's optimized backends),
 ops_total, overhead, overhead_share, profiled_total, arena {bytes, persistent, nonpersistent,
 needed}, model_source."""
 
+# Emulated boards: start each timed invoke at a fixed phase of the cycle counter's tick, so
+# repeated runs count identical instructions (board.sync_cycles(), see README "Counting").
+SYNC_CODE = {True: "import board\n_sync = board.sync_cycles", False: "_sync = lambda: None"}
+
 BENCH_CODE = """\
 import micronn, time, gc
+{sync}
 _m = micronn.load({src})
 _clk = time.{clock}
 def _fill(_it):
@@ -49,9 +55,11 @@ _s = []
 for _r in range({runs}):
     _fill(_it)
     _it.reset()
+    _sync()
     _t0 = _clk()
     _it.invoke()
-    _s.append(time.ticks_diff(_clk(), _t0))
+    _t1 = _clk()
+    _s.append(time.ticks_diff(_t1, _t0))
 _res = {{'samples': _s, 'stats': _it.stats(), 'clock': micronn.PROFILE_CLOCK}}
 _it = None
 gc.collect()
@@ -61,10 +69,14 @@ _it.invoke()
 _fill(_it)
 _it.reset()
 _it.profile_clear()
+_sync()
 _t0 = _clk()
 _it.invoke()
-_res['ptotal'] = time.ticks_diff(_clk(), _t0)
+_t1 = _clk()
+_res['ptotal'] = time.ticks_diff(_t1, _t0)
 _res['profile'] = _it.profile()
+_res['variants'] = _it.variants() if hasattr(_it, 'variants') else ()
+_res['kernels'] = micronn.kernels() if hasattr(micronn, 'kernels') else ()
 print(repr(_res))
 """
 
@@ -97,7 +109,7 @@ def measure(board, spec, emulated, data, model, path, args, arrays=None):
     for i, a in enumerate(arrays or []):
         put_verified(board, a.tobytes(), f"micronn_in{i}.bin", args, label=f"copy input {i}")
         files.append(f"micronn_in{i}.bin")
-    code = BENCH_CODE.format(src=src, clock="ticks_cpu" if emulated else "ticks_us",
+    code = BENCH_CODE.format(src=src, clock="ticks_cpu" if emulated else "ticks_us", sync=SYNC_CODE[emulated],
                              runs=args.runs, files=files)
     say(f"benchmarking on {board.name}: 1 warm-up + {args.runs} runs + 1 profiled run", args.quiet)
     out = board.exec(code, timeout=args.timeout)
@@ -124,9 +136,11 @@ def measure(board, spec, emulated, data, model, path, args, arrays=None):
     samples = [total_units(t) for t in res["samples"]]
     med = sorted(samples)[len(samples) // 2]
     per_op = []
+    variants = res.get("variants") or ()
     for idx, name, calls, ticks in res["profile"]:
         v = prof_units(ticks // max(calls, 1))
-        per_op.append({"index": idx, "name": name, "value": v})
+        per_op.append({"index": idx, "name": name, "value": v,
+                       "variant": variants[idx] if idx < len(variants) else "?"})
     unit = "instructions" if emulated and ipt else ("cpu ticks" if emulated else "us")
     if any(o["value"] is None for o in per_op):
         raise CliError(f"{board.name}: the profiler counts CPU cycles but the board's cpu_hz is unknown; "
@@ -145,7 +159,7 @@ def measure(board, spec, emulated, data, model, path, args, arrays=None):
         "overhead_share": (ptotal - ops_total) / ptotal if ptotal else 0.0,
         "arena": {"bytes": st["arena_size"], "persistent": st["persistent"],
                   "nonpersistent": st["nonpersistent"], "needed": st["needed"]},
-        "model_source": where,
+        "model_source": where, "kernels": list(res.get("kernels") or ()),
     }
 
 
@@ -158,9 +172,11 @@ def print_text(r):
           f"per inference (median of {r['runs']}; min {fmt_num(r['min'])}, max {fmt_num(r['max'])})")
     print(f"arena: {r['arena']['bytes']} bytes = persistent {r['arena']['persistent']} + "
           f"non-persistent {r['arena']['nonpersistent']} (+ alignment slack)")
-    print(f"\n  {'op':>3}  {'name':<30} {r['unit']:>14} {'share':>7}")
+    print(f"kernels: {', '.join(r['kernels']) or 'reference only'}")
+    print(f"\n  {'op':>3}  {'name':<30} {'kernel':<26} {r['unit']:>14} {'share':>7}")
     for o in r["per_op"]:
-        print(f"  {o['index']:>3}  {o['name']:<30} {fmt_num(o['value']):>14} {100 * o['share']:6.2f}%")
+        print(f"  {o['index']:>3}  {o['name']:<30} {o['variant']:<26} {fmt_num(o['value']):>14} "
+              f"{100 * o['share']:6.2f}%")
     print(f"  {'':>3}  {'sum of ops':<30} {fmt_num(r['ops_total']):>14}")
     print(f"  {'':>3}  {'interpreter overhead':<30} {fmt_num(r['overhead']):>14} {100 * r['overhead_share']:6.2f}%")
     print(f"  {'':>3}  {'total (profiled run)':<30} {fmt_num(r['profiled_total']):>14}")

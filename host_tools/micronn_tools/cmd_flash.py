@@ -14,8 +14,8 @@ import shutil
 import subprocess
 import sys
 
-from .cli_common import CliError, add_board_args, board_spec, open_target, put_verified, \
-    read_file, say
+from .cli_common import CliError, add_board_args, board_spec, model_firmware_hint, \
+    no_space_message, open_target, put_verified, read_file, say
 
 DESCRIPTION = """\
 Put firmware and/or files on a board.
@@ -229,15 +229,36 @@ def copy_files(args):
         if args.dest:
             board.exec(f"import os\ntry:\n os.mkdir({args.dest.strip('/')!r})\nexcept OSError:\n pass",
                        timeout=args.timeout)
-        for f in args.files:
-            remote = _remote(args, f)
-            data = read_file(f)
-            if args.force:
-                board._remove_quietly(remote)
-            put_verified(board, data, remote, args, label=f"copy {os.path.basename(f)}")
+        files = [(f, _remote(args, f), read_file(f)) for f in args.files]
+        _check_fits(board, files)
+        for f, remote, data in files:
+            put_verified(board, data, remote, args, label=f"copy {os.path.basename(f)}",
+                         firmware_hint=_hint(board, f), force=args.force)
     finally:
         board.close()
     return 0
+
+
+def _hint(board, f):
+    return model_firmware_hint(board, f) if f.endswith((".tflite", ".bin")) else None
+
+
+def _check_fits(board, files):
+    """Refuse the whole copy, before writing anything, when the files do not all fit."""
+    from .board import space_needed
+    bsize, free = board.free_space(files[0][1])
+    need = sum(space_needed(len(data), bsize) for _, _, data in files)
+    if need <= free:
+        return
+    if len(files) == 1:
+        f, _, data = files[0]
+        raise CliError(no_space_message(board, os.path.basename(f), len(data), free, _hint(board, f)))
+    total = sum(len(data) for _, _, data in files)
+    big = [f for f, _, _ in files if f.endswith((".tflite", ".bin"))]
+    hint = (f"build models into the firmware instead: make firmware BOARD="
+            f"{board.spec.name if board.spec else '<BOARD>'} MODELS=\"{' '.join(os.path.abspath(f) for f in big)}\""
+            if big else None)
+    raise CliError(no_space_message(board, f"{len(files)} files", total, free, hint, plural=True))
 
 
 def _remote(args, f):

@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 
+from .cmd_bench import SYNC_CODE
 from .cli_common import CliError, add_board_args, board_spec, check_firmware_ops, dequantize, \
     ensure_model, np_dtype, open_target, put_verified, quantize, say, verify_model
 
@@ -105,6 +106,7 @@ def load_inputs(args, model):
 
 RUN_CODE = """\
 import micronn, time
+{sync}
 _m = micronn.load({src})
 _it = micronn.Interpreter(_m, profile={profile})
 _files = {files!r}
@@ -117,9 +119,11 @@ for _i in range(_it.num_inputs):
 _clk = time.{clock}
 _ticks = []
 for _r in range({repeat}):
+    _sync()
     _t0 = _clk()
     _it.invoke()
-    _ticks.append(time.ticks_diff(_clk(), _t0))
+    _t1 = _clk()
+    _ticks.append(time.ticks_diff(_t1, _t0))
 for _i in range(_it.num_outputs):
     with open('micronn_out%d.bin' % _i, 'wb') as _f:
         _f.write(_it.output(_i))
@@ -136,7 +140,7 @@ def execute(board, spec, src, model, arrays, args, repeat=1, profile=False, emul
         remote = f"micronn_in{i}.bin"
         put_verified(board, a.tobytes(), remote, args, label=f"copy input {i}")
         files.append(remote)
-    code = RUN_CODE.format(src=src, profile=profile, files=files, repeat=repeat,
+    code = RUN_CODE.format(src=src, profile=profile, files=files, repeat=repeat, sync=SYNC_CODE[emulated],
                            clock="ticks_cpu" if emulated else "ticks_us")
     try:
         out = board.exec(code, timeout=args.timeout)

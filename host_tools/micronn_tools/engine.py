@@ -18,7 +18,7 @@ import numpy as np
 
 MAX_DIMS = 6
 
-OK, ERR_ARG, ERR_MODEL, ERR_UNSUPPORTED, ERR_ARENA, ERR_STATE, ERR_KERNEL = range(7)
+OK, ERR_ARG, ERR_MODEL, ERR_UNSUPPORTED, ERR_ARENA, ERR_STATE, ERR_KERNEL, ERR_ABORTED = range(8)
 
 PLANNERS = {"greedy": 0, "no_reuse": 1, "offline": 2}
 CFG_REUSE_INPUTS = 0x01
@@ -73,12 +73,23 @@ class _OpInfo(ctypes.Structure):
     ]
 
 
+class _KernelInfo(ctypes.Structure):
+    _fields_ = [
+        ("builtin", ctypes.c_int32),
+        ("max_version", ctypes.c_int32),
+        ("options_type", ctypes.c_int32),
+        ("dtypes", ctypes.c_char_p),
+        ("linked", ctypes.c_int),
+    ]
+
+
 class _Profile(ctypes.Structure):
     _fields_ = [
         ("name", ctypes.c_char_p),
         ("builtin", ctypes.c_int32),
         ("calls", ctypes.c_uint32),
         ("ticks", ctypes.c_uint64),
+        ("variant", ctypes.c_char_p),
     ]
 
 
@@ -101,6 +112,8 @@ class _Config(ctypes.Structure):
         ("ticks_mask", ctypes.c_uint64),
         ("ops", ctypes.c_void_p),
         ("n_ops", ctypes.c_size_t),
+        ("should_stop", ctypes.c_void_p),
+        ("stop_user", ctypes.c_void_p),
     ]
 
 
@@ -159,6 +172,9 @@ def lib(path=None):
         "mn_op_name": (ctypes.c_char_p, [I32]),
         "mn_dtype_name": (ctypes.c_char_p, [I32]),
         "mn_op_supported": (S, [P, I32, ctypes.c_char_p]),
+        "mn_op_kernel_state": (S, [P, I32, ctypes.c_char_p]),
+        "mn_op_kernel_info": (S, [SZ, ctypes.POINTER(_KernelInfo)]),
+        "mn_options_name": (ctypes.c_char_p, [I32]),
     }
     for name, (res, args) in protos.items():
         f = getattr(L, name)
@@ -197,7 +213,7 @@ def _tensor_info(t, index=None):
     return {
         "index": index,
         "name": (t.name or b"").decode("utf-8", "replace"),
-        "dtype": lib().mn_dtype_name(t.dtype).decode(),
+        "dtype": lib().mn_dtype_name(t.dtype).decode(errors="replace"),
         "dtype_code": t.dtype,
         "shape": shape,
         "bytes": t.bytes,
@@ -237,7 +253,7 @@ class Model:
         self.len = len(data)
         s = self._L.mn_model_init(self._m, ctypes.c_void_p(ctypes.addressof(self._buf) + offset), len(data))
         if s != OK:
-            raise MicronnError(s, self._L.mn_model_errmsg(self._m).decode())
+            raise MicronnError(s, self._L.mn_model_errmsg(self._m).decode(errors="replace"))
 
     @property
     def num_inputs(self):
@@ -261,9 +277,10 @@ class Model:
         for i in range(self._L.mn_model_num_ops(self._m)):
             info = _OpInfo()
             self._L.mn_model_op_info(self._m, i, ctypes.byref(info))
-            out.append({"index": i, "name": info.name.decode(), "builtin": info.builtin,
+            state = self._L.mn_op_kernel_state(None, info.builtin, info.name)
+            out.append({"index": i, "name": info.name.decode(errors="replace"), "builtin": info.builtin,
                         "version": info.version, "n_inputs": info.n_inputs, "n_outputs": info.n_outputs,
-                        "supported": bool(info.supported)})
+                        "supported": bool(info.supported), "kernel": KERNEL_STATES[state]})
         return out
 
     def tensor(self, index):
@@ -313,9 +330,9 @@ class Model:
                 size = max(2 * size, need.value + 1024)
                 continue
             if s not in (OK, ERR_UNSUPPORTED):
-                raise MicronnError(s, err.msg.decode())
+                raise MicronnError(s, err.msg.decode(errors="replace"))
             return [None if r.status == OK else (r.status, r.msg.decode("utf-8", "replace")) for r in res[:n]]
-        raise MicronnError(ERR_ARENA, err.msg.decode())
+        raise MicronnError(ERR_ARENA, err.msg.decode(errors="replace"))
 
     def arena_needed(self, planner="greedy", reuse_inputs=False, profile=False):
         """Exact arena bytes by dry run (raises MicronnError for unsupported ops etc.).
@@ -330,12 +347,33 @@ class Model:
             if s == OK:
                 return need.value
             if s != ERR_ARENA:
-                raise MicronnError(s, err.msg.decode())
+                raise MicronnError(s, err.msg.decode(errors="replace"))
             size = max(2 * size, need.value + 1024)
-        raise MicronnError(ERR_ARENA, err.msg.decode())
+        raise MicronnError(ERR_ARENA, err.msg.decode(errors="replace"))
 
 
 _dummy_ticks = _TICKS_FN(lambda user: 0)
+
+
+# mn_op_kernel_state(): the engine has no kernel for the op / has one this build lacks / has it.
+KERNEL_STATES = ("none", "not built", "linked")
+
+
+def kernels(lib_path=None):
+    """Every builtin kernel of the engine source (mn_ops.h), linked into this library or not: list
+    of dicts name, builtin, max_version, options, dtypes (list of combination strings), linked,
+    variants (compute variants besides the reference one; the reference always exists)."""
+    L = lib(lib_path)
+    out, i = [], 0
+    info = _KernelInfo()
+    while L.mn_op_kernel_info(i, ctypes.byref(info)):
+        out.append({"name": L.mn_op_name(info.builtin).decode(errors="replace"), "builtin": info.builtin,
+                    "max_version": info.max_version,
+                    "options": L.mn_options_name(info.options_type).decode(errors="replace"),
+                    "dtypes": (info.dtypes or b"").decode(errors="replace").split(), "linked": bool(info.linked),
+                    "variants": ["reference"]})
+        i += 1
+    return out
 
 
 def _make_config(planner, reuse_inputs, ticks):
@@ -371,7 +409,7 @@ class Interpreter:
         if s == OK:
             s = self._L.mn_interp_prepare(self._it)
         if s != OK:
-            msg = self._L.mn_interp_errmsg(self._it).decode()
+            msg = self._L.mn_interp_errmsg(self._it).decode(errors="replace")
             st = self._stats()
             self._L.mn_interp_deinit(self._it)
             e = MicronnError(s, msg)
@@ -385,7 +423,7 @@ class Interpreter:
             pass
 
     def _err(self, s):
-        return MicronnError(s, self._L.mn_interp_errmsg(self._it).decode())
+        return MicronnError(s, self._L.mn_interp_errmsg(self._it).decode(errors="replace"))
 
     def _stats(self):
         st = _Stats()
@@ -465,8 +503,8 @@ class Interpreter:
         for i in range(self._L.mn_interp_num_ops(self._it)):
             p = _Profile()
             self._L.mn_interp_profile(self._it, i, ctypes.byref(p))
-            out.append({"index": i, "name": p.name.decode(), "builtin": p.builtin, "calls": p.calls,
-                        "ticks": p.ticks})
+            out.append({"index": i, "name": p.name.decode(errors="replace"), "builtin": p.builtin, "calls": p.calls,
+                        "ticks": p.ticks, "variant": p.variant.decode(errors="replace")})
         return out
 
     # LiteRT-style aliases

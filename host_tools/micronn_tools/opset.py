@@ -2,39 +2,73 @@
 
     python -m micronn_tools.opset a.tflite b.tflite     ->  "CONV_2D DEPTHWISE_CONV_2D ..."
 
-`make firmware MODELS=...` uses this to link only those kernels (MICRONN_OPS). Custom ops are
-reported on stderr and make it fail: the engine has no custom kernels to link.
+`make firmware MODELS=...` uses this to link only those kernels (MICRONN_OPS). It fails (exit 1,
+naming model, op and reason on stderr) when the engine cannot run a model: an op micronn has no
+kernel for, or one whose kernel refuses the model (dtype, version, options), as the host build of
+the engine, which has every kernel, reports it. --allow-unsupported (make ... ALLOW_UNSUPPORTED=1)
+only warns, and the firmware gets the kernels that exist.
 """
 import sys
 
 from . import engine
 
 
-def ops_used(model_bytes_list):
-    """Sorted builtin op names used by the models; raises ValueError for custom ops."""
-    names, custom = set(), set()
-    for data in model_bytes_list:
-        for op in engine.Model(data).ops():
-            (custom if op["builtin"] == 32 else names).add(op["name"])
-    if custom:
-        raise ValueError("custom ops have no kernels in this engine: " + ", ".join(sorted(custom)))
-    return sorted(names)
+class UnsupportedOps(ValueError):
+    def __init__(self, problems, names):
+        self.problems, self.names = problems, names
+        super().__init__("\n".join(problems))
+
+
+def ops_used(model_bytes_list, labels=None, allow_unsupported=False):
+    """Sorted builtin op names (with a kernel in the engine) used by the models. Raises
+    UnsupportedOps listing every op the engine cannot run unless allow_unsupported."""
+    labels = labels or [f"model {i}" for i in range(len(model_bytes_list))]
+    names, problems = set(), []
+    for label, data in zip(labels, model_bytes_list):
+        model = engine.Model(data)
+        checks = model.check_ops()
+        for op, chk in zip(model.ops(), checks):
+            if op["kernel"] == "none":
+                what = "custom op" if op["builtin"] == 32 else "op"
+                problems.append(f"{label}: op {op['index']} {op['name']}: micronn has no kernel for "
+                                f"this {what} yet")
+                continue
+            names.add(op["name"])
+            if chk is not None:
+                reason = chk[1]
+                if reason.startswith("op ") and ": " in reason:
+                    reason = reason.split(": ", 1)[1]
+                problems.append(f"{label}: op {op['index']} {op['name']}: {reason}")
+    if problems and not allow_unsupported:
+        raise UnsupportedOps(problems, sorted(names))
+    return sorted(names), problems
 
 
 def main(argv=None):
-    paths = sys.argv[1:] if argv is None else argv
+    args = sys.argv[1:] if argv is None else list(argv)
+    allow = "--allow-unsupported" in args
+    paths = [a for a in args if a != "--allow-unsupported"]
     if not paths:
-        print("usage: python -m micronn_tools.opset MODEL.tflite ...", file=sys.stderr)
+        print("usage: python -m micronn_tools.opset [--allow-unsupported] MODEL.tflite ...", file=sys.stderr)
         return 2
     try:
         blobs = []
         for p in paths:
             with open(p, "rb") as f:
                 blobs.append(f.read())
-        print(" ".join(ops_used(blobs)))
+        names, problems = ops_used(blobs, [p.rsplit("/", 1)[-1] for p in paths], allow)
+    except UnsupportedOps as e:
+        for line in e.problems:
+            print(f"micronn opset: {line}", file=sys.stderr)
+        print("micronn opset: the firmware could not run these models; ALLOW_UNSUPPORTED=1 builds it "
+              "anyway", file=sys.stderr)
+        return 1
     except (OSError, ValueError, engine.MicronnError) as e:
         print("micronn opset: %s" % e, file=sys.stderr)
         return 1
+    for line in problems:
+        print(f"micronn opset: warning: {line} (ALLOW_UNSUPPORTED=1)", file=sys.stderr)
+    print(" ".join(names))
     return 0
 
 

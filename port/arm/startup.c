@@ -33,16 +33,39 @@ __attribute__((weak)) void mp_board_early_init(void) {
 }
 
 // SysTick counts CPU clocks down from 2^24-1; its wraps extend it to 64 bits.
-static volatile uint32_t systick_wraps;
+// The wrap handler is the only periodic interrupt, so it is the one thing
+// that could land inside some measured spans and not others. It therefore
+// runs exactly SYSTICK_HANDLER_INSNS instructions, which under -icount
+// (1 instruction = 1 ns) is a whole number of ticks at any clock that is a
+// multiple of 1 MHz, and mp_hal_ticks_cpu64 subtracts those ticks for every
+// completed run: a span with wraps inside it counts what it would without.
+#define SYSTICK_HANDLER_INSNS 1000
+#define STR_(x) #x
+#define STR(x) STR_(x)
+volatile uint32_t mp_port_systick_wraps;
+static uint32_t systick_handler_ticks;
 
-static void SysTick_Handler(void) {
-    systick_wraps++;
+__attribute__((naked)) static void SysTick_Handler(void) {
+    // 7 instructions + 2 per loop pass + bx lr; no data-dependent branch.
+    __asm volatile (
+        "movw r0, #:lower16:mp_port_systick_wraps\n"
+        "movt r0, #:upper16:mp_port_systick_wraps\n"
+        "ldr r1, [r0]\n"
+        "adds r1, r1, #1\n"
+        "str r1, [r0]\n"
+        "nop\n"
+        "movw r0, #" STR((SYSTICK_HANDLER_INSNS - 8) / 2) "\n"
+        "1: subs r0, r0, #1\n"
+        "bne 1b\n"
+        "bx lr\n"
+        );
 }
 
 uint64_t mp_hal_ticks_cpu64(void) {
     static uint64_t last;
     uint32_t state = mp_port_irq_disable();
-    uint32_t wraps = systick_wraps;
+    uint32_t handled = mp_port_systick_wraps;
+    uint32_t wraps = handled;
     uint32_t val = SYST_CVR;
     if (SCB_ICSR & SCB_ICSR_PENDSTSET) {
         // The wrap is pending but its ISR has not run: count it here.
@@ -58,6 +81,8 @@ uint64_t mp_hal_ticks_cpu64(void) {
     } else {
         t = ((uint64_t)wraps << 24) | (0xffffffu - val);
     }
+    // Only handler runs that have happened cost time, not a pending one.
+    t -= (uint64_t)handled * systick_handler_ticks;
     if (t < last) {
         // Never step backwards, whatever the timer model does.
         t = last;
@@ -67,9 +92,20 @@ uint64_t mp_hal_ticks_cpu64(void) {
     return t;
 }
 
+void mp_port_cycles_sync(void) {
+    // Sleep until the next wrap: its interrupt arrives at an exact point of
+    // the tick grid (under -icount, sleep=off, the guest clock jumps there
+    // at no host cost), so what follows starts at the same phase every time.
+    uint32_t w = mp_port_systick_wraps;
+    while (mp_port_systick_wraps == w) {
+        mp_port_wait_for_interrupt();
+    }
+}
+
 void mp_port_arch_init(void) {
     mp_port_reset_cause_init();
     SCB_SHCSR |= SCB_SHCSR_FAULTS;
+    systick_handler_ticks = mp_port_cpu_hz / (1000000000 / SYSTICK_HANDLER_INSNS);
     SYST_RVR = 0xffffff;
     SYST_CVR = 0;
     SYST_CSR = SYST_CSR_CLKSOURCE | SYST_CSR_TICKINT | SYST_CSR_ENABLE;

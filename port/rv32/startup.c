@@ -38,6 +38,10 @@ uint64_t mp_hal_ticks_cpu64(void) {
     return ((uint64_t)hi << 32) | lo;
 }
 
+void mp_port_cycles_sync(void) {
+    // The instruction counter has no tick phase and no wrap interrupt.
+}
+
 void mp_port_arch_init(void) {
     mp_port_reset_cause_init();
     PLIC_THRESHOLD = 0;

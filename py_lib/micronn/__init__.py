@@ -23,16 +23,14 @@ _INT_RANGE = {
 
 
 def load_file(path):
-    """Model from a file: read once into a bytearray that the Model then uses in place."""
+    """Model from a file: read once into an immutable bytes object (one heap block of the file's
+    size) that the Model then uses in place."""
     import os
+    from _micronn import read_bytes
 
     size = os.stat(path)[6]
-    buf = bytearray(size)
     with open(path, "rb") as f:
-        n = f.readinto(buf)
-    if n != size:
-        raise OSError("short read: %d of %d bytes" % (n, size))
-    return Model(buf)
+        return Model(read_bytes(f, size))
 
 
 def load(source):
@@ -134,6 +132,7 @@ def profile_report(it, instructions_per_tick=None, cpu_hz=None, file=None):
     """
     rows = []
     total = 0
+    variants = it.variants()
     for idx, name, calls, ticks in it.profile():
         total += ticks
         per = ticks // calls if calls else 0
@@ -141,10 +140,10 @@ def profile_report(it, instructions_per_tick=None, cpu_hz=None, file=None):
             per = int(per * instructions_per_tick)
         rows.append((idx, name, calls, ticks, per))
     unit = "instr" if instructions_per_tick else PROFILE_CLOCK + " ticks"
-    lines = ["%4s  %-28s %6s %14s %6s" % ("op", "name", "calls", unit + "/call", "%")]
+    lines = ["%4s  %-28s %-24s %6s %14s %6s" % ("op", "name", "kernel", "calls", unit + "/call", "%")]
     for idx, name, calls, ticks, per in rows:
         pct = 100 * ticks / total if total else 0.0
-        lines.append("%4d  %-28s %6d %14d %6.1f" % (idx, name, calls, per, pct))
+        lines.append("%4d  %-28s %-24s %6d %14d %6.1f" % (idx, name, variants[idx], calls, per, pct))
     calls = max([r[2] for r in rows] or [1]) or 1
     tot = total // calls
     if instructions_per_tick:

@@ -65,5 +65,43 @@ def test_models_select_kernels(tmp_path, monkeypatch):
             "    out.append(it.output(0)[0])\n" % xs))
         want = [int(oracle.run(model, [np.array([[x]], dtype=np.int8)])[0].item()) for x in xs]
         assert got == want
+        # an op the engine has but this firmware was built without: said so, with the remedy
+        msg = board.eval("msg", pre=(
+            "import micronn\n"
+            "try:\n"
+            "    micronn.Interpreter(micronn.Model(%r))\n"
+            "    msg = None\n"
+            "except NotImplementedError as e:\n"
+            "    msg = str(e)\n" % _softmax_model()))
+        assert msg == ("unsupported ops: SOFTMAX (op 0): this firmware was built without these kernels "
+                       "(rebuild it with OPS=... or MODELS=<this model>)"), msg
     finally:
         board.close()
+
+
+def _softmax_model():
+    import sys
+    sys.path.insert(0, str(ROOT / "tests" / "engine" / "ops"))
+    import opmodels
+    return opmodels.softmax(np.random.default_rng(0), "int8", "int8", shape=(1, 4)).tflite()
+
+
+def test_models_the_engine_cannot_run_fail_the_build(tmp_path):
+    """`make firmware MODELS=...` stops before building, naming model and op, when micronn has no
+    kernel for an op of a model (unless ALLOW_UNSUPPORTED=1, see tests/cli: opset)."""
+    import flatbuffers
+    from ai_edge_litert import schema_py_generated as s
+    data = (MODELS_DIR / "hello_world_int8.tflite").read_bytes()
+    mt = s.ModelT.InitFromPackedBuf(data, 0)
+    mt.operatorCodes[0].builtinCode = mt.operatorCodes[0].deprecatedBuiltinCode = 15   # LSH_PROJECTION
+    b = flatbuffers.Builder(1024)
+    b.Finish(mt.Pack(b), file_identifier=b"TFL3")
+    bad = tmp_path / "lsh.tflite"
+    bad.write_bytes(bytes(b.Output()))
+    for ops in ([], ["OPS=all"]):
+        r = subprocess.run(["make", "--no-print-directory", "firmware", "BOARD=" + BOARD, "MODELS=" + str(bad),
+                            "FIRMWARE_BUILD=" + str(tmp_path / "fw"), *ops],
+                           cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert r.returncode != 0, r.stdout[-2000:]
+        assert "lsh.tflite: op 0 LSH_PROJECTION: micronn has no kernel for this op yet" in r.stderr, r.stderr
+        assert not (tmp_path / "fw" / BOARD / "firmware.elf").exists()

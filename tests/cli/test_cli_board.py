@@ -149,7 +149,7 @@ def test_bench_json_and_plot(cli, model, default_board, tmp_path):
 def test_run_names_ops_missing_from_firmware(cli, lsh_model, default_board):
     r = cli("run", lsh_model, "--zeros")
     assert r.code == 1, r
-    assert "no kernel for: LSH_PROJECTION (ops 0, 1, 2)" in r.err
+    assert "micronn has no kernel for LSH_PROJECTION (ops 0, 1, 2) yet" in r.err, r
 
 
 def test_run_timeout_is_reported(cli, model, default_board):
@@ -172,3 +172,25 @@ def test_demo(cli, default_board):
     assert r.code == 0, r
     assert "person.bmp" in r.out and "[-113, 113]" in r.out and "[57, -57]" in r.out
     assert "instructions per inference" in r.out and "arena" in r.out
+
+
+def test_flash_model_that_does_not_fit_says_so_first(cli, model):
+    """person_detect (300 KB) on NETDUINOPLUS2 (64 KB filesystem): one clear error naming the
+    sizes and how to build the model into the firmware, before anything is copied."""
+    from micronn_tools import boards
+    spec = boards.get("NETDUINOPLUS2")
+    if not spec.firmware_path.is_file():
+        pytest.fail(f"{spec.firmware_path} missing: `make firmware-test` (or `{spec.build_command}`)")
+    pd = model("person_detect.tflite")
+    r = cli("flash", pd, "--board", "NETDUINOPLUS2")
+    assert r.code == 1, r
+    errors = [ln for ln in r.err.splitlines() if ln.startswith("micronn: error:")]
+    assert len(errors) == 1, r
+    assert "person_detect.tflite (300,568 bytes) does not fit on NETDUINOPLUS2" in errors[0], r
+    assert f"make firmware BOARD=NETDUINOPLUS2 MODELS={os.path.abspath(pd)}" in errors[0], r
+    assert "nothing was copied" in errors[0]
+    assert "copy person_detect" not in r.err and "OSError" not in r.err, r  # no transfer started
+    # several files: checked together, also before copying any of them
+    r = cli("flash", model("hello_world_int8.tflite"), pd, "--board", "NETDUINOPLUS2")
+    assert r.code == 1 and "2 files (303,272 bytes) do not fit" in r.err, r
+    assert "written" not in r.err, r

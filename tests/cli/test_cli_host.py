@@ -11,7 +11,7 @@ import pytest
 from cli_helpers import MODELS, REPO, patch_model as _patch
 
 ALL_MODELS = sorted(f for f in os.listdir(MODELS) if f.endswith(".tflite"))
-COMMANDS = ("inspect", "convert", "run", "bench", "flash", "demo")
+COMMANDS = ("inspect", "ops", "convert", "run", "bench", "flash", "demo")
 
 
 # ---- help and exit codes -----------------------------------------------------------------------
@@ -87,7 +87,7 @@ def test_inspect_unsupported_op(cli, lsh_model):
     assert not j["supported"] and j["arena"]["bytes"] is None and j["host_arena"]["bytes"] is None
     assert [u["op"] for u in j["unsupported"]] == [0, 1, 2]  # every op, not just the first
     for u in j["unsupported"]:
-        assert u["name"] == "LSH_PROJECTION" and "unsupported op LSH_PROJECTION" in u["reason"]
+        assert u["name"] == "LSH_PROJECTION" and "micronn has no kernel for LSH_PROJECTION yet" in u["reason"]
         assert "int8" in u["dtypes"]
     r = cli("inspect", lsh_model)
     assert "3 of 3 operators are NOT supported" in r.out and "LSH_PROJECTION" in r.out
@@ -283,8 +283,9 @@ class _FakeBoard:
         from micronn_tools.board import TransferError
         raise TransferError("no such file")
 
-    def put(self, data, remote, progress=None, chunk_size=4096, timeout=None):
+    def put(self, data, remote, progress=None, chunk_size=4096, timeout=None, settle=False):
         from micronn_tools.board import BoardCrash
+        assert settle, "the CLI must check the file after the board's own flush (soft reset)"
         self.puts += 1
         if progress:
             progress(len(data) // 2, len(data))
@@ -312,5 +313,41 @@ def test_put_retries_once_after_reset_then_fails_safely():
     b = _FakeBoard(fail_times=5)
     with pytest.raises(CliError) as e:
         put_verified(b, b"x" * 100, "m.tflite", args)
-    assert "failed" in str(e.value) and "nothing usable" in str(e.value)
-    assert b.removed == ["m.tflite"]          # a partial file is never left behind
+    assert "failed" in str(e.value) and "left as it was" in str(e.value)
+    # only the temporary file goes: a previous complete m.tflite stays (puts are atomic)
+    assert b.removed == ["m.tflite.mn-tmp"]
+
+
+# ---- ops (support matrix) -------------------------------------------------------------------------
+
+def test_ops_lists_the_engine_registry(cli):
+    from micronn_tools import engine
+    r = cli("ops", "--json")
+    assert r.code == 0, r
+    rows = json.loads(r.out)
+    assert [x["op"] for x in rows] == [k["name"] for k in engine.kernels()]
+    mul = next(x for x in rows if x["op"] == "MUL")
+    assert mul["dtypes"] == ["int8", "int16", "int32", "float32"] and mul["options"] == "MulOptions"
+    assert mul["max_version"] == 4 and mul["variants"] == ["reference"]
+    t = cli("ops", "EQUAL", "SELECT_V2")
+    assert t.code == 0 and "int8->bool" in t.out and "SELECT_V2" in t.out and "CONV_2D" not in t.out, t
+    u = cli("ops", "LSH_PROJECTION")
+    assert u.code == 1 and "micronn has no kernel for: LSH_PROJECTION" in u.err, u
+
+
+def test_opset_names_ops_the_engine_cannot_run(lsh_model, model):
+    """`make firmware MODELS=...` computes its op set with micronn_tools.opset: it fails naming
+    model, op and reason unless --allow-unsupported (ALLOW_UNSUPPORTED=1)."""
+    cmd = [sys.executable, "-m", "micronn_tools.opset"]
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "host_tools"))
+    r = subprocess.run(cmd + [model("hello_world_int8.tflite"), lsh_model], capture_output=True, text=True, env=env)
+    assert r.returncode == 1, r
+    assert "lsh.tflite: op 0 LSH_PROJECTION: micronn has no kernel for this op yet" in r.stderr, r.stderr
+    assert "ALLOW_UNSUPPORTED=1" in r.stderr
+    r = subprocess.run(cmd + ["--allow-unsupported", model("hello_world_int8.tflite"), lsh_model],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and r.stdout.split() == ["FULLY_CONNECTED"], r
+    assert "warning: lsh.tflite: op 0 LSH_PROJECTION" in r.stderr
+    ok = subprocess.run(cmd + [model("person_detect.tflite")], capture_output=True, text=True, env=env)
+    assert ok.returncode == 0 and ok.stdout.split() == ["AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D",
+                                                        "RESHAPE", "SOFTMAX"], ok

@@ -319,7 +319,7 @@ m3 = micronn.Model(memoryview(bytearray(open('hw.tflite', 'rb').read())))
 it = micronn.Interpreter(open('hw.tflite', 'rb').read())
 print((type(m1.buffer).__name__, m1.size, m2.size, m3.size, it.num_ops))
 """)
-    assert r == ("bytearray", 2704, 2704, 2704, 3)
+    assert r == ("bytes", 2704, 2704, 2704, 3)
 
 
 def test_load_unknown_name_says_what_exists(dev):

@@ -11,6 +11,7 @@ def engine():
     from micronn_tools import engine as e
     path = e.default_lib_path()
     if not os.path.exists(path):
-        pytest.skip("engine library not built: make -C tests/engine lib")
+        # A missing library is a broken setup, not a reason to pass: fail every engine test.
+        pytest.fail("engine library %s not built: make -C tests/engine lib" % path, pytrace=False)
     e.lib()
     return e

@@ -128,8 +128,8 @@ static void fake_free(mn_ctx_t *ctx, mn_node_t *node) {
     n_frees++;
 }
 
-static const mn_kernel_t fake_fc = { fake_init, fake_prepare, fake_eval, fake_free };
-static const mn_registration_t fake_ops[] = { { MN_BUILTIN_FULLY_CONNECTED, NULL, &fake_fc } };
+static const mn_kernel_t fake_fc = { fake_init, fake_prepare, fake_eval, fake_free, NULL };
+static const mn_registration_t fake_ops[] = { { MN_BUILTIN_FULLY_CONNECTED, NULL, &fake_fc, 0, 0, NULL } };
 
 static uint64_t fake_clock;
 static uint64_t fake_ticks(void *user) {
@@ -141,8 +141,8 @@ static mn_status_t failing_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     (void)node;
     return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input dtype %s not supported (param %d)", mn_dtype_name(MN_INT16), 42);
 }
-static const mn_kernel_t failing_fc = { NULL, failing_prepare, fake_eval, NULL };
-static const mn_registration_t failing_ops[] = { { MN_BUILTIN_FULLY_CONNECTED, NULL, &failing_fc } };
+static const mn_kernel_t failing_fc = { NULL, failing_prepare, fake_eval, NULL, NULL };
+static const mn_registration_t failing_ops[] = { { MN_BUILTIN_FULLY_CONNECTED, NULL, &failing_fc, 0, 0, NULL } };
 
 /* ---- tests ------------------------------------------------------------------------------------ */
 
@@ -455,6 +455,51 @@ static void test_arena_and_fake_kernels(void) {
     free(b);
 }
 
+/* should_stop: polled before each op; stops the invoke there and leaves the interpreter usable. */
+static int stop_polls, stop_at;
+static int stop_after(void *user) {
+    CHECK(user == &stop_at);
+    return stop_polls++ == stop_at;
+}
+
+static void test_should_stop(void) {
+    size_t len;
+    uint8_t *b = read_file("hello_world_int8.tflite", &len);
+    mn_model_t m;
+    CHECK(mn_model_init(&m, b, len) == MN_OK);
+    mn_config_t cfg = { 0 };
+    cfg.ops = fake_ops;
+    cfg.n_ops = 1;
+    cfg.should_stop = stop_after;
+    cfg.stop_user = &stop_at;
+    static uint8_t arena[64 * 1024];
+    mn_interp_t it;
+    CHECK(mn_interp_init(&it, &m, arena, sizeof arena, &cfg) == MN_OK);
+    CHECK_MSG(mn_interp_prepare(&it) == MN_OK, "%s", it.err.msg);
+    CHECK(stop_polls == 0);   /* prepare never polls */
+    for (stop_at = 0; stop_at < 3; stop_at++) {
+        stop_polls = 0;
+        n_calls = 0;
+        ((int8_t *)mn_interp_input(&it, 0)->data)[0] = 40;
+        CHECK(mn_interp_invoke(&it) == MN_ERR_ABORTED);
+        CHECK_MSG(n_calls == stop_at, "stop_at %d: %d ops ran", stop_at, n_calls);
+        char expect[32];
+        snprintf(expect, sizeof expect, "op %d FULLY_CONNECTED: ", stop_at);
+        CHECK_MSG(strncmp(it.err.msg, expect, strlen(expect)) == 0 && strstr(it.err.msg, "stopped"), "%s",
+            it.err.msg);
+        CHECK(it.invokes == 0);
+        /* The next invoke runs every op and gives the right answer. */
+        stop_polls = -100;
+        n_calls = 0;
+        CHECK_MSG(mn_interp_invoke(&it) == MN_OK, "%s", it.err.msg);
+        CHECK(n_calls == 3 && stop_polls == -97 && it.err.status == MN_OK && it.err.msg[0] == '\0');
+        CHECK(((int8_t *)mn_interp_output(&it, 0)->data)[0] == 43);
+        it.invokes = 0;
+    }
+    mn_interp_deinit(&it);
+    free(b);
+}
+
 static void test_unsupported(void) {
     size_t len;
     uint8_t *b = read_file("hello_world_int8.tflite", &len);
@@ -475,7 +520,7 @@ static void test_unsupported(void) {
     mn_interp_t it;
     mn_interp_init(&it, &m, arena, sizeof arena, NULL);
     CHECK(mn_interp_prepare(&it) == MN_ERR_UNSUPPORTED);
-    CHECK_MSG(strstr(it.err.msg, "unsupported op LSH_PROJECTION (builtin 15") != NULL, "%s", it.err.msg);
+    CHECK_MSG(strstr(it.err.msg, "op 0 LSH_PROJECTION: micronn has no kernel for LSH_PROJECTION yet (builtin 15)") != NULL, "%s", it.err.msg);
     free(b);
 }
 
@@ -494,8 +539,8 @@ static mn_status_t picky_eval(mn_ctx_t *ctx, mn_node_t *node) {
     (void)node;
     return MN_OK;
 }
-static const mn_kernel_t picky_kernel = { NULL, picky_prepare, picky_eval, NULL };
-static const mn_registration_t picky_ops[] = { { 9 /* FULLY_CONNECTED */, NULL, &picky_kernel } };
+static const mn_kernel_t picky_kernel = { NULL, picky_prepare, picky_eval, NULL, NULL };
+static const mn_registration_t picky_ops[] = { { 9 /* FULLY_CONNECTED */, NULL, &picky_kernel, 0, 0, NULL } };
 
 static void test_check_ops(void) {
     static uint8_t work[256 * 1024];
@@ -569,7 +614,7 @@ static void test_check_ops(void) {
     CHECK(mn_check_ops(&m, NULL, work, sizeof work, res, 64, &failed, &need, &err) == MN_ERR_UNSUPPORTED);
     CHECK(failed == 3);
     for (int i = 0; i < 3; i++) {
-        CHECK_MSG(res[i].status == MN_ERR_UNSUPPORTED && strstr(res[i].msg, "unsupported op LSH_PROJECTION"),
+        CHECK_MSG(res[i].status == MN_ERR_UNSUPPORTED && strstr(res[i].msg, "micronn has no kernel for LSH_PROJECTION yet"),
             "%s", res[i].msg);
     }
     free(b);
@@ -630,6 +675,8 @@ int main(int argc, char **argv) {
     test_planner_equivalence();
     printf("arena + fake kernels\n");
     test_arena_and_fake_kernels();
+    printf("should_stop (abort between ops)\n");
+    test_should_stop();
     printf("unsupported op\n");
     test_unsupported();
     printf("support diagnostics (mn_check_ops)\n");

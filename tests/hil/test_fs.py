@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from micronn_tools.board import TransferError
+from micronn_tools.board import NoSpaceError
 
 BIG = "hil_big.bin"
 FULL = "hil_full.bin"
@@ -107,10 +107,13 @@ def test_put_that_does_not_fit_fails_and_leaves_nothing(board):
         board.exec(FILL.format(n=max(0, free - 32 * bsize)), timeout=120)
         _, left = _free_bytes(board)
         data = bytes(range(256)) * ((left + 16 * bsize) // 256)
-        with pytest.raises(TransferError) as e:
-            board.put(data, OVERFLOW)
-        assert "ENOSPC" in str(e.value) or "28" in str(e.value), str(e.value)
-        assert board.eval("s", pre=f"import os\ns = {OVERFLOW!r} in os.listdir()") is False
-        assert _free_bytes(board)[1] == left, "the partial file's space was not given back"
+        # refused up front (statvfs), and, without that check, when the board runs out of space
+        for check_space in (True, False):
+            with pytest.raises(NoSpaceError) as e:
+                board.put(data, OVERFLOW, check_space=check_space)
+            assert "ENOSPC" in str(e.value) or "28" in str(e.value), str(e.value)
+            assert board.eval("s", pre=f"import os\ns = [n for n in os.listdir() if "
+                                       f"n.startswith({OVERFLOW!r})]") == []
+            assert _free_bytes(board)[1] == left, "the partial file's space was not given back"
     finally:
         _remove(board, OVERFLOW, "hil_fill.bin")

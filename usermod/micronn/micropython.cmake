@@ -8,6 +8,8 @@
 #                       firmware as micronn.models[<stem>]; list separated by ';' or spaces.
 #   MICRONN_MODELS_DIR  used when MICRONN_MODELS is not set.
 #   MICRONN_OPS         builtin ops whose kernels are linked (default: all).
+#   MICRONN_KERNELS     optimized kernel backends (engine/kernels/<name>/), default "generic";
+#                       "reference": none.
 # Both can also come from the environment. The model table is generated at configure time
 # (python3 -m micronn_tools.convert --table); changing a listed model file re-runs the configure step.
 # Toolchains of cmake ports ship a double-precision libm (newlib/picolibc), so unlike
@@ -29,8 +31,16 @@ endif()
 if(NOT DEFINED MICRONN_OPS AND DEFINED ENV{MICRONN_OPS})
     set(MICRONN_OPS $ENV{MICRONN_OPS})
 endif()
+if(NOT DEFINED MICRONN_KERNELS AND DEFINED ENV{MICRONN_KERNELS})
+    set(MICRONN_KERNELS $ENV{MICRONN_KERNELS})
+endif()
+if(NOT DEFINED MICRONN_KERNELS)
+    set(MICRONN_KERNELS generic)
+endif()
 separate_arguments(MICRONN_MODELS)
 separate_arguments(MICRONN_OPS)
+separate_arguments(MICRONN_KERNELS)
+list(REMOVE_ITEM MICRONN_KERNELS reference)
 
 # Expand directories, resolve relative paths against the repo root.
 set(MICRONN_MODEL_FILES)
@@ -66,8 +76,19 @@ set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
 
 file(GLOB MICRONN_ENGINE_SRC
     ${MICRONN_DIR}/engine/*.c
+    ${MICRONN_DIR}/engine/kernels/mn_variants.c
     ${MICRONN_DIR}/engine/kernels/reference/*.c
 )
+set(micronn_backend_defs)
+foreach(k ${MICRONN_KERNELS})
+    if(NOT IS_DIRECTORY ${MICRONN_DIR}/engine/kernels/${k})
+        message(FATAL_ERROR "micronn: MICRONN_KERNELS: no backend ${k} (engine/kernels/${k}/)")
+    endif()
+    file(GLOB found ${MICRONN_DIR}/engine/kernels/${k}/*.c)
+    list(APPEND MICRONN_ENGINE_SRC ${found})
+    string(TOUPPER ${k} k_upper)
+    list(APPEND micronn_backend_defs MICRONN_KERNELS_${k_upper}=1)
+endforeach()
 
 add_library(usermod_micronn INTERFACE)
 
@@ -93,6 +114,10 @@ if(MICRONN_OPS)
         list(APPEND micronn_op_defs MICRONN_OP_${op}=1)
     endforeach()
     target_compile_definitions(usermod_micronn INTERFACE ${micronn_op_defs})
+endif()
+
+if(micronn_backend_defs)
+    target_compile_definitions(usermod_micronn INTERFACE ${micronn_backend_defs})
 endif()
 
 target_link_libraries(usermod INTERFACE usermod_micronn)

@@ -9,6 +9,9 @@
 #   MICRONN_MODELS_DIR  used only when MICRONN_MODELS is not set: every *.tflite in this directory.
 #   MICRONN_OPS         builtin ops whose kernels are linked, e.g. "CONV_2D DEPTHWISE_CONV_2D
 #                       AVERAGE_POOL_2D RESHAPE SOFTMAX". Default: every kernel the engine has.
+#   MICRONN_KERNELS     optimized kernel backends (engine/kernels/<name>/), in order of preference,
+#                       e.g. "dsp generic" (Armv7E-M), "mve dsp generic" (Helium), "generic".
+#                       "reference" or empty: reference kernels only. Boards set a default.
 # Changing any of them rebuilds what depends on it (the values are recorded in $(BUILD)/micronn_gen).
 
 MICRONN_DIR := $(USERMOD_DIR)
@@ -18,8 +21,12 @@ MICRONN_GEN := $(BUILD)/micronn_gen
 # Object directory of this module's files (py.mk strips USER_C_MODULES from source paths).
 MICRONN_OBJ_DIR := $(BUILD)/$(patsubst $(USER_C_MODULES)/%,%,$(MICRONN_DIR))
 
+MICRONN_BACKENDS := $(filter-out reference,$(MICRONN_KERNELS))
+$(foreach k,$(MICRONN_BACKENDS),$(if $(wildcard $(MICRONN_ENGINE)/kernels/$(k)/.),,$(error micronn: MICRONN_KERNELS: no backend $(k) (engine/kernels/$(k)/))))
 MICRONN_ENGINE_SRC := $(sort $(wildcard $(MICRONN_ENGINE)/*.c)) \
-	$(sort $(wildcard $(MICRONN_ENGINE)/kernels/reference/*.c))
+	$(MICRONN_ENGINE)/kernels/mn_variants.c \
+	$(sort $(wildcard $(MICRONN_ENGINE)/kernels/reference/*.c)) \
+	$(foreach k,$(MICRONN_BACKENDS),$(sort $(wildcard $(MICRONN_ENGINE)/kernels/$(k)/*.c)))
 
 # Binding files (scanned for qstrs).
 SRC_USERMOD_C += \
@@ -32,6 +39,7 @@ SRC_USERMOD_C += \
 SRC_USERMOD_LIB_C += $(MICRONN_DIR)/mod_models.c $(MICRONN_ENGINE_SRC)
 
 CFLAGS_USERMOD += -I$(MICRONN_DIR) -I$(MICRONN_ENGINE) -I$(MICRONN_ENGINE)/kernels/reference -I$(MICRONN_GEN)
+CFLAGS_USERMOD += $(foreach k,$(MICRONN_BACKENDS),-DMICRONN_KERNELS_$(shell echo $(k) | tr a-z A-Z)=1)
 
 # ---- optimisation ------------------------------------------------------------------------------
 # Ports build MicroPython for size (-Os); the engine's inner loops are worth -O2 (see README).
@@ -42,21 +50,22 @@ $(MICRONN_OBJ_DIR)/engine/%.o: CFLAGS += $(MICRONN_COPT)
 endif
 
 # ---- double-precision libm --------------------------------------------------------------------
-# The engine computes quantization multipliers in double, like TFLite (frexp, round, floor, ...).
+# The engine computes quantization multipliers in double, like TFLite (frexp, round, floor, ...),
+# and the int16 SOFTMAX tables with double exp.
 # Bare-metal ports link -nostdlib with MicroPython's single-precision lib/libm only, so by default
 # cross builds (CROSS_COMPILE set) also compile these few functions from MicroPython's
 # lib/libm_dbl. Set MICRONN_LIBM_DBL=0 if the port already links a double libm (e.g. newlib's
 # libm, or lib/libm_dbl for MICROPY_FLOAT_IMPL_DOUBLE); 1 forces them in.
 MICRONN_LIBM_DBL ?= $(if $(CROSS_COMPILE),1,0)
 ifeq ($(MICRONN_LIBM_DBL),1)
-SRC_USERMOD_LIB_C += $(addprefix lib/libm_dbl/,frexp.c round.c floor.c ceil.c trunc.c)
+SRC_USERMOD_LIB_C += $(addprefix lib/libm_dbl/,frexp.c round.c floor.c ceil.c trunc.c exp.c scalbn.c)
 # Third-party code: its libm.h redefines DBL_EPSILON & co. when the C library's float.h (e.g.
 # picolibc's) already did, with the same values.
 $(BUILD)/lib/libm_dbl/%.o: CFLAGS += -w
 endif
 
 # ---- op selection ------------------------------------------------------------------------------
-MICRONN_KNOWN_OPS := $(filter-out NAMES,$(patsubst MICRONN_OP_%,%,$(shell sed -n 's/^\#ifndef \(MICRONN_OP_[A-Z0-9_]*\).*/\1/p' $(MICRONN_ENGINE)/mn_config.h)))
+MICRONN_KNOWN_OPS := ${shell sed -n 's/^MN_OP(\([A-Z0-9_]*\),.*/\1/p' $(MICRONN_ENGINE)/mn_ops.h}
 ifneq ($(strip $(MICRONN_OPS)),)
 $(foreach op,$(filter-out $(MICRONN_KNOWN_OPS),$(MICRONN_OPS)),$(warning micronn: MICRONN_OPS: the engine has no kernel option for $(op); known: $(MICRONN_KNOWN_OPS)))
 CFLAGS_USERMOD += -DMICRONN_OPS_ALL=0 $(foreach op,$(MICRONN_OPS),-DMICRONN_OP_$(op)=1)
@@ -79,6 +88,9 @@ endif
 ifneq ($(wildcard $(MICRONN_GEN)/ops.txt)$(file < $(MICRONN_GEN)/ops.txt),$(MICRONN_GEN)/ops.txt$(strip $(MICRONN_OPS)))
 $(file > $(MICRONN_GEN)/ops.txt,$(strip $(MICRONN_OPS)))
 endif
+ifneq ($(wildcard $(MICRONN_GEN)/kernels.txt)$(file < $(MICRONN_GEN)/kernels.txt),$(MICRONN_GEN)/kernels.txt$(strip $(MICRONN_BACKENDS)))
+$(file > $(MICRONN_GEN)/kernels.txt,$(strip $(MICRONN_BACKENDS)))
+endif
 
 MICRONN_MODELS_H := $(MICRONN_GEN)/micronn_models.h
 
@@ -88,4 +100,4 @@ $(MICRONN_MODELS_H): $(MICRONN_GEN)/models.txt $(MICRONN_MODEL_FILES) $(MICRONN_
 
 $(MICRONN_OBJ_DIR)/mod_models.o: $(MICRONN_MODELS_H)
 
-$(MICRONN_OBJ_DIR)/modmicronn.o $(patsubst $(MICRONN_DIR)/%.c,$(MICRONN_OBJ_DIR)/%.o,$(MICRONN_ENGINE_SRC)): $(MICRONN_GEN)/ops.txt
+$(MICRONN_OBJ_DIR)/modmicronn.o $(patsubst $(MICRONN_DIR)/%.c,$(MICRONN_OBJ_DIR)/%.o,$(MICRONN_ENGINE_SRC)): $(MICRONN_GEN)/ops.txt $(MICRONN_GEN)/kernels.txt

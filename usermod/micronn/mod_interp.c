@@ -68,8 +68,16 @@ static void raise_unsupported_ops(const mn_model_t *m, const mn_config_t *cfg) {
     m_del(mn_op_check_t, results, n);
 }
 
+// Polled by the engine before each op: a pending exception (Ctrl-C sets KeyboardInterrupt from
+// the UART interrupt or the SIGINT handler) stops a long invoke between ops.
+static int stop_on_pending_exception(void *user) {
+    (void)user;
+    return MP_STATE_THREAD(mp_pending_exception) != MP_OBJ_NULL;
+}
+
 void micronn_config_init(mn_config_t *cfg, bool profile, bool preserve_all, bool reuse_inputs) {
     memset(cfg, 0, sizeof(*cfg));
+    cfg->should_stop = stop_on_pending_exception;
     cfg->planner = preserve_all ? MN_PLANNER_NO_REUSE : MN_PLANNER_GREEDY;
     if (reuse_inputs) {
         cfg->flags |= MN_CFG_REUSE_INPUTS;
@@ -106,38 +114,52 @@ size_t micronn_arena_needed(const mn_model_t *model, const mn_config_t *cfg) {
     raise_copy(st, &err);
 }
 
-// NotImplementedError naming every op the firmware has no kernel for, if there is any.
-static void check_ops(const mn_model_t *m, const mn_config_t *cfg) {
-    size_t n = mn_model_num_ops(m);
-    vstr_t msg;
-    bool any = false;
+// Append the ops of kernel state `state` (MN_KERNEL_*) to msg as "NAME (op i), ...";
+// returns how many there were.
+static size_t add_ops_in_state(vstr_t *msg, const mn_model_t *m, const mn_config_t *cfg, int state) {
+    size_t n = mn_model_num_ops(m), count = 0;
     for (size_t i = 0; i < n; i++) {
         mn_op_info_t info;
         if (mn_model_op_info(m, i, &info) != MN_OK) {
             raise_copy(MN_ERR_MODEL, &m->err);
         }
-        if (cfg->ops != NULL && !info.supported) {
-            info.supported = mn_op_supported(cfg, info.builtin, info.name);
-        }
-        if (info.supported) {
+        if (mn_op_kernel_state(cfg, info.builtin, info.name) != state) {
             continue;
         }
-        if (!any) {
-            vstr_init(&msg, 64);
-            vstr_add_str(&msg, "unsupported ops: ");
-            any = true;
-        } else {
-            vstr_add_str(&msg, ", ");
-        }
+        vstr_add_str(msg, count++ ? ", " : "");
         if (info.name[0] == '?' || info.name[0] == '\0') {
-            vstr_printf(&msg, "builtin %d (op %u)", (int)info.builtin, (unsigned)i);
+            vstr_printf(msg, "builtin %d (op %u)", (int)info.builtin, (unsigned)i);
         } else {
-            vstr_printf(&msg, "%s (op %u)", info.name, (unsigned)i);
+            vstr_printf(msg, "%s (op %u)", info.name, (unsigned)i);
         }
     }
-    if (any) {
+    return count;
+}
+
+// NotImplementedError naming every op the firmware has no kernel for, if there is any, telling
+// ops micronn has no kernel for apart from kernels this firmware was built without.
+static void check_ops(const mn_model_t *m, const mn_config_t *cfg) {
+    vstr_t msg;
+    vstr_init(&msg, 64);
+    vstr_add_str(&msg, "unsupported ops: ");
+    size_t len0 = msg.len;
+    if (add_ops_in_state(&msg, m, cfg, MN_KERNEL_NONE)) {
+        vstr_add_str(&msg, ": micronn has no kernel for these yet");
+    }
+    size_t len1 = msg.len;
+    if (len1 > len0) {
+        vstr_add_str(&msg, "; ");
+    }
+    if (add_ops_in_state(&msg, m, cfg, MN_KERNEL_NOT_BUILT)) {
+        vstr_add_str(&msg, ": this firmware was built without these kernels (rebuild it with OPS=... "
+            "or MODELS=<this model>)");
+    } else {
+        msg.len = len1;
+    }
+    if (msg.len > len0) {
         mp_raise_msg_varg(&mp_type_NotImplementedError, MP_ERROR_TEXT("%s"), vstr_null_terminated_str(&msg));
     }
+    vstr_clear(&msg);
 }
 
 // Interpreter(model, arena_size=None, arena=None, *, profile=False, preserve_all=False,
@@ -179,6 +201,7 @@ static mp_obj_t interp_make_new(const mp_obj_type_t *type, size_t n_args, size_t
     self->model = MP_OBJ_FROM_PTR(model);
     self->arena_obj = mp_const_none;
     self->arena_alloc = NULL;
+    self->arena_buf = NULL;
     self->arena_len = 0;
     self->inputs = mp_const_empty_tuple;
     self->outputs = mp_const_empty_tuple;
@@ -191,6 +214,7 @@ static mp_obj_t interp_make_new(const mp_obj_type_t *type, size_t n_args, size_t
         mp_buffer_info_t bufinfo;
         mp_get_buffer_raise(arena_obj, &bufinfo, MP_BUFFER_RW);
         self->arena_obj = arena_obj;
+        self->arena_buf = bufinfo.buf;
         arena = bufinfo.buf;
         arena_len = bufinfo.len;
     } else {
@@ -251,7 +275,27 @@ static mp_obj_t interp_make_new(const mp_obj_type_t *type, size_t n_args, size_t
     return self_obj;
 }
 
+// MicroPython cannot pin a bytearray: resizing it (b[:] = b'', b.extend(...)) reallocates and
+// frees the memory the engine's tensors, node list and activations live in. So every use of an
+// Interpreter with a user arena first checks that the buffer is still the same block; a moved
+// arena is an error for the rest of the Interpreter's life (the old memory may be reused).
+void micronn_interp_check(mp_obj_t interp) {
+    micronn_interp_obj_t *self = MP_OBJ_TO_PTR(interp);
+    if (self->arena_obj == mp_const_none) {
+        return;
+    }
+    mp_buffer_info_t b;
+    if (self->arena_buf == NULL || !mp_get_buffer(self->arena_obj, &b, MP_BUFFER_RW)
+        || b.buf != self->arena_buf || b.len != self->arena_len) {
+        self->arena_buf = NULL;
+        mp_raise_msg(&mp_type_RuntimeError,
+            MP_ERROR_TEXT("the arena buffer was resized or moved while the Interpreter used it; "
+                "make a new Interpreter"));
+    }
+}
+
 static micronn_interp_obj_t *get_self(mp_obj_t self_in) {
+    micronn_interp_check(self_in);
     return MP_OBJ_TO_PTR(self_in);
 }
 
@@ -308,6 +352,9 @@ static MP_DEFINE_CONST_FUN_OBJ_2(interp_tensor_obj, interp_tensor);
 static mp_obj_t interp_invoke(mp_obj_t self_in) {
     micronn_interp_obj_t *self = get_self(self_in);
     mn_status_t st = mn_interp_invoke(&self->interp);
+    if (st == MN_ERR_ABORTED) {
+        mp_handle_pending(true); // raises the pending exception (KeyboardInterrupt)
+    }
     if (st != MN_OK) {
         micronn_raise(st, mn_interp_error(&self->interp));
     }
@@ -384,6 +431,23 @@ static mp_obj_t interp_profile(mp_obj_t self_in) {
 }
 static MP_DEFINE_CONST_FUN_OBJ_1(interp_profile_obj, interp_profile);
 
+// variants() -> ('reference' or '<backend>.<function>', ...): the compute function each op runs.
+static mp_obj_t interp_variants(mp_obj_t self_in) {
+    micronn_interp_obj_t *self = get_self(self_in);
+    size_t n = mn_interp_num_ops(&self->interp);
+    mp_obj_t tuple = mp_obj_new_tuple(n, NULL);
+    for (size_t i = 0; i < n; i++) {
+        mn_op_profile_t p;
+        mn_status_t st = mn_interp_profile(&self->interp, i, &p);
+        if (st != MN_OK) {
+            micronn_raise(st, mn_interp_error(&self->interp));
+        }
+        ((mp_obj_tuple_t *)MP_OBJ_TO_PTR(tuple))->items[i] = mp_obj_new_str_from_cstr(p.variant);
+    }
+    return tuple;
+}
+static MP_DEFINE_CONST_FUN_OBJ_1(interp_variants_obj, interp_variants);
+
 static mp_obj_t interp_profile_clear(mp_obj_t self_in) {
     mn_interp_profile_clear(&get_self(self_in)->interp);
     return mp_const_none;
@@ -394,7 +458,7 @@ static void interp_attr(mp_obj_t self_in, qstr attr, mp_obj_t *dest) {
     if (dest[0] != MP_OBJ_NULL) {
         return; // read-only
     }
-    micronn_interp_obj_t *self = get_self(self_in);
+    micronn_interp_obj_t *self = MP_OBJ_TO_PTR(self_in); // none of these touch the arena
     switch (attr) {
         case MP_QSTR_model:
             dest[0] = self->model;
@@ -422,7 +486,7 @@ static void interp_attr(mp_obj_t self_in, qstr attr, mp_obj_t *dest) {
 
 static void interp_print(const mp_print_t *print, mp_obj_t self_in, mp_print_kind_t kind) {
     (void)kind;
-    micronn_interp_obj_t *self = get_self(self_in);
+    micronn_interp_obj_t *self = MP_OBJ_TO_PTR(self_in); // the arena is not touched
     mp_printf(print, "<Interpreter %u ops, arena %u bytes>",
         (unsigned)mn_interp_num_ops(&self->interp), (unsigned)self->arena_len);
 }
@@ -439,6 +503,7 @@ static const mp_rom_map_elem_t interp_locals_dict_table[] = {
     { MP_ROM_QSTR(MP_QSTR_stats), MP_ROM_PTR(&interp_stats_obj) },
     { MP_ROM_QSTR(MP_QSTR_profile), MP_ROM_PTR(&interp_profile_obj) },
     { MP_ROM_QSTR(MP_QSTR_profile_clear), MP_ROM_PTR(&interp_profile_clear_obj) },
+    { MP_ROM_QSTR(MP_QSTR_variants), MP_ROM_PTR(&interp_variants_obj) },
 };
 static MP_DEFINE_CONST_DICT(interp_locals_dict, interp_locals_dict_table);
 

@@ -4,11 +4,19 @@
 #include "py/runtime.h"
 #include "modmicronn.h"
 
-// Model(buf): buf is any object with the buffer protocol; it is referenced, never copied.
+// Model(buf): the engine reads the model in place for the Model's whole life, trusting what it
+// verified once, so those bytes must never change. An object that refuses writes through the
+// buffer protocol (bytes, a built-in model in flash, a read-only memoryview) is referenced, never
+// copied; a writable one (bytearray, array, writable memoryview) is copied once into a bytes
+// object the Model owns (bytes data is a GC block of its own: aligned like the heap).
 static mp_obj_t model_make_new(const mp_obj_type_t *type, size_t n_args, size_t n_kw, const mp_obj_t *args) {
     mp_arg_check_num(n_args, n_kw, 1, 1, false);
+    mp_obj_t buf = args[0];
     mp_buffer_info_t bufinfo;
-    mp_get_buffer_raise(args[0], &bufinfo, MP_BUFFER_READ);
+    if (mp_get_buffer(buf, &bufinfo, MP_BUFFER_WRITE)) {
+        buf = mp_obj_new_bytes(bufinfo.buf, bufinfo.len);
+    }
+    mp_get_buffer_raise(buf, &bufinfo, MP_BUFFER_READ);
     // Verify into a stack copy first, so that the error message lives on the stack while the
     // exception is created.
     mn_model_t model;
@@ -17,7 +25,7 @@ static mp_obj_t model_make_new(const mp_obj_type_t *type, size_t n_args, size_t 
         micronn_raise(st, model.err.msg);
     }
     micronn_model_obj_t *self = mp_obj_malloc(micronn_model_obj_t, type);
-    self->buf = args[0];
+    self->buf = buf;
     self->model = model;
     return MP_OBJ_FROM_PTR(self);
 }

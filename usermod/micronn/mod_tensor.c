@@ -36,11 +36,6 @@ mp_obj_t micronn_tensor_info(const mn_tensor_t *t) {
     return mp_obj_new_tuple(5, item);
 }
 
-static mn_tensor_t *get_tensor(mp_obj_t self_in) {
-    micronn_tensor_obj_t *self = MP_OBJ_TO_PTR(self_in);
-    return self->t;
-}
-
 static size_t tensor_itemsize(const mn_tensor_t *t) {
     return mp_binary_get_size('@', micronn_dtype_typecode(t->dtype), NULL);
 }
@@ -57,10 +52,80 @@ static void *tensor_data(const mn_tensor_t *t) {
     return t->data;
 }
 
+// The tensor record lives in the interpreter's arena: check the arena is still there first.
+static mn_tensor_t *get_tensor(mp_obj_t self_in) {
+    micronn_tensor_obj_t *self = MP_OBJ_TO_PTR(self_in);
+    micronn_interp_check(self->interp);
+    return self->t;
+}
+
+// Constant tensors hold the model's weights (flash, or an immutable bytes object that the Model
+// verified once): never writable from Python.
+static bool tensor_is_const(const mn_tensor_t *t) {
+    return (t->flags & MN_TF_CONST) != 0;
+}
+
+static void *tensor_writable_data(const mn_tensor_t *t) {
+    if (tensor_is_const(t)) {
+        mp_raise_TypeError(MP_ERROR_TEXT("constant tensor (model weights) is read-only"));
+    }
+    return tensor_data(t);
+}
+
+// Refuse integers the tensor's dtype cannot hold instead of wrapping them (as NumPy 2 does for
+// Python ints). Non-int values are left to mp_binary_set_val_array (TypeError for bad types).
+static void check_int_range(const mn_tensor_t *t, mp_obj_t value) {
+    mp_int_t lo, hi;
+    switch (t->dtype) {
+        case MN_INT8:
+            lo = -128, hi = 127;
+            break;
+        case MN_UINT8:
+            lo = 0, hi = 255;
+            break;
+        case MN_INT16:
+            lo = -32768, hi = 32767;
+            break;
+        case MN_UINT16:
+            lo = 0, hi = 65535;
+            break;
+        case MN_INT32:
+            lo = -0x7fffffff - 1, hi = 0x7fffffff;
+            break;
+        case MN_UINT32:
+            if (mp_obj_is_int(value)) {
+                // raises OverflowError for negatives and values beyond a machine word
+                uint64_t v = mp_obj_int_get_uint_checked(value);
+                if (v > 0xffffffffu) {
+                    goto overflow;
+                }
+            }
+            return;
+        default:
+            return;
+    }
+    if (mp_obj_is_int(value)) {
+        mp_int_t v = mp_obj_int_get_checked(value); // OverflowError beyond a machine word
+        if (v < lo || v > hi) {
+            goto overflow;
+        }
+    }
+    return;
+overflow:
+    mp_raise_msg_varg(&mp_type_OverflowError, MP_ERROR_TEXT("value out of range for dtype %s"),
+        mn_dtype_name(t->dtype));
+}
+
+// Store one element, range-checked.
+static void tensor_set(const mn_tensor_t *t, char tc, void *data, size_t i, mp_obj_t value) {
+    check_int_range(t, value);
+    mp_binary_set_val_array(tc, data, i, value);
+}
+
 static void tensor_print(const mp_print_t *print, mp_obj_t self_in, mp_print_kind_t kind) {
     (void)kind;
     micronn_tensor_obj_t *self = MP_OBJ_TO_PTR(self_in);
-    const mn_tensor_t *t = self->t;
+    const mn_tensor_t *t = get_tensor(self_in);
     mp_printf(print, "<Tensor %d '%s' %s (", (int)self->index, t->name ? t->name : "", mn_dtype_name(t->dtype));
     for (size_t i = 0; i < t->ndim; i++) {
         mp_printf(print, i ? ", %d" : "%d", (int)t->dims[i]);
@@ -73,9 +138,8 @@ static void tensor_print(const mp_print_t *print, mp_obj_t self_in, mp_print_kin
 }
 
 static mp_int_t tensor_get_buffer(mp_obj_t self_in, mp_buffer_info_t *bufinfo, mp_uint_t flags) {
-    (void)flags;
     mn_tensor_t *t = get_tensor(self_in);
-    if (t->data == NULL) {
+    if (t->data == NULL || ((flags & MP_BUFFER_WRITE) && tensor_is_const(t))) {
         return 1;
     }
     bufinfo->buf = t->data;
@@ -114,7 +178,7 @@ static char typecode_kind(char tc) {
 static void tensor_assign(mn_tensor_t *t, size_t start, size_t n, mp_obj_t value) {
     char tc = micronn_dtype_typecode(t->dtype);
     size_t isz = tensor_itemsize(t);
-    uint8_t *dst = (uint8_t *)tensor_data(t) + start * isz;
+    uint8_t *dst = (uint8_t *)tensor_writable_data(t) + start * isz;
     mp_buffer_info_t src;
     if (!mp_obj_is_str(value) && mp_get_buffer(value, &src, MP_BUFFER_READ)) {
         char stc = src.typecode & 0x7f; // memoryview marks writable buffers with the high bit
@@ -146,6 +210,9 @@ static void tensor_assign(mn_tensor_t *t, size_t start, size_t n, mp_obj_t value
                 MP_ERROR_TEXT("size mismatch: tensor needs %u elements, got %u"), (unsigned)n, (unsigned)len);
         }
         for (size_t i = 0; i < n; i++) {
+            check_int_range(t, items[i]); // before any store: a failed assignment changes nothing
+        }
+        for (size_t i = 0; i < n; i++) {
             mp_binary_set_val_array(tc, dst, i, items[i]);
         }
         return;
@@ -169,9 +236,9 @@ static mp_obj_t tensor_subscr(mp_obj_t self_in, mp_obj_t index, mp_obj_t value) 
         }
         size_t n = slice.stop > slice.start ? (size_t)(slice.stop - slice.start) : 0;
         if (value == MP_OBJ_SENTINEL) {
-            // Load: a writable memoryview of the elements (zero copy).
+            // Load: a memoryview of the elements (zero copy), writable unless the tensor is constant.
             uint8_t *data = (uint8_t *)tensor_data(t) + (size_t)slice.start * tensor_itemsize(t);
-            return mp_obj_new_memoryview(tc | MP_OBJ_ARRAY_TYPECODE_FLAG_RW, n, data);
+            return mp_obj_new_memoryview(tensor_is_const(t) ? tc : (tc | MP_OBJ_ARRAY_TYPECODE_FLAG_RW), n, data);
         }
         tensor_assign(t, (size_t)slice.start, n, value);
         return mp_const_none;
@@ -180,7 +247,7 @@ static mp_obj_t tensor_subscr(mp_obj_t self_in, mp_obj_t index, mp_obj_t value) 
     if (value == MP_OBJ_SENTINEL) {
         return mp_binary_get_val_array(tc, tensor_data(t), i);
     }
-    mp_binary_set_val_array(tc, tensor_data(t), i, value);
+    tensor_set(t, tc, tensor_writable_data(t), i, value);
     return mp_const_none;
 }
 
@@ -222,9 +289,9 @@ static mp_obj_t tensor_fill(mp_obj_t self_in, mp_obj_t value) {
     mn_tensor_t *t = get_tensor(self_in);
     size_t len = tensor_len(t);
     char tc = micronn_dtype_typecode(t->dtype);
-    void *data = tensor_data(t);
+    void *data = tensor_writable_data(t);
     if (len > 0) {
-        mp_binary_set_val_array(tc, data, 0, value);
+        tensor_set(t, tc, data, 0, value);
         size_t isz = tensor_itemsize(t);
         for (size_t i = 1; i < len; i++) {
             memcpy((uint8_t *)data + i * isz, data, isz);
@@ -234,12 +301,22 @@ static mp_obj_t tensor_fill(mp_obj_t self_in, mp_obj_t value) {
 }
 static MP_DEFINE_CONST_FUN_OBJ_2(tensor_fill_obj, tensor_fill);
 
+static const mp_obj_dict_t tensor_locals_dict;
+
 static void tensor_attr(mp_obj_t self_in, qstr attr, mp_obj_t *dest) {
     if (dest[0] != MP_OBJ_NULL) {
         return; // read-only
     }
     micronn_tensor_obj_t *self = MP_OBJ_TO_PTR(self_in);
-    const mn_tensor_t *t = self->t;
+    if (attr == MP_QSTR_index || attr == MP_QSTR_interpreter) {
+        dest[0] = attr == MP_QSTR_index ? MP_OBJ_NEW_SMALL_INT(self->index) : self->interp;
+        return;
+    }
+    if (mp_map_lookup((mp_map_t *)&tensor_locals_dict.map, MP_OBJ_NEW_QSTR(attr), MP_MAP_LOOKUP)) {
+        dest[1] = MP_OBJ_SENTINEL; // a method: looked up in locals_dict (it checks the arena when called)
+        return;
+    }
+    const mn_tensor_t *t = get_tensor(self_in); // the record lives in the arena
     switch (attr) {
         case MP_QSTR_shape:
             dest[0] = micronn_shape_tuple(t);
@@ -253,14 +330,14 @@ static void tensor_attr(mp_obj_t self_in, qstr attr, mp_obj_t *dest) {
         case MP_QSTR_zero_point:
             dest[0] = MP_OBJ_NEW_SMALL_INT(t->zero_point);
             break;
+        case MP_QSTR_constant:
+            dest[0] = mp_obj_new_bool(tensor_is_const(t));
+            break;
         case MP_QSTR_quantized:
             dest[0] = mp_obj_new_bool(t->q_count > 0);
             break;
         case MP_QSTR_name:
             dest[0] = mp_obj_new_str_from_cstr(t->name ? t->name : "");
-            break;
-        case MP_QSTR_index:
-            dest[0] = MP_OBJ_NEW_SMALL_INT(self->index);
             break;
         case MP_QSTR_nbytes:
             dest[0] = mp_obj_new_int_from_uint(t->bytes);
@@ -275,9 +352,6 @@ static void tensor_attr(mp_obj_t self_in, qstr attr, mp_obj_t *dest) {
         }
         case MP_QSTR_address:
             dest[0] = mp_obj_new_int_from_uint((uintptr_t)t->data);
-            break;
-        case MP_QSTR_interpreter:
-            dest[0] = self->interp;
             break;
         default:
             dest[1] = MP_OBJ_SENTINEL;

@@ -4,6 +4,7 @@
 #include "py/runtime.h"
 #include "py/mphal.h"
 #include "py/objstr.h"
+#include "py/stream.h"
 #include "modmicronn.h"
 #include "mn_builtin.h"
 
@@ -123,6 +124,21 @@ static mp_obj_t micronn_ops(void) {
 }
 static MP_DEFINE_CONST_FUN_OBJ_0(micronn_ops_obj, micronn_ops);
 
+// kernels() -> names of the optimized kernel backends in this firmware, in order of preference
+// (empty: reference kernels only). Interpreter.variants() tells which one each op runs.
+static mp_obj_t micronn_kernels(void) {
+    size_t n = 0;
+    while (mn_kernel_backend(n)) {
+        n++;
+    }
+    mp_obj_tuple_t *tuple = MP_OBJ_TO_PTR(mp_obj_new_tuple(n, NULL));
+    for (size_t i = 0; i < n; i++) {
+        tuple->items[i] = mp_obj_new_str_from_cstr(mn_kernel_backend(i));
+    }
+    return MP_OBJ_FROM_PTR(tuple);
+}
+static MP_DEFINE_CONST_FUN_OBJ_0(micronn_kernels_obj, micronn_kernels);
+
 // op_name(code) -> name of a builtin operator code ("CONV_2D").
 static mp_obj_t micronn_op_name(mp_obj_t code_in) {
     return mp_obj_new_str_from_cstr(mn_op_name(mp_obj_get_int(code_in)));
@@ -135,6 +151,32 @@ static mp_obj_t micronn_ticks_now(void) {
 }
 static MP_DEFINE_CONST_FUN_OBJ_0(micronn_ticks_now_obj, micronn_ticks_now);
 
+// read_bytes(file, n) -> bytes of exactly n bytes read from a binary file, in one heap block of
+// n + 1 bytes (file.read(n) sizes its buffer n and may then need a second block for the NUL that
+// bytes objects carry, doubling the peak for a large model). micronn.load_file uses it.
+static mp_obj_t micronn_read_bytes(mp_obj_t stream, mp_obj_t n_in) {
+    mp_int_t n = mp_obj_get_int(n_in);
+    if (n < 0) {
+        mp_raise_ValueError(MP_ERROR_TEXT("size must be >= 0"));
+    }
+    mp_get_stream_raise(stream, MP_STREAM_OP_READ);
+    vstr_t vstr;
+    vstr_init(&vstr, (size_t)n + 1);
+    int err;
+    mp_uint_t got = mp_stream_rw(stream, vstr.buf, (mp_uint_t)n, &err, MP_STREAM_RW_READ);
+    if (err != 0) {
+        vstr_clear(&vstr);
+        mp_raise_OSError(err);
+    }
+    if (got != (mp_uint_t)n) {
+        vstr_clear(&vstr);
+        mp_raise_msg_varg(&mp_type_OSError, MP_ERROR_TEXT("short read: %u of %u bytes"), (unsigned)got, (unsigned)n);
+    }
+    vstr.len = (size_t)n;
+    return mp_obj_new_bytes_from_vstr(&vstr);
+}
+static MP_DEFINE_CONST_FUN_OBJ_2(micronn_read_bytes_obj, micronn_read_bytes);
+
 static const MP_DEFINE_STR_OBJ(micronn_version_obj, MN_VERSION);
 static const MP_DEFINE_STR_OBJ(micronn_profile_clock_obj, MICRONN_PROFILE_CLOCK);
 
@@ -145,7 +187,9 @@ static const mp_rom_map_elem_t micronn_module_globals_table[] = {
     { MP_ROM_QSTR(MP_QSTR_Tensor), MP_ROM_PTR(&micronn_type_tensor) },
     { MP_ROM_QSTR(MP_QSTR_ops), MP_ROM_PTR(&micronn_ops_obj) },
     { MP_ROM_QSTR(MP_QSTR_op_name), MP_ROM_PTR(&micronn_op_name_obj) },
+    { MP_ROM_QSTR(MP_QSTR_kernels), MP_ROM_PTR(&micronn_kernels_obj) },
     { MP_ROM_QSTR(MP_QSTR_ticks), MP_ROM_PTR(&micronn_ticks_now_obj) },
+    { MP_ROM_QSTR(MP_QSTR_read_bytes), MP_ROM_PTR(&micronn_read_bytes_obj) },
     { MP_ROM_QSTR(MP_QSTR_models), MP_ROM_PTR(&micronn_models_dict) },
     { MP_ROM_QSTR(MP_QSTR_version), MP_ROM_PTR(&micronn_version_obj) },
     { MP_ROM_QSTR(MP_QSTR_PROFILE_CLOCK), MP_ROM_PTR(&micronn_profile_clock_obj) },

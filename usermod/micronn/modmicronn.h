@@ -9,7 +9,7 @@
 // micronn.Model: a verified, zero-copy view of a TFLite flatbuffer held by `buf`.
 typedef struct _micronn_model_obj_t {
     mp_obj_base_t base;
-    mp_obj_t buf;               // keeps the model bytes alive (bytes in flash, bytearray, memoryview)
+    mp_obj_t buf;               // the immutable object holding the model (bytes, read-only memoryview)
     mn_model_t model;
 } micronn_model_obj_t;
 
@@ -19,6 +19,7 @@ typedef struct _micronn_interp_obj_t {
     mp_obj_t model;             // micronn_model_obj_t (interp.model points into it)
     mp_obj_t arena_obj;         // user arena object, or mp_const_none
     uint8_t *arena_alloc;       // arena allocated by us (head of a GC block), or NULL
+    void *arena_buf;            // user arena: its buffer address when given (NULL once it moved)
     size_t arena_len;
     mp_obj_t inputs;            // tuple of Tensor, created once so input()/output() never allocate
     mp_obj_t outputs;
@@ -43,6 +44,10 @@ extern const mp_obj_dict_t micronn_models_dict;
 
 // Raise the Python exception matching an engine status, with the engine's message.
 NORETURN void micronn_raise(mn_status_t status, const char *msg);
+
+// Raise RuntimeError when a user arena (arena=bytearray) was resized or moved since the
+// Interpreter was made; from then on the Interpreter refuses every use.
+void micronn_interp_check(mp_obj_t interp);
 
 // New Tensor object for tensor `index` of a prepared interpreter.
 mp_obj_t micronn_tensor_new(mp_obj_t interp, int32_t index, mn_tensor_t *t);

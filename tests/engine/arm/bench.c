@@ -92,7 +92,9 @@ static void bench(const char *dir, const char *name) {
     size_t work_len = mn_dry_run_work_hint(&m), need = 0;
     void *work = malloc(work_len);
     mn_error_t err;
+    t0 = ticks();
     s = mn_arena_needed(&m, NULL, work, work_len, &need, &err);
+    uint32_t t_size = elapsed(t0);
     /* Arena with MN_CFG_REUSE_INPUTS (inputs not kept after invoke, as TFLM). */
     mn_config_t rcfg;
     size_t need_reuse = 0;
@@ -158,10 +160,10 @@ static void bench(const char *dir, const char *name) {
     mn_interp_invoke(&it);
     uint32_t t_noop = elapsed(t0);
     mn_interp_deinit(&it);
-    printf("%-30s persistent %6u nonpersistent %6u needed %6u (reuse-inputs %6u) | verify %8lu prepare %9lu "
-        "(engine part %8lu) invoke %10lu noop-invoke %6lu insns\n",
+    printf("%-30s persistent %6u nonpersistent %6u needed %6u (reuse-inputs %6u) | verify %8lu sizing %8lu "
+        "prepare %9lu (engine part %8lu) invoke %10lu noop-invoke %6lu insns\n",
         name, (unsigned)st.persistent, (unsigned)st.nonpersistent, (unsigned)st.needed, (unsigned)need_reuse,
-        (unsigned long)t_verify,
+        (unsigned long)t_verify, (unsigned long)t_size,
         (unsigned long)t_prep, (unsigned long)t_noop_prep, (unsigned long)t_inv, (unsigned long)t_noop);
     free(arena);
     free(buf);

@@ -22,14 +22,15 @@ _engine = None
 @pytest.fixture(scope="module")
 def runner(request):
     """The system under test: 'kshim' drives the reference kernels' prepare/eval directly;
-    'engine' runs the whole model through the engine (skipped until its wrapper exists)."""
+    'engine' runs the whole model through the engine (fails when libmicronn.so is missing)."""
     global _engine
     if request.param == "kshim":
         return runners.run_kshim
     if _engine is None:
         _engine = runners.engine_runner() or False
     if not _engine:
-        pytest.skip("engine ctypes wrapper / libmicronn.so not available")
+        pytest.fail("engine ctypes wrapper / libmicronn.so not available: make -C tests/engine lib",
+                    pytrace=False)
     return _engine
 
 

@@ -76,6 +76,11 @@ mn_status_t mn_request_scratch(mn_ctx_t *ctx, size_t bytes, int32_t *index) {
     return MN_OK;
 }
 
+bool mn_sizing_only(const mn_ctx_t *ctx) {
+    (void)ctx;
+    return false;
+}
+
 void *mn_get_scratch(mn_ctx_t *ctx, int32_t index) {
     (void)ctx;
     return (index >= 0 && index < cur->n_scratch) ? cur->scratch[index] : NULL;
@@ -125,7 +130,7 @@ int32_t mn_opt_vec_i32(const mn_node_t *node, int field, int32_t *out, int32_t m
     return o->nvec;
 }
 
-/* Every kernel the engine registers (mn_registry.c is linked in), so new ops need no shim edits. */
+/* The engine's own registry (mn_registry.c): every kernel of mn_ops.h, no per-op list here. */
 static const mn_kernel_t *find(int32_t builtin) {
     return mn_registry_find(NULL, builtin, NULL);
 }

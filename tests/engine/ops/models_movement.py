@@ -401,3 +401,83 @@ def embedding_lookup(rng, dtype, out_dtype, rows, row_shape, n_ids, per_row=Fals
                   0, None, {}, desc=f"embedding_lookup {dtype}->{out_dtype} {shape} ids {n_ids} pr{per_row}")
     m.index_limit = rows
     return m
+
+
+# ---- support matrix cases (engine/mn_ops.h; tools/gen_op_models.py, test_op_matrix.py) ----------
+
+def _reduce_case(kind, dtype):
+    def build(rng):
+        if dtype in ("int8", "uint8", "int16") and kind in ("mean", "sum"):
+            s_in = 0.05
+            s_out = s_in * 0.5 * (1.0 if kind == "mean" else 6.0)
+            if dtype == "int16":
+                in_q, out_q = dict(scale=[s_in / 256], zp=[0]), dict(scale=[s_out / 256], zp=[0])
+            else:
+                base = 128 if dtype == "uint8" else 0
+                in_q, out_q = dict(scale=[s_in], zp=[base + 5]), dict(scale=[s_out], zp=[base - 3])
+            return reduce(kind, dtype, (2, 3, 4), [1], in_q=in_q, out_q=out_q), rand_any
+        return reduce(kind, dtype, (2, 3, 4), [0, 2], keep_dims=True), rand_any
+    return build
+
+
+def _idx(model):
+    return model, index_gen(model)
+
+
+def _plain(f):
+    return lambda rng: (f(), rand_any)
+
+
+# EMBEDDING_LOOKUP's and SPLIT's input 0 is int32 (ids, axis): the combination is "int32->data dtype"
+# (the int8 -> float32 hybrid lookup has the signature of the float32 one: test_op_movement covers it).
+_EMBED = {"int32->float32": ("float32", "float32"), "int32->int8": ("int8", "int8"), "int32": ("int32", "int32")}
+_SPLIT = tuple(d if d == "int32" else f"int32->{d}" for d in DTYPES_ALL if d != "bool")
+_NUM = ("int8", "int16", "float32", "int32", "int64", "uint8")
+_MATRIX = {  # op -> (dtype combinations, builder(dtype combination) -> rng -> (OpModel, generator))
+    "ARG_MAX": (("float32->int32", "int8->int32", "uint8->int32", "int32"),
+                lambda c: _plain(lambda: arg_min_max("max", c.split("->")[0], (4, 5, 6), 1))),
+    "ARG_MIN": (("float32->int32", "int8->int32", "uint8->int32", "int32"),
+                lambda c: _plain(lambda: arg_min_max("min", c.split("->")[0], (4, 5, 6), 1))),
+    "BATCH_TO_SPACE_ND": (_NUM, lambda d: _plain(lambda: space_to_batch(d, (4, 2, 2, 3), [2, 2], [[0, 0], [0, 0]],
+                                                                        inverse=True))),
+    "BROADCAST_ARGS": (("int32", "int64"), lambda d: _plain(lambda: broadcast_args(d, 3, 2))),
+    "BROADCAST_TO": (DTYPES_ALL, lambda d: _plain(lambda: broadcast_to(d, (2, 1, 3), (2, 4, 3)))),
+    "CONCATENATION": (DTYPES_ALL, lambda d: _plain(lambda: concatenation(d, [(2, 3), (2, 5)], 1))),
+    "CUMSUM": (("float32", "int32", "int64"), lambda d: _plain(lambda: cumsum(d, (4, 5, 6), 1, True, True))),
+    "DEPTH_TO_SPACE": (("int8", "float32", "int32", "int64", "uint8"),
+                       lambda d: _plain(lambda: space_to_depth(d, (1, 2, 3, 12), 2, inverse=True))),
+    "EMBEDDING_LOOKUP": (tuple(_EMBED), lambda c: lambda rng: _idx(embedding_lookup(rng, *_EMBED[c], 10, (4,), 3))),
+    "EXPAND_DIMS": (DTYPES_ALL, lambda d: _plain(lambda: expand_dims(d, (2, 3, 4), -1))),
+    # FILL's input 0 is its int32 dims: the combination is "int32->value dtype"
+    "FILL": (("int32->int8", "int32->int16", "int32->float32", "int32", "int32->int64", "int32->bool"),
+             lambda c: _plain(lambda: fill(c.split("->")[-1], (2, 1, 5)))),
+    "GATHER": (DTYPES_ALL, lambda d: lambda rng: _idx(gather(d, (3, 5, 2), (3, 4), axis=1, batch_dims=1))),
+    "GATHER_ND": (DTYPES_ALL, lambda d: lambda rng: _idx(gather_nd(d, (2, 3, 4), (2, 2, 2)))),
+    "MEAN": (("float32", "int32", "int64", "int8", "uint8", "int16"), lambda d: _reduce_case("mean", d)),
+    "MIRROR_PAD": (_NUM, lambda d: _plain(lambda: mirror_pad(d, (3, 4), [[1, 2], [3, 0]], 1))),
+    "PACK": (tuple(d for d in DTYPES_ALL if d != "bool"), lambda d: _plain(lambda: pack(d, (3, 4), 3, 1))),
+    "PAD": (_NUM, lambda d: _plain(lambda: pad(d, (1, 4, 5, 3), [[0, 0], [1, 1], [2, 0], [0, 0]]))),
+    "PADV2": (_NUM, lambda d: _plain(lambda: pad(d, (2, 3), [[1, 0], [2, 3]], v2=True, value=True))),
+    "REDUCE_MAX": (("float32", "int32", "int64", "int8", "uint8", "int16"), lambda d: _reduce_case("max", d)),
+    "REDUCE_MIN": (("float32", "int32", "int64", "int8", "uint8", "int16"), lambda d: _reduce_case("min", d)),
+    "REDUCE_PROD": (("float32", "int32", "int64", "int8", "int16"), lambda d: _reduce_case("prod", d)),
+    "RESIZE_BILINEAR": (("float32", "int8", "int16", "uint8"),
+                        lambda d: _plain(lambda: resize("bilinear", d, (1, 4, 5, 3), (8, 10), half_pixel=True))),
+    "RESIZE_NEAREST_NEIGHBOR": (("float32", "int8", "int16", "uint8", "int32"),
+                                lambda d: _plain(lambda: resize("nearest", d, (2, 5, 3, 2), (3, 7), align_corners=True))),
+    "SHAPE": (("int8->int32", "float32->int64"),
+              lambda c: _plain(lambda: shape_op(c.split("->")[0], (3, 4), c.split("->")[1]))),
+    "SLICE": (DTYPES_ALL, lambda d: _plain(lambda: slice_(d, (4, 6), [1, 2], [2, 3]))),
+    "SPACE_TO_BATCH_ND": (_NUM, lambda d: _plain(lambda: space_to_batch(d, (1, 4, 4, 3), [2, 2], [[0, 0], [0, 0]]))),
+    "SPACE_TO_DEPTH": (("int8", "float32", "int32", "int64", "uint8"),
+                       lambda d: _plain(lambda: space_to_depth(d, (1, 4, 6, 3), 2))),
+    "SPLIT": (_SPLIT, lambda c: _plain(lambda: split(c.split("->")[-1], (4, 6), 3, 1))),
+    "SPLIT_V": (tuple(d for d in DTYPES_ALL if d != "bool"), lambda d: _plain(lambda: split_v(d, (4, 6), [1, 2, 3], 1))),
+    "SQUEEZE": (DTYPES_ALL, lambda d: _plain(lambda: squeeze(d, (1, 3, 1, 4), (0,)))),
+    "STRIDED_SLICE": (DTYPES_ALL, lambda d: _plain(lambda: strided_slice(d, (4, 6), [3, 1], [0, 6], [-1, 2]))),
+    "SUM": (("float32", "int32", "int64", "uint8"), lambda d: _reduce_case("sum", d)),
+    "TRANSPOSE": (DTYPES_ALL, lambda d: _plain(lambda: transpose(d, (2, 3, 4), (2, 0, 1)))),
+    "UNPACK": (tuple(d for d in DTYPES_ALL if d != "int64"), lambda d: _plain(lambda: unpack(d, (3, 4), 1))),
+    "ZEROS_LIKE": (("float32", "int32", "int64"), lambda d: _plain(lambda: zeros_like(d, (3, 4)))),
+}
+CASES = {(op, c): build(c) for op, (combos, build) in _MATRIX.items() for c in combos}

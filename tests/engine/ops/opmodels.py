@@ -521,10 +521,11 @@ def random_input(rng, t: T):
     return rng.integers(info.min, info.max + 1, t.shape).astype(t.dtype)
 
 
+# bool tensors (comparisons, logical ops, SELECT conditions)
+_TT[np.dtype(np.bool_)] = S.TensorType.BOOL
+
+
 # ---- generic helpers ----------------------------------------------------------------------------
-
-_TT.setdefault(np.dtype(np.bool_), S.TensorType.BOOL)
-
 
 def single_op(builtin, ins, outs, options_type=0, options=None, fields=None, desc=""):
     """An OpModel whose operator takes the tensors `ins` (in order) and produces `outs`."""

@@ -25,8 +25,9 @@ _DT = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(np.int32): 2, 
 def run_oracle(model, inputs, invokes=1):
     """Returns a list (per invoke) of lists of output arrays."""
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
-    it = Interpreter(model_content=model.tflite(),
-                     experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+    # A model may name another resolver for ops BUILTIN_REF does not register (ELU, CEIL, ROUND).
+    resolver = getattr(OpResolverType, getattr(model, "oracle_resolver", "BUILTIN_REF"))
+    it = Interpreter(model_content=model.tflite(), experimental_op_resolver_type=resolver)
     it.allocate_tensors()
     ins = it.get_input_details()
     outs = it.get_output_details()
@@ -65,9 +66,11 @@ def kshim_lib():
     BUILD.mkdir(parents=True, exist_ok=True)
     asan = "asan" in os.environ.get("LD_PRELOAD", "")
     so = BUILD / ("kshim_asan.so" if asan else "kshim.so")
+    # Reference compute functions only (no backend compiled in): the engine runner exercises the
+    # optimized variants, this one the reference they must match.
     srcs = [HERE / "kshim.c", ENGINE / "mn_util.c", ENGINE / "mn_opnames.c", ENGINE / "mn_quant.c", ENGINE / "mn_registry.c",
-            *sorted((ENGINE / "kernels" / "reference").glob("*.c"))]
-    hdrs = [*ENGINE.glob("*.h"), *(ENGINE / "kernels" / "reference").glob("*.h")]
+            ENGINE / "kernels" / "mn_variants.c", *sorted((ENGINE / "kernels" / "reference").glob("*.c"))]
+    hdrs = [*ENGINE.glob("*.h"), *(ENGINE / "kernels").glob("*.h"), *(ENGINE / "kernels" / "reference").glob("*.h")]
     newest = max(p.stat().st_mtime for p in srcs + hdrs)
     if not so.exists() or so.stat().st_mtime < newest:
         flags = ["-std=c99", "-O1", "-g", "-Wall", "-Wextra", "-fPIC", "-shared"]

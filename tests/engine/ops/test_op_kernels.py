@@ -377,3 +377,46 @@ def test_reject_softmax_int16_input(runner, rng):
     m = M.softmax(rng, "int8", "int16")
     m.tensors[0].dtype = np.dtype(np.int16)
     _expect_reject(runner, m, "int16")
+
+
+# ---- absurd geometry: a clean error in prepare, never overflow in eval (each of these was undefined
+# behaviour, an int32 overflow or a division by zero, that the sanitizers caught) ---------------
+
+@pytest.mark.parametrize("kind", ["conv", "depthwise"])
+@pytest.mark.parametrize("dil", [(1 << 30, 1), (1, 1 << 30), (1 << 29, 3)])
+def test_reject_conv_absurd_dilation(runner, rng, kind, dil):
+    build = M.conv2d if kind == "conv" else M.depthwise
+    m = build(rng, "int8", dil=dil, padding=M.SAME)
+    _expect_reject(runner, m, "dilation", "too large")
+
+
+def test_reject_conv_empty_input_depth(runner, rng):
+    m = M.conv2d(rng, "float32", cin=2)
+    m.tensors[0].shape = m.tensors[0].shape[:3] + (0,)
+    _expect_reject(runner, m, "filter depth 2", "input depth 0")
+
+
+def test_reject_add_broadcast_beyond_int32(runner, rng):
+    m = M.add(rng, "int8", (1, 1), (1, 1))
+    m.tensors[0].shape, m.tensors[1].shape = (65537, 1), (1, 65537)   # 65537**2 > 2**31 elements
+    _expect_reject(runner, m, "the broadcast output has more than 2147483647 elements")
+
+
+def test_reject_svdf_state_size_beyond_int32(runner, rng):
+    # batches * filters * memory = 2**31: the error message's expected count must not overflow
+    m = M.svdf(rng, "float32", batches=1 << 15, input_size=1, units=1, rank=4096, memory=16, bias=False)
+    state = next(t for t in m.tensors if t.variable)
+    state.shape = (1, 1)
+    _expect_reject(runner, m, "activation_state has 1 elements, expected 2147483648")
+
+
+@pytest.mark.parametrize("kind", ["conv", "depthwise"])
+@pytest.mark.parametrize("which", ["filter", "input"])
+def test_reject_conv_empty_tensors(runner, rng, kind, which):
+    # zero-sized tensors have no data: the kernels must refuse them, not index a NULL pointer
+    m = (M.conv2d if kind == "conv" else M.depthwise)(rng, "float32")
+    t = m.tensors[1 if which == "filter" else 0]
+    t.shape = (t.shape[0], 0) + t.shape[2:]
+    if t.const:
+        t.data = t.data.reshape(-1)[:0].reshape(t.shape)
+    _expect_reject(runner, m, "empty input")

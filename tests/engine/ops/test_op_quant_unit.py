@@ -8,8 +8,8 @@ from runners import ENGINE, HERE
 def test_quant_unit_c(tmp_path):
     exe = tmp_path / "quant_unit"
     srcs = [HERE / "quant_unit.c", HERE / "kshim.c", ENGINE / "mn_quant.c", ENGINE / "mn_util.c",
-            ENGINE / "mn_opnames.c", ENGINE / "mn_registry.c",
-            *sorted((ENGINE / "kernels" / "reference").glob("*.c"))]
+            ENGINE / "mn_opnames.c", ENGINE / "mn_registry.c", *sorted((ENGINE / "kernels" / "reference").glob("*.c")),
+            ENGINE / "kernels" / "mn_variants.c"]
     base = ["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-g", f"-I{ENGINE}",
             f"-I{ENGINE / 'kernels' / 'reference'}", "-o", str(exe), *map(str, srcs), "-lm"]
     san = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined"]

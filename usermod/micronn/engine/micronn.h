@@ -47,6 +47,7 @@ typedef enum mn_status {
     MN_ERR_ARENA = 4,        /* arena too small (message states the bytes needed) */
     MN_ERR_STATE = 5,        /* call out of order (e.g. invoke before prepare) */
     MN_ERR_KERNEL = 6,       /* a kernel failed in init/prepare/eval */
+    MN_ERR_ABORTED = 7,      /* invoke stopped between ops: mn_config_t.should_stop said so */
 } mn_status_t;
 
 #ifndef MN_ERR_MSG_LEN
@@ -220,7 +221,9 @@ int32_t mn_model_output_index(const mn_model_t *m, size_t i);
 typedef enum mn_planner {
     MN_PLANNER_GREEDY = 0,    /* first-fit-decreasing by size (TFLM GreedyMemoryPlanner) */
     MN_PLANNER_NO_REUSE = 1,  /* debug: every tensor gets its own memory, all stay readable */
-    MN_PLANNER_OFFLINE = 2,   /* use "OfflineMemoryAllocation" metadata; greedy for the rest */
+    MN_PLANNER_OFFLINE = 2,   /* use "OfflineMemoryAllocation" metadata; greedy for the rest. The plan
+                               * is checked: an offset misaligned for its tensor's type, or two
+                               * tensors alive at the same time sharing bytes, is MN_ERR_MODEL */
 } mn_planner_t;
 
 /* Tick source for the profiler: returns a free-running counter. Differences are taken modulo
@@ -242,6 +245,11 @@ typedef struct mn_config {
     uint64_t ticks_mask;
     const struct mn_registration *ops;    /* optional extra kernels, searched before built-ins */
     size_t n_ops;
+    /* Optional: polled by invoke before each op; nonzero stops the invoke there with
+     * MN_ERR_ABORTED (outputs are then undefined; the interpreter stays usable). Lets a host
+     * break a long inference (Ctrl-C) without the engine knowing about signals. */
+    int (*should_stop)(void *user);
+    void *stop_user;
 } mn_config_t;
 
 /* Arena accounting (bytes). `needed` is the smallest arena that would work for this model,
@@ -347,12 +355,14 @@ size_t mn_interp_num_tensors(const mn_interp_t *it);
 
 mn_status_t mn_interp_stats(const mn_interp_t *it, mn_arena_stats_t *out);
 
-/* Per-op profile: accumulated ticks since prepare (or the last mn_interp_profile_clear). */
+/* Per-op profile: accumulated ticks since prepare (or the last mn_interp_profile_clear), and the
+ * kernel variant each op runs (also without a profiler clock). */
 typedef struct mn_op_profile {
     const char *name;     /* op name */
     int32_t builtin;
     uint32_t calls;
     uint64_t ticks;
+    const char *variant;  /* compute variant prepare chose ("reference" or "<backend>.<function>") */
 } mn_op_profile_t;
 size_t mn_interp_num_ops(const mn_interp_t *it);
 mn_status_t mn_interp_profile(const mn_interp_t *it, size_t op, mn_op_profile_t *out);
@@ -372,8 +382,32 @@ size_t mn_interp_struct_size(void);
 const char *mn_model_errmsg(const mn_model_t *m);
 const char *mn_interp_errmsg(const mn_interp_t *it);
 
+/* Optimized kernel backends compiled in (MICRONN_KERNELS), in order of preference: name of the
+ * i-th, or NULL past the last. With none, every op runs its reference compute function. */
+const char *mn_kernel_backend(size_t i);
+
 /* Is there a kernel in this build (or in cfg->ops) for builtin code / custom name? */
 int mn_op_supported(const mn_config_t *cfg, int32_t builtin, const char *custom_name);
+
+/* Whether the engine has a kernel for an op, and whether this build links it. */
+#define MN_KERNEL_NONE 0        /* the engine has no kernel for it (yet) */
+#define MN_KERNEL_NOT_BUILT 1   /* the engine has one, this build was made without it */
+#define MN_KERNEL_LINKED 2      /* in this build (or in cfg->ops) */
+int mn_op_kernel_state(const mn_config_t *cfg, int32_t builtin, const char *custom_name);
+
+/* Every builtin kernel of the engine source (mn_ops.h), linked or not. */
+typedef struct mn_op_kernel_info {
+    int32_t builtin;
+    int32_t max_version;        /* highest opcode version implemented */
+    int32_t options_type;       /* builtin options table of the op (MN_OPTIONS_*; 0 = none) */
+    const char *dtypes;         /* dtype combinations, e.g. "int8 int16 float32" (NULL if
+                                 * compiled out: MICRONN_OP_INFO=0) */
+    int linked;                 /* 1 if this build has the kernel */
+} mn_op_kernel_info_t;
+/* Fill *out for the i-th kernel (i = 0, 1, ...); returns 0 past the last one. */
+int mn_op_kernel_info(size_t i, mn_op_kernel_info_t *out);
+/* Name of a builtin options table type ("AddOptions"), "NONE" for 0, "?" if unknown. */
+const char *mn_options_name(int32_t options_type);
 
 /* ---- inspection helpers (for host tools such as `micronn inspect`) ---------------------------- */
 

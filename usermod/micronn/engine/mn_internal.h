@@ -107,9 +107,15 @@ size_t mn_vfmt(char *out, size_t cap, const char *fmt, va_list ap);
 size_t mn_fmt(char *out, size_t cap, const char *fmt, ...);
 mn_status_t mn_err_set(mn_error_t *e, mn_status_t code, const char *fmt, ...);
 
+/* mn_interp_t.dry_run: 0 = a real prepare; a check of every op (mn_check_ops), which must find
+ * every error a real prepare finds; or arena sizing (mn_arena_needed, see mn_sizing_only). */
+enum { DRY_RUN_CHECK = 1, DRY_RUN_SIZING = 2 };
+
 /* ---- registry (mn_registry.c) ------------------------------------------------------------- */
 
 const mn_kernel_t *mn_registry_find(const mn_config_t *cfg, int32_t builtin, const char *custom_name);
+/* The registry entry (user's cfg->ops first), usable or not; NULL if the engine has no kernel. */
+const mn_registration_t *mn_registry_lookup(const mn_config_t *cfg, int32_t builtin, const char *custom_name);
 
 /* ---- arena (mn_arena.c) --------------------------------------------------------------------- */
 

@@ -79,6 +79,10 @@ void *mn_get_scratch(mn_ctx_t *ctx, int32_t index) {
     return ctx->scratch_ptr[index];
 }
 
+bool mn_sizing_only(const mn_ctx_t *ctx) {
+    return ctx->dry_run == DRY_RUN_SIZING;
+}
+
 /* ---- init ------------------------------------------------------------------------------------ */
 
 mn_status_t mn_interp_init(mn_interp_t *it, const mn_model_t *m, void *arena, size_t arena_size,
@@ -210,7 +214,9 @@ static mn_status_t copy_indices(mn_interp_t *it, const uint8_t *b, uint32_t o, i
             (*pool)[i] = mn_ld_i32(b + v + 4 * i);
         }
         *dst = *pool;
-        *pool += cnt;
+        if (cnt) {   /* the pool is NULL when no op list needs a copy; NULL + 0 is undefined */
+            *pool += cnt;
+        }
     }
     *n = (uint16_t)cnt;
     return MN_OK;
@@ -230,14 +236,35 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
     node->builtin = mn_opcode_builtin(b, oc);
     node->version = fb_i32(b, oc, F_OC_VERSION, 1);
     const char *custom = fb_str(b, oc, F_OC_CUSTOM_CODE);
+    const mn_registration_t *reg = mn_registry_lookup(&it->cfg, node->builtin, custom);
     node->kernel = mn_registry_find(&it->cfg, node->builtin, custom);
     if (!node->kernel) {
         if (node->builtin == MN_BUILTIN_CUSTOM) {
             return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "unsupported custom op \"%s\" (op %u)",
                 custom ? custom : "", (unsigned)i);
         }
-        return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "unsupported op %s (builtin %d, op %u)",
-            mn_op_name(node->builtin), (int)node->builtin, (unsigned)i);
+        if (reg) {
+            return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u %s: this firmware was built without "
+                "the %s kernel (rebuild with OPS=%s or MODELS=<this model>)", (unsigned)i,
+                mn_op_name(node->builtin), mn_op_name(node->builtin), mn_op_name(node->builtin));
+        }
+        return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u %s: micronn has no kernel for %s yet "
+            "(builtin %d)", (unsigned)i, mn_op_name(node->builtin), mn_op_name(node->builtin),
+            (int)node->builtin);
+    }
+    /* Options are read by field id, which only means something in the op's own options table. */
+    node->options_type = (uint8_t)fb_u8(b, o, F_OP_OPTIONS_TYPE, 0);
+    if (reg && reg->max_version) {
+        if (node->version < 1 || node->version > reg->max_version) {
+            return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u %s: opcode version %d not supported "
+                "(the kernel implements versions 1 to %d)", (unsigned)i, node_name(it, node),
+                (int)node->version, (int)reg->max_version);
+        }
+        if (node->options_type != MN_OPTIONS_NONE && node->options_type != reg->options_type) {
+            return mn_err_set(&it->err, MN_ERR_MODEL, "op %u %s: builtin options table is %s, "
+                "%s takes %s", (unsigned)i, node_name(it, node), mn_options_name(node->options_type),
+                node_name(it, node), mn_options_name(reg->options_type));
+        }
     }
     fb_vec(b, o, F_OP_INPUTS, &nin);
     fb_vec(b, o, F_OP_OUTPUTS, &nout);
@@ -258,7 +285,6 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
                 (unsigned)i, node_name(it, node), (int)t);
         }
     }
-    node->options_type = (uint8_t)fb_u8(b, o, F_OP_OPTIONS_TYPE, 0);
     uint32_t opt = fb_ref(b, o, F_OP_OPTIONS);
     node->options = opt ? b + opt : NULL;
     uint32_t co = fb_vec(b, o, F_OP_CUSTOM_OPTIONS, &cn);
@@ -446,22 +472,71 @@ static int src_get_offset(void *c, int32_t k, size_t *offset) {
 }
 
 /* Offline plan ("OfflineMemoryAllocation" metadata): [version, subgraph, n_tensors, offsets...];
- * -1 means "plan online". Returns the offsets vector (raw, little-endian) or NULL. */
-static const uint8_t *offline_plan(const mn_model_t *m) {
+ * -1 means "plan online". *plan = the offsets vector (raw, little-endian), NULL without metadata. */
+static mn_status_t offline_plan(mn_interp_t *it, const uint8_t **plan) {
+    const mn_model_t *m = it->model;
     size_t n;
     const uint8_t *p = mn_model_metadata(m, "OfflineMemoryAllocation", &n);
-    if (!p || n < 12 || mn_ld_i32(p) != 0 || mn_ld_i32(p + 4) != 0) {
-        return NULL;
+    *plan = NULL;
+    if (!p) {
+        return MN_OK;
+    }
+    if (n < 12 || mn_ld_i32(p) != 0 || mn_ld_i32(p + 4) != 0) {
+        return mn_err_set(&it->err, MN_ERR_UNSUPPORTED,
+            "offline memory plan: only version 0 for subgraph 0 is supported (%zu bytes)", n);
     }
     uint32_t nt = mn_ld_u32(p + 8);
     if (nt != m->n_tensors || (uint64_t)12 + 4ull * nt > n) {
-        return NULL;
+        return mn_err_set(&it->err, MN_ERR_MODEL, "offline memory plan: %u offsets in %zu bytes for %u tensors",
+            (unsigned)nt, n, (unsigned)m->n_tensors);
     }
-    return p + 12;
+    *plan = p + 12;
+    return MN_OK;
+}
+
+/* A preset offset must suit the tensor's element type, and tensors alive at the same time must
+ * not share bytes: a bad plan would otherwise give misaligned loads or silently wrong results. */
+static mn_status_t check_offline_plan(mn_interp_t *it, plan_ctx_t *pc) {
+    mn_plan_buf_t a, b;
+    for (uint32_t k = 0; k < it->n_tensors; k++) {
+        const int32_t off = mn_ld_i32(pc->offline + 4 * k);
+        const mn_tensor_t *t = &it->tensors[k];
+        if (off < -1) {
+            return mn_err_set(&it->err, MN_ERR_MODEL, "offline memory plan: tensor %u '%s' has offset %d",
+                (unsigned)k, t->name, (int)off);
+        }
+        if (!src_get(pc, (int32_t)k, &a) || !a.fixed) {
+            continue;
+        }
+        const size_t align = mn_dtype_size(t->dtype);
+        if (align > 1 && a.offset % align != 0) {
+            return mn_err_set(&it->err, MN_ERR_MODEL,
+                "offline memory plan: tensor %u '%s' (%s) at offset %zu is not %zu-byte aligned",
+                (unsigned)k, t->name, mn_dtype_name(t->dtype), a.offset, align);
+        }
+        for (uint32_t j = 0; j < k; j++) {
+            if (!src_get(pc, (int32_t)j, &b) || !b.fixed) {
+                continue;
+            }
+            const size_t ea = a.offset + t->bytes, eb = b.offset + it->tensors[j].bytes;
+            if (a.first <= b.last && b.first <= a.last && a.offset < eb && b.offset < ea) {
+                return mn_err_set(&it->err, MN_ERR_MODEL,
+                    "offline memory plan: tensors %u [%zu,%zu) and %u [%zu,%zu) overlap, both alive at op %d ('%s', '%s')",
+                    (unsigned)j, b.offset, eb, (unsigned)k, a.offset, ea, (int)(a.first > b.first ? a.first : b.first),
+                    it->tensors[j].name, t->name);
+            }
+        }
+    }
+    return MN_OK;
 }
 
 static mn_status_t plan_memory(mn_interp_t *it) {
-    plan_ctx_t pc = { it, it->cfg.planner == MN_PLANNER_OFFLINE ? offline_plan(it->model) : NULL };
+    plan_ctx_t pc = { it, NULL };
+    mn_status_t s;
+    if (it->cfg.planner == MN_PLANNER_OFFLINE
+        && ((s = offline_plan(it, &pc.offline)) || (pc.offline && (s = check_offline_plan(it, &pc))))) {
+        return s;
+    }
     mn_plan_src_t src = { src_get, src_set_offset, src_get_offset, &pc, (int32_t)(it->n_tensors + it->n_scratch) };
     mn_plan_buf_t tmp;
     uint32_t idx = it->n_scratch;
@@ -673,7 +748,7 @@ mn_status_t mn_arena_needed(const mn_model_t *m, const mn_config_t *cfg, void *w
     mn_interp_t it;
     mn_status_t s = mn_interp_init(&it, m, work, work_size, cfg);
     if (s == MN_OK) {
-        it.dry_run = 1;
+        it.dry_run = DRY_RUN_SIZING;
         s = mn_interp_prepare(&it);
     }
     size_t n = it.stats.needed;
@@ -702,11 +777,18 @@ mn_status_t mn_interp_invoke(mn_interp_t *it) {
         }
         return MN_ERR_STATE;
     }
+    /* A stopped or failed invoke leaves its status behind; this one starts clean. */
+    it->err.status = MN_OK;
+    it->err.msg[0] = '\0';
     it->phase = PH_EVAL;
     for (uint32_t i = 0; i < it->n_nodes; i++) {
         mn_node_t *node = &it->nodes[i];
         mn_status_t s;
         it->cur_op = i;
+        if (it->cfg.should_stop && it->cfg.should_stop(it->cfg.stop_user)) {
+            it->phase = PH_NONE;
+            return mn_fail(it, MN_ERR_ABORTED, "invoke stopped before this op (should_stop)");
+        }
 #if MICRONN_PROFILE
         if (it->prof_ticks) {
             uint64_t t0 = it->cfg.ticks(it->cfg.ticks_user);
@@ -823,6 +905,8 @@ mn_status_t mn_interp_profile(const mn_interp_t *it, size_t op, mn_op_profile_t 
     out->builtin = node->builtin;
     out->calls = it->prof_calls ? it->prof_calls[op] : 0;
     out->ticks = it->prof_ticks ? it->prof_ticks[op] : 0;
+    const char *v = node->kernel && node->kernel->variant ? node->kernel->variant(node) : NULL;
+    out->variant = v ? v : "reference";
     return MN_OK;
 }
 
@@ -902,7 +986,7 @@ mn_status_t mn_check_ops(const mn_model_t *m, const mn_config_t *cfg, void *work
     memset(results, 0, m->n_ops * sizeof *results);
     mn_status_t s = mn_interp_init(&it, m, work, work_size, cfg);
     if (s == MN_OK) {
-        it.dry_run = 1;
+        it.dry_run = DRY_RUN_CHECK;
         it.state = ST_PREPARING;
         s = check_ops(&it, results, &failed);
         it.phase = PH_NONE;

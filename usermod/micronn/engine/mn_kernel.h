@@ -22,6 +22,7 @@
  *                      must not be used in prepare (NULL, or not yet meaningful).
  *   eval(ctx, node)    required; runs the op. Must not allocate. Tensor data is valid.
  *   free(ctx, node)    optional; called by mn_interp_deinit (nothing to free normally).
+ *   variant(node)      optional; which optimized compute function prepare picked (reporting only).
  * Kernels must be re-entrant: no static mutable state (several interpreters may coexist).
  *
  * Dry runs (mn_arena_needed) call init and prepare exactly as a real prepare does, but the
@@ -50,6 +51,9 @@ typedef struct mn_kernel {
     mn_status_t (*prepare)(mn_ctx_t *ctx, mn_node_t *node);
     mn_status_t (*eval)(mn_ctx_t *ctx, mn_node_t *node);
     void (*free)(mn_ctx_t *ctx, mn_node_t *node);
+    /* optional; name of the compute variant prepare chose for this node (kernels/mn_variants.h);
+     * NULL or a NULL result = "reference". */
+    const char *(*variant)(const mn_node_t *node);
 } mn_kernel_t;
 
 /* Registry entry: builtin code, or MN_BUILTIN_CUSTOM plus the custom code string. */
@@ -57,6 +61,11 @@ typedef struct mn_registration {
     int32_t builtin;
     const char *custom_name;
     const mn_kernel_t *kernel;
+    /* Highest opcode version the kernel implements; 0 (zero-initialised entries passed in
+     * mn_config_t.ops): no version or options check for this entry. */
+    uint8_t max_version;
+    uint8_t options_type;       /* MN_OPTIONS_* the operator's options table must have (or none) */
+    const char *dtypes;         /* dtype combinations implemented (mn_ops.h), or NULL */
 } mn_registration_t;
 
 /* One operator instance (lives in the persistent arena). */
@@ -123,6 +132,15 @@ mn_status_t mn_request_scratch(mn_ctx_t *ctx, size_t bytes, int32_t *index);
 
 /* Scratch buffer pointer (eval only; MN_ARENA_ALIGN-aligned). NULL for a bad index. */
 void *mn_get_scratch(mn_ctx_t *ctx, int32_t index);
+
+/*
+ * True during the dry run that only sizes the arena (mn_arena_needed, e.g. Interpreter(m) without
+ * an arena size): prepare must request exactly the memory a real prepare requests, but may skip
+ * filling persistent data, and checks whose failures the real prepare that follows reports anyway
+ * (per-channel multiplier tables, precomputed weight sums). Not in mn_check_ops, which must find
+ * every error.
+ */
+bool mn_sizing_only(const mn_ctx_t *ctx);
 
 /* ---- errors ------------------------------------------------------------------------------- */
 
@@ -194,9 +212,12 @@ enum {
 #define MN_SVDF_RANK 0
 #define MN_SVDF_ACTIVATION 1
 #define MN_SVDF_ASYMMETRIC_QUANTIZE_INPUTS 2
-/* AddOptions */
+/* AddOptions (SubOptions has the same fields) */
 #define MN_ADD_ACTIVATION 0
 #define MN_ADD_POT_SCALE_INT16 1    /* bool, default true */
+/* MulOptions / DivOptions */
+#define MN_MUL_ACTIVATION 0
+#define MN_DIV_ACTIVATION 0
 /* UnidirectionalSequenceLSTMOptions */
 #define MN_LSTM_ACTIVATION 0
 #define MN_LSTM_CELL_CLIP 1         /* float */
@@ -204,6 +225,12 @@ enum {
 #define MN_LSTM_TIME_MAJOR 3        /* bool */
 #define MN_LSTM_ASYMMETRIC_QUANTIZE_INPUTS 4
 #define MN_LSTM_DIAGONAL_RECURRENT_TENSORS 5
+/* Activations, casts, normalisation (ops-b) */
+#define MN_LEAKY_RELU_ALPHA 0       /* LeakyReluOptions.alpha, float */
+#define MN_GELU_APPROXIMATE 0       /* GeluOptions.approximate, bool */
+#define MN_CAST_IN_TYPE 0           /* CastOptions.in_data_type, byte enum */
+#define MN_CAST_OUT_TYPE 1          /* CastOptions.out_data_type */
+#define MN_L2NORM_ACTIVATION 0      /* L2NormOptions.fused_activation_function */
 
 /* ---- data movement, shape and reduction ops (ops-c) ---- */
 /* ConcatenationOptions */

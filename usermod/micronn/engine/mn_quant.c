@@ -40,17 +40,10 @@ static int64_t mn_round_i64(double x) {
     return t;
 }
 
-void mn_quantize_multiplier(double m, int32_t *qm, int *shift) {
-    if (m == 0.0 || m != m || m > 1e300 || m < -1e300) {
-        /* zero, or NaN/inf from a malformed model: no scaling at all */
-        *qm = 0;
-        *shift = 0;
-        return;
-    }
-    int e = 0;
-    const double q = mn_frexp(m, &e); /* m = q * 2^e, 0.5 <= |q| < 1 */
-    int64_t q_fixed = mn_round_i64(q * (double)((int64_t)1 << 31));
-    if (q_fixed == ((int64_t)1 << 31)) {
+/* Final step of QuantizeMultiplier, shared by the double and the integer paths: m = q * 2^e with
+ * q_fixed = round(q * 2^31), 2^30 <= |q_fixed| <= 2^31. */
+static void quantize_finish(int64_t q_fixed, int e, int32_t *qm, int *shift) {
+    if (q_fixed == ((int64_t)1 << 31)) {   /* TFLite adjusts positive values only */
         q_fixed /= 2;
         ++e;
     }
@@ -65,6 +58,80 @@ void mn_quantize_multiplier(double m, int32_t *qm, int *shift) {
     }
     *qm = (int32_t)q_fixed;
     *shift = e;
+}
+
+void mn_quantize_multiplier(double m, int32_t *qm, int *shift) {
+    if (m == 0.0 || m != m || m > 1e300 || m < -1e300) {
+        /* zero, or NaN/inf from a malformed model: no scaling at all */
+        *qm = 0;
+        *shift = 0;
+        return;
+    }
+    int e = 0;
+    const double q = mn_frexp(m, &e); /* m = q * 2^e, 0.5 <= |q| < 1 */
+    quantize_finish(mn_round_i64(q * (double)((int64_t)1 << 31)), e, qm, shift);
+}
+
+/* Significand (with the implicit bit) and exponent of a positive normal float: x = *m * 2^*e. */
+static int float_parts(float x, uint32_t *m, int *e) {
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    const int ex = (int)(b >> 23);   /* sign bit included: negative values fail the range check */
+    if (ex < 1 || ex > 254) {
+        return -1;
+    }
+    *m = (b & 0x7fffffu) | 0x800000u;
+    *e = ex - 150;
+    return 0;
+}
+
+static int bit_length64(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return x ? 64 - __builtin_clzll(x) : 0;
+#else
+    int n = 0;
+    while (x) {
+        x >>= 1;
+        ++n;
+    }
+    return n;
+#endif
+}
+
+/*
+ * mn_quantize_multiplier((double)num * 2^num_e / (double)den_float) without floating point, for a
+ * positive integer num < 2^48 and a positive normal float den: the division is rounded to 53
+ * bits (nearest, ties to even) exactly as the double division, then to 31 bits as
+ * QuantizeMultiplier does. Soft-float double math costs ~1,000 instructions per channel on cores
+ * without a double FPU; this costs two 64/32-bit divisions.
+ */
+static int quantize_ratio(uint64_t num, int num_e, float den, int32_t *qm, int *shift) {
+    uint32_t d;
+    int de;
+    if (num == 0 || float_parts(den, &d, &de)) {
+        return -1;
+    }
+    /* Normalise num to 48 bits so that num / d lies in (2^23, 2^25). */
+    const int s = 48 - bit_length64(num);
+    num <<= s;
+    int e = num_e - s - de;                        /* value = num / d * 2^e */
+    const uint64_t q0 = num / d;
+    const uint64_t r0 = num % d;
+    const int extra = 54 - bit_length64(q0);      /* 53 bits + one guard bit */
+    const uint64_t rs = r0 << extra;               /* r0 < 2^24, extra <= 31 */
+    uint64_t q = (q0 << extra) | (rs / d);
+    const int sticky = (rs % d) != 0;
+    e -= extra;
+    /* round to 53 bits, ties to even */
+    const int guard = (int)(q & 1u);
+    q >>= 1;
+    ++e;
+    if (guard && (sticky || (q & 1u))) {
+        ++q;
+    }
+    /* frexp: value = (q / 2^53) * 2^(e + 53); round(q / 2^53 * 2^31) half away from zero */
+    quantize_finish((int64_t)((q + ((uint64_t)1 << 21)) >> 22), e + 53, qm, shift);
+    return 0;
 }
 
 void mn_qtype_range(int qtype, int32_t *qmin, int32_t *qmax) {
@@ -93,10 +160,14 @@ void mn_conv_multipliers(float input_scale, const float *filter_scales, int n_sc
     float output_scale, int n_out, int32_t *mult, int8_t *shift) {
     for (int i = 0; i < n_out; ++i) {
         const float fs = n_scales > 1 ? filter_scales[i] : filter_scales[0];
-        const double eff = (double)input_scale * (double)fs / (double)output_scale;
-        int s;
-        mn_quantize_multiplier(eff, &mult[i], &s);
-        shift[i] = (int8_t)s;   /* mn_quantize_multiplier keeps shifts in [-31, 31] */
+        uint32_t mi, mf;
+        int ei, ef, s;
+        /* (double)input_scale * (double)fs is exact (48 bits): divide it in integers */
+        if (float_parts(input_scale, &mi, &ei) || float_parts(fs, &mf, &ef) ||
+            quantize_ratio((uint64_t)mi * mf, ei + ef, output_scale, &mult[i], &s)) {
+            mn_quantize_multiplier((double)input_scale * (double)fs / (double)output_scale, &mult[i], &s);
+        }
+        shift[i] = (int8_t)s;   /* quantize_finish keeps shifts in [-31, 31] */
     }
 }
 
@@ -421,4 +492,45 @@ int16_t mn_tanh_s16(int16_t x, int integer_bits) {
     const int16_t two_over = two_over_one_plus16(exp_neg16(n, integer_bits + 1));
     const int16_t t = sat_shl16(w16(two_over - (1 << 13)), 2);
     return negative ? w16(-t) : t;
+}
+
+int16_t mn_srdhm_s16(int16_t a, int16_t b) {
+    return srdhm16(a, b);
+}
+
+/* TFLite GetInvSqrtQuantizedMultiplierExp (L2_NORMALIZATION, RSQRT): Newton-Raphson in Q3.28. */
+void mn_inv_sqrt_q(int32_t input, int32_t *mult, int *shift) {
+    if (input <= 1) {
+        /* 0 (invalid) and 1 alike, as TFLite */
+        *mult = INT32_MAX;
+        *shift = 0;
+        return;
+    }
+    int s = 11;
+    while (input >= (1 << 29)) {
+        input /= 4;
+        ++s;
+    }
+    int clz = 0;
+    while (!((uint32_t)input & (0x80000000u >> clz))) {
+        ++clz;
+    }
+    const int pairs = (clz - 1) / 2 - 1;
+    s -= pairs;
+    input <<= 2 * pairs;
+    /* Newton-Raphson for 1 / sqrt(input) in Q3.28 (values raw, products Q6 / Q9 rescaled to Q3) */
+    const int32_t half_input = mn_rdbpot(input >> 1, 1);
+    const int32_t half_three = (1 << 28) + (1 << 27);
+    int32_t x = 1 << 28;
+    for (int i = 0; i < 5; ++i) {
+        const int32_t x3 = mn_sat_pot(mn_srdhm(mn_srdhm(x, x), x), 6);
+        x = mn_sat_pot(mn_add_wrap(mn_srdhm(half_three, x), -mn_srdhm(half_input, x3)), 3);
+    }
+    x = mn_srdhm(x, 1518500250); /* sqrt(2) / 2 in Q0.31 */
+    if (s < 0) {
+        x = mn_shl_wrap(x, -s);
+        s = 0;
+    }
+    *mult = x;
+    *shift = -s;
 }

@@ -204,6 +204,18 @@ int16_t mn_logistic_s16_q3(int16_t x);
  * (TFLite ApplyTanh(integer_bits, ...)). */
 int16_t mn_tanh_s16(int16_t x, int integer_bits);
 
+/* gemmlowp SaturatingRoundingDoublingHighMul for int16 (HARD_SWISH). */
+int16_t mn_srdhm_s16(int16_t a, int16_t b);
+
+/* gemmlowp SaturatingRoundingMultiplyByPOT for any exponent e (|e| < 31). */
+static inline int32_t mn_sat_pot(int32_t x, int e) {
+    return e >= 0 ? mn_sat_shl(x, e) : mn_rdbpot(x, -e);
+}
+
+/* TFLite GetInvSqrtQuantizedMultiplierExp with reverse shift: 1 / sqrt(input) as a multiplier and
+ * shift (> 0 = left); input <= 1 gives (INT32_MAX, 0) (L2_NORMALIZATION, RSQRT). */
+void mn_inv_sqrt_q(int32_t input, int32_t *mult, int *shift);
+
 #ifdef __cplusplus
 }
 #endif

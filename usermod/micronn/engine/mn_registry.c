@@ -1,11 +1,12 @@
 /*
  * Op registry: builtin code / custom name -> kernel, fixed at compile time.
  *
- * Each kernel is referenced only when its MICRONN_OP_<NAME> macro is set (mn_config.h), so a
- * firmware built with a subset links only those kernels. With GCC/Clang the references are weak:
- * a selected kernel whose file is not part of the build resolves to NULL and is reported as
- * "unsupported op" at prepare instead of breaking the link (define MICRONN_STRICT_KERNELS=1 to get
- * link errors instead).
+ * mn_ops.h lists every kernel the engine source has. Each kernel is referenced only when its
+ * MICRONN_OP_<NAME> macro is set (mn_config.h), so a firmware built with a subset links only
+ * those kernels, yet still knows the others exist ("built without X" vs "no kernel for X"). With
+ * GCC/Clang the references are weak: a selected kernel whose file is not part of the build
+ * resolves to NULL and is reported as not built in, instead of breaking the link (define
+ * MICRONN_STRICT_KERNELS=1 to get link errors instead).
  */
 #include "mn_internal.h"
 
@@ -15,322 +16,85 @@
 #define MN_WEAK
 #endif
 
-#define MN_DECLARE(NAME) extern const mn_kernel_t mn_kernel_##NAME MN_WEAK;
-#define MN_ENTRY(NAME) { MN_BUILTIN_##NAME, NULL, &mn_kernel_##NAME },
-
-#if MICRONN_OP_ADD
-MN_DECLARE(ADD)
-#endif
-#if MICRONN_OP_ARG_MAX
-MN_DECLARE(ARG_MAX)
-#endif
-#if MICRONN_OP_ARG_MIN
-MN_DECLARE(ARG_MIN)
-#endif
-#if MICRONN_OP_AVERAGE_POOL_2D
-MN_DECLARE(AVERAGE_POOL_2D)
-#endif
-#if MICRONN_OP_BATCH_TO_SPACE_ND
-MN_DECLARE(BATCH_TO_SPACE_ND)
-#endif
-#if MICRONN_OP_BROADCAST_ARGS
-MN_DECLARE(BROADCAST_ARGS)
-#endif
-#if MICRONN_OP_BROADCAST_TO
-MN_DECLARE(BROADCAST_TO)
-#endif
-#if MICRONN_OP_CONCATENATION
-MN_DECLARE(CONCATENATION)
-#endif
-#if MICRONN_OP_CONV_2D
-MN_DECLARE(CONV_2D)
-#endif
-#if MICRONN_OP_CUMSUM
-MN_DECLARE(CUMSUM)
-#endif
-#if MICRONN_OP_DEPTHWISE_CONV_2D
-MN_DECLARE(DEPTHWISE_CONV_2D)
-#endif
-#if MICRONN_OP_DEPTH_TO_SPACE
-MN_DECLARE(DEPTH_TO_SPACE)
-#endif
-#if MICRONN_OP_DEQUANTIZE
-MN_DECLARE(DEQUANTIZE)
-#endif
-#if MICRONN_OP_EMBEDDING_LOOKUP
-MN_DECLARE(EMBEDDING_LOOKUP)
-#endif
-#if MICRONN_OP_EXPAND_DIMS
-MN_DECLARE(EXPAND_DIMS)
-#endif
-#if MICRONN_OP_FILL
-MN_DECLARE(FILL)
-#endif
-#if MICRONN_OP_FULLY_CONNECTED
-MN_DECLARE(FULLY_CONNECTED)
-#endif
-#if MICRONN_OP_GATHER
-MN_DECLARE(GATHER)
-#endif
-#if MICRONN_OP_GATHER_ND
-MN_DECLARE(GATHER_ND)
-#endif
-#if MICRONN_OP_MAX_POOL_2D
-MN_DECLARE(MAX_POOL_2D)
-#endif
-#if MICRONN_OP_MEAN
-MN_DECLARE(MEAN)
-#endif
-#if MICRONN_OP_MIRROR_PAD
-MN_DECLARE(MIRROR_PAD)
-#endif
-#if MICRONN_OP_PACK
-MN_DECLARE(PACK)
-#endif
-#if MICRONN_OP_PAD
-MN_DECLARE(PAD)
-#endif
-#if MICRONN_OP_PADV2
-MN_DECLARE(PADV2)
-#endif
-#if MICRONN_OP_QUANTIZE
-MN_DECLARE(QUANTIZE)
-#endif
-#if MICRONN_OP_REDUCE_MAX
-MN_DECLARE(REDUCE_MAX)
-#endif
-#if MICRONN_OP_REDUCE_MIN
-MN_DECLARE(REDUCE_MIN)
-#endif
-#if MICRONN_OP_REDUCE_PROD
-MN_DECLARE(REDUCE_PROD)
-#endif
-#if MICRONN_OP_RESHAPE
-MN_DECLARE(RESHAPE)
-#endif
-#if MICRONN_OP_RESIZE_BILINEAR
-MN_DECLARE(RESIZE_BILINEAR)
-#endif
-#if MICRONN_OP_RESIZE_NEAREST_NEIGHBOR
-MN_DECLARE(RESIZE_NEAREST_NEIGHBOR)
-#endif
-#if MICRONN_OP_SHAPE
-MN_DECLARE(SHAPE)
-#endif
-#if MICRONN_OP_SLICE
-MN_DECLARE(SLICE)
-#endif
-#if MICRONN_OP_SOFTMAX
-MN_DECLARE(SOFTMAX)
-#endif
-#if MICRONN_OP_SPACE_TO_BATCH_ND
-MN_DECLARE(SPACE_TO_BATCH_ND)
-#endif
-#if MICRONN_OP_SPACE_TO_DEPTH
-MN_DECLARE(SPACE_TO_DEPTH)
-#endif
-#if MICRONN_OP_SPLIT
-MN_DECLARE(SPLIT)
-#endif
-#if MICRONN_OP_SPLIT_V
-MN_DECLARE(SPLIT_V)
-#endif
-#if MICRONN_OP_SQUEEZE
-MN_DECLARE(SQUEEZE)
-#endif
-#if MICRONN_OP_STRIDED_SLICE
-MN_DECLARE(STRIDED_SLICE)
-#endif
-#if MICRONN_OP_SUM
-MN_DECLARE(SUM)
-#endif
-#if MICRONN_OP_SVDF
-MN_DECLARE(SVDF)
-#endif
-#if MICRONN_OP_TRANSPOSE
-MN_DECLARE(TRANSPOSE)
-#endif
-#if MICRONN_OP_UNIDIRECTIONAL_SEQUENCE_LSTM
-MN_DECLARE(UNIDIRECTIONAL_SEQUENCE_LSTM)
-#endif
-#if MICRONN_OP_UNPACK
-MN_DECLARE(UNPACK)
-#endif
-#if MICRONN_OP_ZEROS_LIKE
-MN_DECLARE(ZEROS_LIKE)
+#if MICRONN_OP_INFO
+#define MN_DTYPES(s) s
+#else
+#define MN_DTYPES(s) NULL
 #endif
 
+#define MN_OP(NAME, OPTIONS, VERSION, DTYPES) extern const mn_kernel_t mn_kernel_##NAME MN_WEAK;
+#include "mn_ops.h"
+#undef MN_OP
+
+/* A deselected kernel's entry keeps its NULL kernel: the constant condition is folded, so the
+ * kernel's symbol is not referenced at all. */
+#define MN_OP(NAME, OPTIONS, VERSION, DTYPES) \
+    { MN_BUILTIN_##NAME, NULL, MICRONN_OP_##NAME ? &mn_kernel_##NAME : NULL, VERSION, \
+      MN_OPTIONS_##OPTIONS, MN_DTYPES(DTYPES) },
 static const mn_registration_t mn_builtin_ops[] = {
-#if MICRONN_OP_ADD
-    MN_ENTRY(ADD)
-#endif
-#if MICRONN_OP_ARG_MAX
-    MN_ENTRY(ARG_MAX)
-#endif
-#if MICRONN_OP_ARG_MIN
-    MN_ENTRY(ARG_MIN)
-#endif
-#if MICRONN_OP_AVERAGE_POOL_2D
-    MN_ENTRY(AVERAGE_POOL_2D)
-#endif
-#if MICRONN_OP_BATCH_TO_SPACE_ND
-    MN_ENTRY(BATCH_TO_SPACE_ND)
-#endif
-#if MICRONN_OP_BROADCAST_ARGS
-    MN_ENTRY(BROADCAST_ARGS)
-#endif
-#if MICRONN_OP_BROADCAST_TO
-    MN_ENTRY(BROADCAST_TO)
-#endif
-#if MICRONN_OP_CONCATENATION
-    MN_ENTRY(CONCATENATION)
-#endif
-#if MICRONN_OP_CONV_2D
-    MN_ENTRY(CONV_2D)
-#endif
-#if MICRONN_OP_CUMSUM
-    MN_ENTRY(CUMSUM)
-#endif
-#if MICRONN_OP_DEPTHWISE_CONV_2D
-    MN_ENTRY(DEPTHWISE_CONV_2D)
-#endif
-#if MICRONN_OP_DEPTH_TO_SPACE
-    MN_ENTRY(DEPTH_TO_SPACE)
-#endif
-#if MICRONN_OP_DEQUANTIZE
-    MN_ENTRY(DEQUANTIZE)
-#endif
-#if MICRONN_OP_EMBEDDING_LOOKUP
-    MN_ENTRY(EMBEDDING_LOOKUP)
-#endif
-#if MICRONN_OP_EXPAND_DIMS
-    MN_ENTRY(EXPAND_DIMS)
-#endif
-#if MICRONN_OP_FILL
-    MN_ENTRY(FILL)
-#endif
-#if MICRONN_OP_FULLY_CONNECTED
-    MN_ENTRY(FULLY_CONNECTED)
-#endif
-#if MICRONN_OP_GATHER
-    MN_ENTRY(GATHER)
-#endif
-#if MICRONN_OP_GATHER_ND
-    MN_ENTRY(GATHER_ND)
-#endif
-#if MICRONN_OP_MAX_POOL_2D
-    MN_ENTRY(MAX_POOL_2D)
-#endif
-#if MICRONN_OP_MEAN
-    MN_ENTRY(MEAN)
-#endif
-#if MICRONN_OP_MIRROR_PAD
-    MN_ENTRY(MIRROR_PAD)
-#endif
-#if MICRONN_OP_PACK
-    MN_ENTRY(PACK)
-#endif
-#if MICRONN_OP_PAD
-    MN_ENTRY(PAD)
-#endif
-#if MICRONN_OP_PADV2
-    MN_ENTRY(PADV2)
-#endif
-#if MICRONN_OP_QUANTIZE
-    MN_ENTRY(QUANTIZE)
-#endif
-#if MICRONN_OP_REDUCE_MAX
-    MN_ENTRY(REDUCE_MAX)
-#endif
-#if MICRONN_OP_REDUCE_MIN
-    MN_ENTRY(REDUCE_MIN)
-#endif
-#if MICRONN_OP_REDUCE_PROD
-    MN_ENTRY(REDUCE_PROD)
-#endif
-#if MICRONN_OP_RESHAPE
-    MN_ENTRY(RESHAPE)
-#endif
-#if MICRONN_OP_RESIZE_BILINEAR
-    MN_ENTRY(RESIZE_BILINEAR)
-#endif
-#if MICRONN_OP_RESIZE_NEAREST_NEIGHBOR
-    MN_ENTRY(RESIZE_NEAREST_NEIGHBOR)
-#endif
-#if MICRONN_OP_SHAPE
-    MN_ENTRY(SHAPE)
-#endif
-#if MICRONN_OP_SLICE
-    MN_ENTRY(SLICE)
-#endif
-#if MICRONN_OP_SOFTMAX
-    MN_ENTRY(SOFTMAX)
-#endif
-#if MICRONN_OP_SPACE_TO_BATCH_ND
-    MN_ENTRY(SPACE_TO_BATCH_ND)
-#endif
-#if MICRONN_OP_SPACE_TO_DEPTH
-    MN_ENTRY(SPACE_TO_DEPTH)
-#endif
-#if MICRONN_OP_SPLIT
-    MN_ENTRY(SPLIT)
-#endif
-#if MICRONN_OP_SPLIT_V
-    MN_ENTRY(SPLIT_V)
-#endif
-#if MICRONN_OP_SQUEEZE
-    MN_ENTRY(SQUEEZE)
-#endif
-#if MICRONN_OP_STRIDED_SLICE
-    MN_ENTRY(STRIDED_SLICE)
-#endif
-#if MICRONN_OP_SUM
-    MN_ENTRY(SUM)
-#endif
-#if MICRONN_OP_SVDF
-    MN_ENTRY(SVDF)
-#endif
-#if MICRONN_OP_TRANSPOSE
-    MN_ENTRY(TRANSPOSE)
-#endif
-#if MICRONN_OP_UNIDIRECTIONAL_SEQUENCE_LSTM
-    MN_ENTRY(UNIDIRECTIONAL_SEQUENCE_LSTM)
-#endif
-#if MICRONN_OP_UNPACK
-    MN_ENTRY(UNPACK)
-#endif
-#if MICRONN_OP_ZEROS_LIKE
-    MN_ENTRY(ZEROS_LIKE)
-#endif
-    { -1, NULL, NULL },  /* keeps the array non-empty when every op is deselected */
+#include "mn_ops.h"
+    { -1, NULL, NULL, 0, 0, NULL },  /* keeps the array non-empty */
 };
+#undef MN_OP
 
-static const mn_kernel_t *find_in(const mn_registration_t *r, size_t n, int32_t builtin, const char *custom) {
+#define MN_N_BUILTIN_OPS (sizeof mn_builtin_ops / sizeof mn_builtin_ops[0] - 1)
+
+static const mn_registration_t *find_in(const mn_registration_t *r, size_t n, int32_t builtin, const char *custom) {
     for (size_t i = 0; i < n; i++) {
-        if (!r[i].kernel || r[i].builtin != builtin) {
+        if (r[i].builtin != builtin) {
             continue;
         }
         if (builtin != MN_BUILTIN_CUSTOM) {
-            return r[i].kernel;
+            return &r[i];
         }
         if (custom && r[i].custom_name && strcmp(custom, r[i].custom_name) == 0) {
-            return r[i].kernel;
+            return &r[i];
         }
     }
     return NULL;
 }
 
-const mn_kernel_t *mn_registry_find(const mn_config_t *cfg, int32_t builtin, const char *custom_name) {
-    const mn_kernel_t *k = NULL;
+static int usable(const mn_registration_t *r) {
+    return r && r->kernel && r->kernel->eval;
+}
+
+const mn_registration_t *mn_registry_lookup(const mn_config_t *cfg, int32_t builtin, const char *custom_name) {
+    const mn_registration_t *r = NULL;
     if (cfg && cfg->ops) {
-        k = find_in(cfg->ops, cfg->n_ops, builtin, custom_name);
+        r = find_in(cfg->ops, cfg->n_ops, builtin, custom_name);
     }
-    if (!k) {
-        k = find_in(mn_builtin_ops, sizeof mn_builtin_ops / sizeof mn_builtin_ops[0], builtin, custom_name);
+    if (!usable(r)) {
+        const mn_registration_t *b = find_in(mn_builtin_ops, MN_N_BUILTIN_OPS, builtin, custom_name);
+        if (b) {
+            r = b;
+        }
     }
-    return (k && k->eval) ? k : NULL;
+    return r;
+}
+
+const mn_kernel_t *mn_registry_find(const mn_config_t *cfg, int32_t builtin, const char *custom_name) {
+    const mn_registration_t *r = mn_registry_lookup(cfg, builtin, custom_name);
+    return usable(r) ? r->kernel : NULL;
 }
 
 int mn_op_supported(const mn_config_t *cfg, int32_t builtin, const char *custom_name) {
     return mn_registry_find(cfg, builtin, custom_name) != NULL;
+}
+
+int mn_op_kernel_state(const mn_config_t *cfg, int32_t builtin, const char *custom_name) {
+    const mn_registration_t *r = mn_registry_lookup(cfg, builtin, custom_name);
+    return usable(r) ? MN_KERNEL_LINKED : r ? MN_KERNEL_NOT_BUILT : MN_KERNEL_NONE;
+}
+
+int mn_op_kernel_info(size_t i, mn_op_kernel_info_t *out) {
+    if (i >= MN_N_BUILTIN_OPS || !out) {
+        return 0;
+    }
+    const mn_registration_t *r = &mn_builtin_ops[i];
+    out->builtin = r->builtin;
+    out->max_version = r->max_version;
+    out->options_type = r->options_type;
+    out->dtypes = r->dtypes;
+    out->linked = usable(r);
+    return 1;
 }

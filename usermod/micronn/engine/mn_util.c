@@ -13,6 +13,7 @@ const char *mn_status_str(mn_status_t s) {
         case MN_ERR_ARENA: return "arena too small";
         case MN_ERR_STATE: return "bad state";
         case MN_ERR_KERNEL: return "kernel error";
+        case MN_ERR_ABORTED: return "aborted";
         default: return "?";
     }
 }

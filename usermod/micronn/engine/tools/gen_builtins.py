@@ -44,7 +44,18 @@ def main():
           'const char *mn_dtype_name(int32_t dtype) {',
           '    switch (dtype) {']
     c += ['        case %d: return "%s";' % (v, k.lower()) for v, k in types]
-    c += ['        default: return "?";', '    }', '}', '']
+    c += ['        default: return "?";', '    }', '}', '',
+          '#if MICRONN_OP_NAMES',
+          '/* Names of builtin options tables, indexed by Operator.builtin_options_type. */',
+          'static const char *const mn_options_names[] = {']
+    c += ['    [%d] = "%s",' % (v, k) for v, k in opts]
+    c += ['};', '#endif', '',
+          'const char *mn_options_name(int32_t options_type) {',
+          '#if MICRONN_OP_NAMES',
+          '    if (options_type >= 0 && options_type < (int32_t)(sizeof mn_options_names / sizeof mn_options_names[0])',
+          '        && mn_options_names[options_type]) {',
+          '        return mn_options_names[options_type];', '    }', '#endif',
+          '    return options_type == 0 ? "NONE" : "?";', '}', '']
     with open(os.path.join(ENGINE, 'mn_opnames.c'), 'w') as f:
         f.write('\n'.join(c))
 

@@ -1,55 +1,22 @@
-/* ADD reference kernel (bit-exact with TFLite's reference int8 Add /
- * BroadcastAdd6DSlow: inputs shifted left by 20, rescaled by per-input
- * multipliers, summed, rescaled to the output). */
+/* ADD and SUB reference kernels (bit-exact with TFLite's reference kernels).
+ * int8 / int16 general scales: inputs shifted left (20 bits for int8, 15 for int16), rescaled by
+ * per-input multipliers, added or subtracted, rescaled to the output. int16 with power-of-two
+ * scales (pot_scale_int16, TFLite's LSTM-style path): one input is rounding-shifted right onto
+ * the other's scale, then a saturating 16-bit add/subtract. float32 / int32: plain, with the
+ * fused activation. */
 #include "mn_ref.h"
 
-#if MICRONN_OP_ADD
+#if MICRONN_OP_ADD || MICRONN_OP_SUB
 
-int mn_bcast_init(mn_bcast_t *b, const int32_t *d1, int n1, const int32_t *d2, int n2) {
-    const int n = n1 > n2 ? n1 : n2;
-    if (n > MN_ADD_MAX_DIMS) {
-        return -1;
-    }
-    b->ndims = n;
-    b->broadcast = 0;
-    if (n1 != n2) {
-        b->broadcast = 1;
-    }
-    int32_t s1 = 1, s2 = 1, size = 1;
-    for (int i = n - 1; i >= 0; --i) {
-        const int k1 = i - (n - n1), k2 = i - (n - n2);
-        const int32_t a = k1 >= 0 ? d1[k1] : 1;
-        const int32_t c = k2 >= 0 ? d2[k2] : 1;
-        int32_t o;
-        if (a == c) {
-            o = a;
-        } else if (a == 1) {
-            o = c;
-            b->broadcast = 1;
-        } else if (c == 1) {
-            o = a;
-            b->broadcast = 1;
-        } else {
-            return -1;
-        }
-        b->out_dims[i] = o;
-        b->stride1[i] = a == 1 ? 0 : s1;
-        b->stride2[i] = c == 1 ? 0 : s2;
-        s1 *= a;
-        s2 *= c;
-        size *= o;
-    }
-    b->size = size;
-    return 0;
-}
-
-void mn_add_quant_init(mn_add_quant_t *p, float in1_scale, int32_t in1_zp,
+/* int8 inputs are shifted left by 20 bits, int16 (zero points 0) by 15: both keep the sum of two
+ * rescaled inputs inside int32. */
+static void addsub_quant_init(mn_add_quant_t *p, int left_shift, float in1_scale, int32_t in1_zp,
     float in2_scale, int32_t in2_zp, float out_scale, int32_t out_zp,
     int32_t act_min, int32_t act_max) {
     p->input1_offset = -in1_zp;
     p->input2_offset = -in2_zp;
     p->output_offset = out_zp;
-    p->left_shift = 20;
+    p->left_shift = left_shift;
     const double twice_max = 2.0 * (double)(in1_scale > in2_scale ? in1_scale : in2_scale);
     const double m1 = (double)in1_scale / twice_max;
     const double m2 = (double)in2_scale / twice_max;
@@ -61,57 +28,71 @@ void mn_add_quant_init(mn_add_quant_t *p, float in1_scale, int32_t in1_zp,
     p->act_max = act_max;
 }
 
-static inline int8_t add_one_s8(const mn_add_quant_t *p, int32_t a, int32_t b) {
+/* One quantized element; sub selects input1 - input2 (the scaled values are subtracted, as
+ * TFLite does, rather than negating a multiplier). */
+void mn_add_quant_init(mn_add_quant_t *p, float in1_scale, int32_t in1_zp,
+    float in2_scale, int32_t in2_zp, float out_scale, int32_t out_zp,
+    int32_t act_min, int32_t act_max) {
+    addsub_quant_init(p, 20, in1_scale, in1_zp, in2_scale, in2_zp, out_scale, out_zp, act_min, act_max);
+}
+
+void mn_add_quant_init_s16(mn_add_quant_t *p, float in1_scale, float in2_scale, float out_scale,
+    int32_t act_min, int32_t act_max) {
+    addsub_quant_init(p, 15, in1_scale, 0, in2_scale, 0, out_scale, 0, act_min, act_max);
+}
+
+static inline int32_t addsub_one(const mn_add_quant_t *p, int32_t a, int32_t b, int sub) {
     const int32_t x1 = mn_shl_wrap(p->input1_offset + a, p->left_shift);
     const int32_t x2 = mn_shl_wrap(p->input2_offset + b, p->left_shift);
     const int32_t s1 = mn_mul_by_qm(x1, p->input1_mult, p->input1_shift);
     const int32_t s2 = mn_mul_by_qm(x2, p->input2_mult, p->input2_shift);
-    const int32_t raw = mn_add_wrap(mn_mul_by_qm(mn_add_wrap(s1, s2), p->output_mult, p->output_shift),
-        p->output_offset);
-    return (int8_t)mn_clamp_i32(raw, p->act_min, p->act_max);
+    const int32_t s = sub ? (int32_t)((uint32_t)s1 - (uint32_t)s2) : mn_add_wrap(s1, s2);
+    const int32_t raw = mn_add_wrap(mn_mul_by_qm(s, p->output_mult, p->output_shift), p->output_offset);
+    return mn_clamp_i32(raw, p->act_min, p->act_max);
 }
-
-/* Walks the output in row-major order, tracking both input offsets. */
-#define BCAST_LOOP(b, BODY) \
-    do { \
-        int32_t idx[MN_ADD_MAX_DIMS] = {0}; \
-        int32_t o1 = 0, o2 = 0; \
-        const int nd = (b)->ndims; \
-        for (int32_t k = 0; k < (b)->size; ++k) { \
-            BODY; \
-            for (int d = nd - 1; d >= 0; --d) { \
-                o1 += (b)->stride1[d]; \
-                o2 += (b)->stride2[d]; \
-                if (++idx[d] < (b)->out_dims[d]) { \
-                    break; \
-                } \
-                o1 -= (b)->stride1[d] * (b)->out_dims[d]; \
-                o2 -= (b)->stride2[d] * (b)->out_dims[d]; \
-                idx[d] = 0; \
-            } \
-        } \
-    } while (0)
 
 void mn_add_s8(const mn_add_quant_t *p, const mn_bcast_t *b,
     const int8_t *in1, const int8_t *in2, int8_t *out) {
-    if (!b->broadcast) {
-        for (int32_t k = 0; k < b->size; ++k) {
-            out[k] = add_one_s8(p, in1[k], in2[k]);
-        }
-        return;
+    MN_BCAST_FOR(b, out[k] = (int8_t)addsub_one(p, in1[o1], in2[o2], 0));
+}
+
+void mn_sub_s8(const mn_add_quant_t *p, const mn_bcast_t *b,
+    const int8_t *in1, const int8_t *in2, int8_t *out) {
+    MN_BCAST_FOR(b, out[k] = (int8_t)addsub_one(p, in1[o1], in2[o2], 1));
+}
+
+void mn_addsub_s16(const mn_add_quant_t *p, const mn_bcast_t *b, int sub,
+    const int16_t *in1, const int16_t *in2, int16_t *out) {
+    MN_BCAST_FOR(b, out[k] = (int16_t)addsub_one(p, in1[o1], in2[o2], sub));
+}
+
+void mn_addsub_s16_pot(const mn_addsub_pot_t *p, size_t n, int sub,
+    const int16_t *in1, const int16_t *in2, int16_t *out) {
+    const int r1 = p->right_shift1, r2 = p->right_shift2;
+    for (size_t k = 0; k < n; ++k) {
+        const int32_t a = mn_rdbpot(in1[k], r1);
+        const int32_t c = mn_rdbpot(in2[k], r2);
+        const int32_t v = mn_clamp_i32(sub ? a - c : a + c, INT16_MIN, INT16_MAX);
+        out[k] = (int16_t)mn_clamp_i32(v, p->act_min, p->act_max);
     }
-    BCAST_LOOP(b, out[k] = add_one_s8(p, in1[o1], in2[o2]));
 }
 
 void mn_add_f32(const mn_bcast_t *b, float act_min, float act_max,
     const float *in1, const float *in2, float *out) {
-    if (!b->broadcast) {
-        for (int32_t k = 0; k < b->size; ++k) {
-            out[k] = mn_clamp_f32(in1[k] + in2[k], act_min, act_max);
-        }
-        return;
-    }
-    BCAST_LOOP(b, out[k] = mn_clamp_f32(in1[o1] + in2[o2], act_min, act_max));
+    MN_BCAST_FOR(b, out[k] = mn_clamp_f32(in1[o1] + in2[o2], act_min, act_max));
+}
+
+void mn_sub_f32(const mn_bcast_t *b, float act_min, float act_max,
+    const float *in1, const float *in2, float *out) {
+    MN_BCAST_FOR(b, out[k] = mn_clamp_f32(in1[o1] - in2[o2], act_min, act_max));
+}
+
+void mn_addsub_s32(const mn_bcast_t *b, int sub, int32_t act_min, int32_t act_max,
+    const int32_t *in1, const int32_t *in2, int32_t *out) {
+    MN_BCAST_FOR(b, {
+        const uint32_t x = (uint32_t)in1[o1], y = (uint32_t)in2[o2];
+        out[k] = mn_clamp_i32((int32_t)(sub ? x - y : x + y), act_min, act_max);
+    });
 }
 
 /* ---- interpreter glue ---------------------------------------------------- */
@@ -120,40 +101,83 @@ void mn_add_f32(const mn_bcast_t *b, float act_min, float act_max,
 
 typedef struct {
     mn_bcast_t b;
-    mn_add_quant_t q;
-    float fmin, fmax;
-    uint8_t dtype;
+    union {
+        mn_add_quant_t q;       /* int8, int16 general scales */
+        mn_addsub_pot_t pot;    /* int16 power-of-two scales */
+        struct {
+            float min, max;
+        } f;
+        struct {
+            int32_t min, max;
+        } i;
+    } u;
+    uint8_t dtype, sub, pot;
 } add_data_t;
 
-static mn_status_t add_prepare(mn_ctx_t *ctx, mn_node_t *node) {
-    REF_INPUT(in1, ctx, node, 0, "input1");
-    REF_INPUT(in2, ctx, node, 1, "input2");
-    REF_OUTPUT(out, ctx, node, 0);
-    const int act = mn_opt_i8(node, MN_ADD_ACTIVATION, MN_ACT_NONE);
-    if (in1->dtype != in2->dtype || in1->dtype != out->dtype) {
-        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "mixed dtypes %s + %s -> %s not supported",
-            mn_dtype_name(in1->dtype), mn_dtype_name(in2->dtype), mn_dtype_name(out->dtype));
+/* TFLite CheckedLog2: is x a power of two (to 1e-3 in log2), and which. */
+static int pot_log2(float x, int *log2) {
+    const float l = logf(x) * (1.0f / logf(2.0f));
+    const float r = roundf(l);
+    *log2 = (int)r;
+    return fabsf(l - r) < 1e-3f;
+}
+
+static mn_status_t prepare_s16(mn_ctx_t *ctx, mn_node_t *node, add_data_t *d, const mn_tensor_t *in1,
+    const mn_tensor_t *in2, const mn_tensor_t *out, int32_t lo, int32_t hi) {
+    if (in1->zero_point || in2->zero_point || out->zero_point) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 zero points must be 0 (have %d, %d, %d)",
+            (int)in1->zero_point, (int)in2->zero_point, (int)out->zero_point);
     }
+    int l1, l2, lo2;
+    if (mn_opt_bool(node, MN_ADD_POT_SCALE_INT16, true) && pot_log2(in1->scale, &l1)
+        && pot_log2(in2->scale, &l2) && pot_log2(out->scale, &lo2)) {
+        const int s1 = l1 - lo2, s2 = l2 - lo2;
+        if (d->b.broadcast) {
+            /* LiteRT's reference kernel has no broadcasting form of this path (it aborts). */
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 power-of-two scales with broadcast shapes "
+                "not supported (set pot_scale_int16=false)");
+        }
+        if ((s1 != 0 && s2 != 0) || s1 > 0 || s2 > 0 || s1 < -31 || s2 < -31) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 power-of-two scales: one input must have "
+                "the output's scale and the other a smaller one (shifts %d, %d)", s1, s2);
+        }
+        d->pot = 1;
+        d->u.pot.right_shift1 = -s1;
+        d->u.pot.right_shift2 = -s2;
+        d->u.pot.act_min = lo;
+        d->u.pot.act_max = hi;
+        return MN_OK;
+    }
+    mn_add_quant_init_s16(&d->u.q, in1->scale, in2->scale, out->scale, lo, hi);
+    return MN_OK;
+}
+
+static mn_status_t addsub_prepare(mn_ctx_t *ctx, mn_node_t *node, int sub) {
+    mn_tensor_t *in1, *in2, *out;
     REF_ALLOC(d, add_data_t, ctx, 1);
-    if (mn_bcast_init(&d->b, in1->dims, in1->ndim, in2->dims, in2->ndim)) {
-        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input shapes (%d-D, %d-D) cannot be broadcast",
-            in1->ndim, in2->ndim);
-    }
-    if (mn_tensor_count(out) != (size_t)d->b.size) {
-        return mn_fail(ctx, MN_ERR_MODEL, "output has %u elements, broadcast gives %d",
-            (unsigned)mn_tensor_count(out), (int)d->b.size);
+    REF_TRY(ref_binary_shapes(ctx, node, &d->b, &in1, &in2, &out));
+    const int act = mn_opt_i8(node, MN_ADD_ACTIVATION, MN_ACT_NONE);
+    if (in1->dtype != out->dtype) {
+        return ref_fail_combo(ctx, in1, out);
     }
     d->dtype = in1->dtype;
+    d->sub = (uint8_t)sub;
     if (in1->dtype == MN_FLOAT32) {
-        REF_TRY(ref_act_range_f(ctx, act, &d->fmin, &d->fmax));
-    } else if (in1->dtype == MN_INT8) {
+        REF_TRY(ref_act_range_f(ctx, act, &d->u.f.min, &d->u.f.max));
+    } else if (in1->dtype == MN_INT32) {
+        REF_TRY(ref_act_range_i32(ctx, act, &d->u.i.min, &d->u.i.max));
+    } else if (in1->dtype == MN_INT8 || in1->dtype == MN_INT16) {
         REF_TRY(ref_need_quant(ctx, "input1", in1));
         REF_TRY(ref_need_quant(ctx, "input2", in2));
         REF_TRY(ref_need_quant(ctx, "output", out));
         int32_t lo, hi;
         REF_TRY(ref_act_range_q(ctx, act, out, &lo, &hi));
-        mn_add_quant_init(&d->q, in1->scale, in1->zero_point, in2->scale, in2->zero_point,
-            out->scale, out->zero_point, lo, hi);
+        if (in1->dtype == MN_INT16) {
+            REF_TRY(prepare_s16(ctx, node, d, in1, in2, out, lo, hi));
+        } else {
+            mn_add_quant_init(&d->u.q, in1->scale, in1->zero_point, in2->scale, in2->zero_point,
+                out->scale, out->zero_point, lo, hi);
+        }
     } else {
         return ref_fail_dtype(ctx, "input", in1);
     }
@@ -161,20 +185,46 @@ static mn_status_t add_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-static mn_status_t add_eval(mn_ctx_t *ctx, mn_node_t *node) {
+static mn_status_t addsub_eval(mn_ctx_t *ctx, mn_node_t *node) {
     const add_data_t *d = (const add_data_t *)node->user_data;
-    mn_tensor_t *in1 = mn_input(ctx, node, 0);
-    mn_tensor_t *in2 = mn_input(ctx, node, 1);
-    mn_tensor_t *out = mn_output(ctx, node, 0);
-    if (d->dtype == MN_INT8) {
-        mn_add_s8(&d->q, &d->b, (const int8_t *)in1->data, (const int8_t *)in2->data, (int8_t *)out->data);
-    } else {
-        mn_add_f32(&d->b, d->fmin, d->fmax, (const float *)in1->data, (const float *)in2->data,
-            (float *)out->data);
+    const void *a = mn_input(ctx, node, 0)->data;
+    const void *c = mn_input(ctx, node, 1)->data;
+    void *o = mn_output(ctx, node, 0)->data;
+    switch (d->dtype) {
+        case MN_INT8:
+            (d->sub ? mn_sub_s8 : mn_add_s8)(&d->u.q, &d->b, (const int8_t *)a, (const int8_t *)c, (int8_t *)o);
+            break;
+        case MN_INT16:
+            if (d->pot) {
+                mn_addsub_s16_pot(&d->u.pot, (size_t)d->b.size, d->sub, (const int16_t *)a, (const int16_t *)c, (int16_t *)o);
+            } else {
+                mn_addsub_s16(&d->u.q, &d->b, d->sub, (const int16_t *)a, (const int16_t *)c, (int16_t *)o);
+            }
+            break;
+        case MN_INT32:
+            mn_addsub_s32(&d->b, d->sub, d->u.i.min, d->u.i.max, (const int32_t *)a, (const int32_t *)c,
+                (int32_t *)o);
+            break;
+        default:
+            (d->sub ? mn_sub_f32 : mn_add_f32)(&d->b, d->u.f.min, d->u.f.max, (const float *)a, (const float *)c,
+                (float *)o);
+            break;
     }
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_ADD = { NULL, add_prepare, add_eval, NULL };
+#endif /* MICRONN_OP_ADD || MICRONN_OP_SUB */
 
-#endif /* MICRONN_OP_ADD */
+#if MICRONN_OP_ADD
+static mn_status_t add_prepare(mn_ctx_t *ctx, mn_node_t *node) {
+    return addsub_prepare(ctx, node, 0);
+}
+const mn_kernel_t mn_kernel_ADD = { NULL, add_prepare, addsub_eval, NULL, NULL };
+#endif
+
+#if MICRONN_OP_SUB
+static mn_status_t sub_prepare(mn_ctx_t *ctx, mn_node_t *node) {
+    return addsub_prepare(ctx, node, 1);
+}
+const mn_kernel_t mn_kernel_SUB = { NULL, sub_prepare, addsub_eval, NULL, NULL };
+#endif

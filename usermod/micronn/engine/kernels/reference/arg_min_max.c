@@ -108,13 +108,13 @@ static mn_status_t arg_eval(mn_ctx_t *ctx, mn_node_t *node) {
 static mn_status_t arg_max_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     return arg_prepare(ctx, node, 0);
 }
-const mn_kernel_t mn_kernel_ARG_MAX = { NULL, arg_max_prepare, arg_eval, NULL };
+const mn_kernel_t mn_kernel_ARG_MAX = { NULL, arg_max_prepare, arg_eval, NULL, NULL };
 #endif
 #if MICRONN_OP_ARG_MIN
 static mn_status_t arg_min_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     return arg_prepare(ctx, node, 1);
 }
-const mn_kernel_t mn_kernel_ARG_MIN = { NULL, arg_min_prepare, arg_eval, NULL };
+const mn_kernel_t mn_kernel_ARG_MIN = { NULL, arg_min_prepare, arg_eval, NULL, NULL };
 #endif
 
 #endif /* MICRONN_OP_ARG_MAX || MICRONN_OP_ARG_MIN */

@@ -34,7 +34,7 @@ static mn_status_t broadcast_to_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     return ref_copy_plan_done(ctx, node, &plan, 0, mn_dtype_size(in->dtype));
 }
 
-const mn_kernel_t mn_kernel_BROADCAST_TO = { NULL, broadcast_to_prepare, ref_copy_eval, NULL };
+const mn_kernel_t mn_kernel_BROADCAST_TO = { NULL, broadcast_to_prepare, ref_copy_eval, NULL, NULL };
 #endif
 
 #if MICRONN_OP_BROADCAST_ARGS
@@ -78,7 +78,7 @@ static mn_status_t broadcast_args_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_BROADCAST_ARGS = { NULL, broadcast_args_prepare, broadcast_args_eval, NULL };
+const mn_kernel_t mn_kernel_BROADCAST_ARGS = { NULL, broadcast_args_prepare, broadcast_args_eval, NULL, NULL };
 #endif
 
 #endif /* MICRONN_OP_BROADCAST_TO || MICRONN_OP_BROADCAST_ARGS */

@@ -143,14 +143,14 @@ static mn_status_t concat_eval(mn_ctx_t *ctx, mn_node_t *node) {
 static mn_status_t concatenation_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     return concat_prepare_common(ctx, node, 0);
 }
-const mn_kernel_t mn_kernel_CONCATENATION = { NULL, concatenation_prepare, concat_eval, NULL };
+const mn_kernel_t mn_kernel_CONCATENATION = { NULL, concatenation_prepare, concat_eval, NULL, NULL };
 #endif
 
 #if MICRONN_OP_PACK
 static mn_status_t pack_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     return concat_prepare_common(ctx, node, 1);
 }
-const mn_kernel_t mn_kernel_PACK = { NULL, pack_prepare, concat_eval, NULL };
+const mn_kernel_t mn_kernel_PACK = { NULL, pack_prepare, concat_eval, NULL, NULL };
 #endif
 
 #endif /* MICRONN_OP_CONCATENATION || MICRONN_OP_PACK */

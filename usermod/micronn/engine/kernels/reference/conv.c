@@ -142,34 +142,18 @@ static mn_status_t conv_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     g->stride_w = stride_w;
     g->dil_h = dil_h;
     g->dil_w = dil_w;
-    if (g->f_in_c < 1 || g->in_c % g->f_in_c != 0 || g->out_c % (g->in_c / g->f_in_c) != 0) {
+    if (g->f_in_c < 1 || g->in_c < g->f_in_c || g->in_c % g->f_in_c != 0 || g->out_c % (g->in_c / g->f_in_c) != 0) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter depth %d does not divide input depth %d into groups",
             (int)g->f_in_c, (int)g->in_c);
     }
-    return ref_conv_prepare_common(ctx, node, in, filter, bias, out, padding, act, 0, g, d, mult, shift);
+    REF_TRY(ref_conv_prepare_common(ctx, node, in, filter, bias, out, padding, act, 0, g, d, mult, shift));
+    return ref_conv_select(ctx, d, g, filter, bias, false);
 }
 
 static mn_status_t conv_eval(mn_ctx_t *ctx, mn_node_t *node) {
-    const conv_data_t *d = (const conv_data_t *)node->user_data;
-    mn_conv_geom_t geom;
-    const mn_conv_geom_t *g = ref_geom_load(&d->g, &geom);
-    mn_tensor_t *in = mn_input(ctx, node, 0);
-    mn_tensor_t *filter = mn_input(ctx, node, 1);
-    mn_tensor_t *bias = mn_input(ctx, node, 2);
-    mn_tensor_t *out = mn_output(ctx, node, 0);
-    if (d->g.dtype == MN_INT8) {
-        mn_conv_quant_t q = { d->u.q.input_offset, d->u.q.output_offset, d->u.q.act_min, d->u.q.act_max,
-            NULL, NULL };
-        ref_tables(d, sizeof *d, g->out_c, &q.mult, &q.shift);
-        mn_conv_s8_per_channel(g, &q, (const int8_t *)in->data, (const int8_t *)filter->data,
-            bias ? (const int32_t *)bias->data : NULL, (int8_t *)out->data);
-    } else {
-        mn_conv_f32(g, d->u.f.min, d->u.f.max, (const float *)in->data, (const float *)filter->data,
-            bias ? (const float *)bias->data : NULL, (float *)out->data);
-    }
-    return MN_OK;
+    return ref_conv_eval(ctx, node, mn_conv_s8_per_channel, mn_conv_f32);
 }
 
-const mn_kernel_t mn_kernel_CONV_2D = { NULL, conv_prepare, conv_eval, NULL };
+const mn_kernel_t mn_kernel_CONV_2D = { NULL, conv_prepare, conv_eval, NULL, ref_conv_variant };
 
 #endif /* MICRONN_OP_CONV_2D */

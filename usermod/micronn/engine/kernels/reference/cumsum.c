@@ -87,6 +87,6 @@ static mn_status_t cumsum_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_CUMSUM = { NULL, cumsum_prepare, cumsum_eval, NULL };
+const mn_kernel_t mn_kernel_CUMSUM = { NULL, cumsum_prepare, cumsum_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_CUMSUM */

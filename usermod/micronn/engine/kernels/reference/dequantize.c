@@ -1,5 +1,6 @@
 /* DEQUANTIZE reference kernel (TFLite reference Dequantize: the scale is
- * widened to double, multiplied by (q - zero_point), then narrowed). */
+ * widened to double, multiplied by (q - zero_point), then narrowed); per-channel int8 / uint8
+ * (PerChannelDequantize, in float). */
 #include <string.h>
 
 #include "mn_ref.h"
@@ -18,13 +19,17 @@ DEFINE_DEQUANT(mn_dequantize_s8_f32, int8_t)
 DEFINE_DEQUANT(mn_dequantize_u8_f32, uint8_t)
 DEFINE_DEQUANT(mn_dequantize_s16_f32, int16_t)
 
-void mn_dequantize_s8_f32_per_channel(size_t n, int channels, size_t inner,
-    const float *scales, const int32_t *zps, const int8_t *in, float *out) {
-    for (size_t i = 0; i < n; ++i) {
-        const size_t c = (i / inner) % (size_t)channels;
-        out[i] = (float)((int32_t)in[i] - zps[c]) * scales[c];
+#define DEFINE_DEQUANT_PC(NAME, TIN) \
+    void NAME(size_t n, int channels, size_t inner, const float *scales, const int32_t *zps, \
+        const TIN *in, float *out) { \
+        for (size_t i = 0; i < n; ++i) { \
+            const size_t c = (i / inner) % (size_t)channels; \
+            out[i] = (float)((int32_t)in[i] - zps[c]) * scales[c]; \
+        } \
     }
-}
+
+DEFINE_DEQUANT_PC(mn_dequantize_s8_f32_per_channel, int8_t)
+DEFINE_DEQUANT_PC(mn_dequantize_u8_f32_per_channel, uint8_t)
 
 /* IEEE 754 binary16 -> binary32, exact. */
 static float half_to_float(uint16_t h) {
@@ -101,7 +106,7 @@ static mn_status_t dequantize_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     d->scale = in->scale;
     d->zp = in->zero_point;
     if (in->q_count > 1) {
-        if (in->dtype != MN_INT8 || in->q_dim < 0 || in->q_dim >= in->ndim ||
+        if ((in->dtype != MN_INT8 && in->dtype != MN_UINT8) || in->q_dim < 0 || in->q_dim >= in->ndim ||
             in->dims[in->q_dim] != in->q_count) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED,
                 "per-channel dequantization of %s (%d scales, dim %d) not supported",
@@ -140,6 +145,11 @@ static mn_status_t dequantize_eval(mn_ctx_t *ctx, mn_node_t *node) {
             }
             break;
         case MN_UINT8:
+            if (d->channels > 1) {
+                mn_dequantize_u8_f32_per_channel(d->n, d->channels, d->inner, d->scales, d->zps,
+                    (const uint8_t *)in, out);
+                break;
+            }
             mn_dequantize_u8_f32(d->n, d->scale, d->zp, (const uint8_t *)in, out);
             break;
         case MN_INT16:
@@ -152,6 +162,6 @@ static mn_status_t dequantize_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_DEQUANTIZE = { NULL, dequantize_prepare, dequantize_eval, NULL };
+const mn_kernel_t mn_kernel_DEQUANTIZE = { NULL, dequantize_prepare, dequantize_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_DEQUANTIZE */

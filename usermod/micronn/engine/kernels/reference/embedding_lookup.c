@@ -76,6 +76,6 @@ static mn_status_t embedding_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_EMBEDDING_LOOKUP = { NULL, embedding_prepare, embedding_eval, NULL };
+const mn_kernel_t mn_kernel_EMBEDDING_LOOKUP = { NULL, embedding_prepare, embedding_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_EMBEDDING_LOOKUP */

@@ -40,7 +40,7 @@ static mn_status_t fill_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_FILL = { NULL, fill_prepare, fill_eval, NULL };
+const mn_kernel_t mn_kernel_FILL = { NULL, fill_prepare, fill_eval, NULL, NULL };
 #endif
 
 #if MICRONN_OP_ZEROS_LIKE
@@ -62,7 +62,7 @@ static mn_status_t zeros_like_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_ZEROS_LIKE = { NULL, zeros_like_prepare, zeros_like_eval, NULL };
+const mn_kernel_t mn_kernel_ZEROS_LIKE = { NULL, zeros_like_prepare, zeros_like_eval, NULL, NULL };
 #endif
 
 #endif /* MICRONN_OP_FILL || MICRONN_OP_ZEROS_LIKE */

@@ -90,7 +90,48 @@ typedef struct {
     float fmin, fmax;
     uint8_t dtype;
     uint8_t per_channel;
+    union {
+        const mn_fc_s8_variant_t *s8;
+        const mn_fc_f32_variant_t *f32;
+    } variant;                  /* optimized compute function (mn_variants.h); NULL: reference */
+    void *vdata;                /* the int8 variant's persistent data, or NULL */
+    int32_t scratch;            /* the variant's scratch buffer index, or -1 */
 } fc_data_t;
+
+/* Last step of prepare: the compute variant, its persistent data and scratch. */
+static mn_status_t fc_select(mn_ctx_t *ctx, fc_data_t *d, const mn_tensor_t *w, const mn_tensor_t *bias) {
+    size_t scratch = 0;
+    d->scratch = -1;
+    if (!ref_weights_constant(w, bias)) {
+        return MN_OK;
+    }
+    if (d->dtype == MN_INT8) {
+        const mn_fc_s8_variant_t *v = mn_select_fc_s8(&d->p);
+        d->variant.s8 = v;
+        const size_t data = v && v->data_bytes ? v->data_bytes(&d->p) : 0;
+        if (data) {
+            if (!(d->vdata = mn_alloc_persistent(ctx, data))) {
+                return MN_ERR_ARENA;
+            }
+            if (!mn_sizing_only(ctx)) {
+                v->precompute(&d->p, (const int8_t *)w->data, bias ? (const int32_t *)bias->data : NULL, d->vdata);
+            }
+        }
+        scratch = v && v->scratch_bytes ? v->scratch_bytes(&d->p) : 0;
+    } else {
+        d->variant.f32 = mn_select_fc_f32(&d->p);
+    }
+    return scratch ? mn_request_scratch(ctx, scratch, &d->scratch) : MN_OK;
+}
+
+static const char *fc_variant(const mn_node_t *node) {
+    const fc_data_t *d = (const fc_data_t *)node->user_data;
+    if (!d) {
+        return NULL;
+    }
+    return d->dtype == MN_INT8 ? (d->variant.s8 ? d->variant.s8->name : NULL)
+                               : (d->variant.f32 ? d->variant.f32->name : NULL);
+}
 
 static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     REF_INPUT(in, ctx, node, 0, "input");
@@ -194,7 +235,7 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         return ref_fail_dtype(ctx, "input", in);
     }
     node->user_data = d;
-    return MN_OK;
+    return fc_select(ctx, d, w, bias);
 }
 
 static mn_status_t fc_eval(mn_ctx_t *ctx, mn_node_t *node) {
@@ -205,13 +246,20 @@ static mn_status_t fc_eval(mn_ctx_t *ctx, mn_node_t *node) {
     mn_tensor_t *out = mn_output(ctx, node, 0);
     if (d->dtype == MN_INT8) {
         const int32_t *b = bias ? (const int32_t *)bias->data : NULL;
-        if (d->per_channel) {
+        if (d->variant.s8) {
+            const mn_vbuf_t buf = { d->scratch >= 0 ? mn_get_scratch(ctx, d->scratch) : NULL, d->vdata };
+            d->variant.s8->run(&d->p, (const int8_t *)in->data, (const int8_t *)w->data, b, (int8_t *)out->data,
+                &buf);
+        } else if (d->per_channel) {
             mn_fully_connected_s8_per_channel(&d->p, (const int8_t *)in->data,
                 (const int8_t *)w->data, b, (int8_t *)out->data);
         } else {
             mn_fully_connected_s8(&d->p, (const int8_t *)in->data, (const int8_t *)w->data, b,
                 (int8_t *)out->data);
         }
+    } else if (d->variant.f32) {
+        d->variant.f32->run(&d->p, d->fmin, d->fmax, (const float *)in->data, (const float *)w->data,
+            bias ? (const float *)bias->data : NULL, (float *)out->data);
     } else {
         mn_fully_connected_f32(d->p.batches, d->p.depth, d->p.units, d->fmin, d->fmax,
             (const float *)in->data, (const float *)w->data,
@@ -220,6 +268,6 @@ static mn_status_t fc_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_FULLY_CONNECTED = { NULL, fc_prepare, fc_eval, NULL };
+const mn_kernel_t mn_kernel_FULLY_CONNECTED = { NULL, fc_prepare, fc_eval, NULL, fc_variant };
 
 #endif /* MICRONN_OP_FULLY_CONNECTED */

@@ -99,6 +99,6 @@ static mn_status_t gather_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_GATHER = { NULL, gather_prepare, gather_eval, NULL };
+const mn_kernel_t mn_kernel_GATHER = { NULL, gather_prepare, gather_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_GATHER */

@@ -76,6 +76,6 @@ static mn_status_t gather_nd_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_GATHER_ND = { NULL, gather_nd_prepare, gather_nd_eval, NULL };
+const mn_kernel_t mn_kernel_GATHER_ND = { NULL, gather_nd_prepare, gather_nd_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_GATHER_ND */

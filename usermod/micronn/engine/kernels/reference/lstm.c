@@ -718,6 +718,6 @@ static mn_status_t lstm_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_UNIDIRECTIONAL_SEQUENCE_LSTM = { NULL, lstm_prepare, lstm_eval, NULL };
+const mn_kernel_t mn_kernel_UNIDIRECTIONAL_SEQUENCE_LSTM = { NULL, lstm_prepare, lstm_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_UNIDIRECTIONAL_SEQUENCE_LSTM */

@@ -102,6 +102,6 @@ static mn_status_t mirror_pad_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_MIRROR_PAD = { NULL, mirror_pad_prepare, mirror_pad_eval, NULL };
+const mn_kernel_t mn_kernel_MIRROR_PAD = { NULL, mirror_pad_prepare, mirror_pad_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_MIRROR_PAD */

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../micronn.h"
 #include "../../mn_config.h"
 #include "../../mn_quant.h"
 
@@ -120,6 +121,14 @@ void mn_softmax_s8_s8(const mn_softmax_q_t *p, int outer, int depth,
 void mn_softmax_s8_s16(const mn_softmax_q_t *p, int outer, int depth,
     const int8_t *input, int16_t *output);
 void mn_softmax_f32(int outer, int depth, float beta, const float *input, float *output);
+/* int16 -> int16 (TFLite SoftmaxInt16): two MN_LUT_S16_SIZE tables built in prepare. */
+typedef struct {
+    int32_t mult;
+    int shift;
+    const int16_t *exp_lut;     /* exp(x), x in [-10, 0] */
+    const int16_t *recip_lut;   /* 1 / (1 + x), x in [0, 1] */
+} mn_softmax_s16_t;
+void mn_softmax_s16(const mn_softmax_s16_t *p, int outer, int depth, const int16_t *input, int16_t *output);
 
 /* ---- ADD ---------------------------------------------------------------- */
 
@@ -140,13 +149,53 @@ typedef struct {
     int32_t out_dims[MN_ADD_MAX_DIMS];
     int32_t stride1[MN_ADD_MAX_DIMS];
     int32_t stride2[MN_ADD_MAX_DIMS];
+    int32_t stride3[MN_ADD_MAX_DIMS];   /* third input (SELECT_V2), else unused */
     int broadcast;  /* 0: identical shapes, flat loop over size elements */
     int32_t size;
 } mn_bcast_t;
 
 /* Fill b from the two input shapes (right-aligned, numpy rules).  Returns 0,
- * or -1 if the shapes are not broadcast-compatible or have too many dims. */
+ * -1 if the shapes are not broadcast-compatible or have too many dims, -2 if the output would
+ * have more than INT32_MAX elements. */
 int mn_bcast_init(mn_bcast_t *b, const int32_t *d1, int n1, const int32_t *d2, int n2);
+/* The same for three inputs (d3 may be NULL for two). */
+int mn_bcast_init3(mn_bcast_t *b, const int32_t *d1, int n1, const int32_t *d2, int n2,
+    const int32_t *d3, int n3);
+
+/*
+ * Runs the statement (the macro's remaining arguments) once per output element k in row-major
+ * order, with o1, o2, o3 the matching element offsets of the inputs (all equal to k when no input
+ * is broadcast).
+ */
+#define MN_BCAST_FOR(b, ...) \
+    do { \
+        const mn_bcast_t *bb_ = (b); \
+        if (!bb_->broadcast) { \
+            for (int32_t k = 0; k < bb_->size; ++k) { \
+                const int32_t o1 = k, o2 = k, o3 = k; \
+                (void)o1; (void)o2; (void)o3; \
+                __VA_ARGS__; \
+            } \
+            break; \
+        } \
+        int32_t idx_[MN_ADD_MAX_DIMS] = {0}; \
+        int32_t o1 = 0, o2 = 0, o3 = 0; \
+        for (int32_t k = 0; k < bb_->size; ++k) { \
+            __VA_ARGS__; \
+            for (int d_ = bb_->ndims - 1; d_ >= 0; --d_) { \
+                o1 += bb_->stride1[d_]; \
+                o2 += bb_->stride2[d_]; \
+                o3 += bb_->stride3[d_]; \
+                if (++idx_[d_] < bb_->out_dims[d_]) { \
+                    break; \
+                } \
+                o1 -= bb_->stride1[d_] * bb_->out_dims[d_]; \
+                o2 -= bb_->stride2[d_] * bb_->out_dims[d_]; \
+                o3 -= bb_->stride3[d_] * bb_->out_dims[d_]; \
+                idx_[d_] = 0; \
+            } \
+        } \
+    } while (0)
 
 void mn_add_quant_init(mn_add_quant_t *p, float in1_scale, int32_t in1_zp,
     float in2_scale, int32_t in2_zp, float out_scale, int32_t out_zp,
@@ -155,6 +204,110 @@ void mn_add_s8(const mn_add_quant_t *p, const mn_bcast_t *b,
     const int8_t *in1, const int8_t *in2, int8_t *out);
 void mn_add_f32(const mn_bcast_t *b, float act_min, float act_max,
     const float *in1, const float *in2, float *out);
+
+/* int16 (zero points 0), general scales: inputs shifted left by 15 instead of 20. */
+void mn_add_quant_init_s16(mn_add_quant_t *p, float in1_scale, float in2_scale, float out_scale,
+    int32_t act_min, int32_t act_max);
+/* SUB: the ADD parameters, input1 - input2. */
+void mn_sub_s8(const mn_add_quant_t *p, const mn_bcast_t *b,
+    const int8_t *in1, const int8_t *in2, int8_t *out);
+void mn_sub_f32(const mn_bcast_t *b, float act_min, float act_max,
+    const float *in1, const float *in2, float *out);
+void mn_addsub_s16(const mn_add_quant_t *p, const mn_bcast_t *b, int sub,
+    const int16_t *in1, const int16_t *in2, int16_t *out);
+void mn_addsub_s32(const mn_bcast_t *b, int sub, int32_t act_min, int32_t act_max,
+    const int32_t *in1, const int32_t *in2, int32_t *out);
+
+/* int16 with power-of-two scales and zero points 0, same-shape inputs of n elements: each input
+ * is rounding-shifted right by its shift (one of them is 0), then added / subtracted with 16-bit
+ * saturation. */
+typedef struct {
+    int right_shift1, right_shift2;   /* 0..31 */
+    int32_t act_min, act_max;
+} mn_addsub_pot_t;
+void mn_addsub_s16_pot(const mn_addsub_pot_t *p, size_t n, int sub,
+    const int16_t *in1, const int16_t *in2, int16_t *out);
+
+/* ---- MUL ---------------------------------------------------------------- */
+
+typedef struct {
+    int32_t input1_offset, input2_offset, output_offset;
+    int32_t mult;
+    int shift;
+    int32_t act_min, act_max;
+} mn_mul_quant_t;
+
+void mn_mul_quant_init(mn_mul_quant_t *p, float in1_scale, int32_t in1_zp, float in2_scale, int32_t in2_zp,
+    float out_scale, int32_t out_zp, int32_t act_min, int32_t act_max);
+void mn_mul_s8(const mn_mul_quant_t *p, const mn_bcast_t *b, const int8_t *in1, const int8_t *in2, int8_t *out);
+void mn_mul_s16(const mn_mul_quant_t *p, const mn_bcast_t *b, const int16_t *in1, const int16_t *in2,
+    int16_t *out);
+void mn_mul_f32(const mn_bcast_t *b, float act_min, float act_max, const float *in1, const float *in2,
+    float *out);
+void mn_mul_s32(const mn_bcast_t *b, int32_t act_min, int32_t act_max, const int32_t *in1, const int32_t *in2,
+    int32_t *out);
+
+/* ---- DIV / FLOOR_DIV / FLOOR_MOD ------------------------------------------ */
+
+enum { MN_DIV = 0, MN_FLOOR_DIV = 1, MN_FLOOR_MOD = 2 };
+/* float32: DIV a / b, FLOOR_DIV floor(a / b) in double, FLOOR_MOD fmod with the divisor's sign. */
+void mn_div_f32(int op, const mn_bcast_t *b, float act_min, float act_max, const float *in1, const float *in2,
+    float *out);
+/* Integers (raw values, no quantization), size 1, 2 or 4 bytes. DIV truncates, FLOOR_* round
+ * toward -inf. Returns -1 (output incomplete) on a zero divisor. */
+int mn_div_int(int op, int size, const mn_bcast_t *b, int32_t act_min, int32_t act_max, const void *in1,
+    const void *in2, void *out);
+
+/* ---- SQUARED_DIFFERENCE ---------------------------------------------------- */
+
+typedef struct {
+    int32_t input1_offset, input2_offset, output_offset;
+    int32_t input1_mult, input2_mult, output_mult;
+    int input1_shift, input2_shift, output_shift;
+} mn_sqdiff_quant_t;
+void mn_sqdiff_quant_init(mn_sqdiff_quant_t *p, float in1_scale, int32_t in1_zp, float in2_scale, int32_t in2_zp,
+    float out_scale, int32_t out_zp);
+void mn_sqdiff_s8(const mn_sqdiff_quant_t *p, const mn_bcast_t *b, const int8_t *in1, const int8_t *in2,
+    int8_t *out);
+void mn_sqdiff_f32(const mn_bcast_t *b, const float *in1, const float *in2, float *out);
+void mn_sqdiff_s32(const mn_bcast_t *b, const int32_t *in1, const int32_t *in2, int32_t *out);
+
+/* ---- MAXIMUM / MINIMUM (raw values: both inputs share the output's quantization) ---------- */
+
+/* dtype MN_FLOAT32 / MN_INT8 / MN_INT16 / MN_INT32; is_max selects MAXIMUM. */
+void mn_maxmin(int dtype, int is_max, const mn_bcast_t *b, const void *in1, const void *in2, void *out);
+
+/* ---- comparisons ------------------------------------------------------------ */
+
+enum { MN_CMP_EQ = 0, MN_CMP_NE, MN_CMP_LT, MN_CMP_LE, MN_CMP_GT, MN_CMP_GE };
+/* int8 / uint8 inputs of different quantization are compared on a common scale (TFLite: values
+ * shifted left by 8, rescaled by scale / max(scale1, scale2) each). */
+typedef struct {
+    int32_t input1_offset, input2_offset;
+    int32_t input1_mult, input2_mult;
+    int input1_shift, input2_shift;
+    int left_shift;
+} mn_cmp_quant_t;
+void mn_cmp_quant_init(mn_cmp_quant_t *p, float in1_scale, int32_t in1_zp, float in2_scale, int32_t in2_zp);
+void mn_compare_s8(int op, const mn_cmp_quant_t *p, const mn_bcast_t *b, const int8_t *in1, const int8_t *in2,
+    uint8_t *out);
+void mn_compare_u8(int op, const mn_cmp_quant_t *p, const mn_bcast_t *b, const uint8_t *in1, const uint8_t *in2,
+    uint8_t *out);
+void mn_compare_s16(int op, const mn_cmp_quant_t *p, const mn_bcast_t *b, const int16_t *in1, const int16_t *in2,
+    uint8_t *out);
+/* Raw comparison of MN_FLOAT32 / MN_INT16 / MN_INT32 / MN_BOOL values; output bool (0/1 bytes). */
+void mn_compare(int op, int dtype, const mn_bcast_t *b, const void *in1, const void *in2, uint8_t *out);
+
+/* ---- LOGICAL_AND / LOGICAL_OR / LOGICAL_NOT (bool bytes, 0 = false) -------------------- */
+
+void mn_logical_and(const mn_bcast_t *b, const uint8_t *in1, const uint8_t *in2, uint8_t *out);
+void mn_logical_or(const mn_bcast_t *b, const uint8_t *in1, const uint8_t *in2, uint8_t *out);
+void mn_logical_not(size_t n, const uint8_t *in, uint8_t *out);
+
+/* ---- SELECT / SELECT_V2 ------------------------------------------------------- */
+
+/* out[k] = cond[o1] ? x[o2] : y[o3] for elements of `size` bytes (1, 2 or 4). */
+void mn_select(int size, const mn_bcast_t *b, const uint8_t *cond, const void *x, const void *y, void *out);
 
 /* ---- QUANTIZE / DEQUANTIZE / RESHAPE ------------------------------------ */
 
@@ -173,6 +326,17 @@ void mn_requantize_u8_s8(size_t n, const mn_requant_t *r, const uint8_t *in, int
 void mn_requantize_s16_s8(size_t n, const mn_requant_t *r, const int16_t *in, int8_t *out);
 void mn_requantize_s16_s16(size_t n, const mn_requant_t *r, const int16_t *in, int16_t *out);
 void mn_requantize_s16_s32(size_t n, const mn_requant_t *r, const int16_t *in, int32_t *out);
+void mn_requantize_u8_u8(size_t n, const mn_requant_t *r, const uint8_t *in, uint8_t *out);
+void mn_requantize_s32_s8(size_t n, const mn_requant_t *r, const int32_t *in, int8_t *out);
+void mn_requantize_s32_s16(size_t n, const mn_requant_t *r, const int32_t *in, int16_t *out);
+/* Per-channel float -> int (TFLite PerChannelQuantize): element i is in channel
+ * (i / inner) % channels. */
+void mn_quantize_f32_s8_per_channel(size_t n, int channels, size_t inner, const float *scales,
+    const int32_t *zps, const float *in, int8_t *out);
+void mn_quantize_f32_u8_per_channel(size_t n, int channels, size_t inner, const float *scales,
+    const int32_t *zps, const float *in, uint8_t *out);
+void mn_quantize_f32_s16_per_channel(size_t n, int channels, size_t inner, const float *scales,
+    const int32_t *zps, const float *in, int16_t *out);
 
 void mn_dequantize_s8_f32(size_t n, float scale, int32_t zp, const int8_t *in, float *out);
 void mn_dequantize_u8_f32(size_t n, float scale, int32_t zp, const uint8_t *in, float *out);
@@ -181,6 +345,8 @@ void mn_dequantize_f16_f32(size_t n, const uint16_t *in, float *out);
 /* Per-channel: element i belongs to channel (i / inner) % channels. */
 void mn_dequantize_s8_f32_per_channel(size_t n, int channels, size_t inner,
     const float *scales, const int32_t *zps, const int8_t *in, float *out);
+void mn_dequantize_u8_f32_per_channel(size_t n, int channels, size_t inner,
+    const float *scales, const int32_t *zps, const uint8_t *in, float *out);
 
 void mn_reshape_copy(size_t nbytes, const void *in, void *out);
 
@@ -197,6 +363,12 @@ typedef struct {
 void mn_svdf_s8(const mn_svdf_params_t *p, const int8_t *input,
     const int8_t *w_feature, const int16_t *w_time, const int32_t *bias,
     int16_t *state, int32_t *scratch, int32_t *scratch_out, int8_t *output);
+/* The steps of mn_svdf_s8 an optimized variant shares: shift every filter's memory by one (the
+ * whole buffer of total values left by one), and bias + rank reduction + requantization of the
+ * time-weighted sums in scratch into output. */
+void mn_svdf_shift_state_s16(int16_t *state, size_t total);
+void mn_svdf_s8_output(const mn_svdf_params_t *p, const int32_t *bias, const int32_t *scratch,
+    int32_t *scratch_out, int8_t *output);
 /* scratch: batches * filters floats. */
 void mn_svdf_f32(const mn_svdf_params_t *p, int act, const float *input,
     const float *w_feature, const float *w_time, const float *bias,
@@ -241,6 +413,128 @@ void mn_resize_bilinear_s8(const mn_resize_geom_t *g, const int8_t *input, int8_
 void mn_resize_bilinear_s16(const mn_resize_geom_t *g, const int16_t *input, int16_t *output);
 /* Element size es: any dtype. */
 void mn_resize_nearest(const mn_resize_geom_t *g, size_t es, const void *input, void *output);
+
+/* ---- activations, unary math, casts (ops-b) ------------------------------ */
+
+/* An int8 -> int8 function as a 256-entry table indexed by (uint8_t)x, built like TFLite's
+ * LUTPopulate<int8_t>: f evaluated in float on the dequantized input, rounded half away from
+ * zero on the output scale, zero point added in float, clamped. */
+typedef float (*mn_lut_fn_t)(float x, const void *arg);
+void mn_lut_s8_init(int8_t *lut, float in_scale, int32_t in_zp, float out_scale, int32_t out_zp,
+    mn_lut_fn_t f, const void *arg);
+void mn_lut_s8(size_t n, const int8_t *lut, const int8_t *in, int8_t *out);
+
+/* int16 -> int16 function as 513 entries with linear interpolation (TFLite LUTPopulate<int16_t>
+ * with double arithmetic, and LUTLookup). */
+#define MN_LUT_S16_SIZE 513
+void mn_lut_s16_init_f64(int16_t *lut, double in_scale, int32_t in_zp, double out_scale,
+    int32_t out_zp, double (*f)(double));
+static inline int16_t mn_lut_s16_lookup(int16_t x, const int16_t *lut) {
+    const int index = 256 + (x >> 7);
+    const int16_t offset = (int16_t)(x & 0x7f);
+    const int16_t slope = (int16_t)(lut[index + 1] - lut[index]);
+    return (int16_t)(lut[index] + ((slope * offset + 64) >> 7));
+}
+
+/* TFLite CheckedLog2: *log2 = round(log2(x)); nonzero when x is a power of two within 1e-3. */
+int mn_checked_log2(float x, int *log2);
+
+/* int16 LOGISTIC / TANH (TFLite reference_integer_ops, table of sigmoid(i / 24) with linear
+ * interpolation). mult == 0 means a power-of-two input scale (then 3 << shift is used). */
+typedef struct {
+    int32_t mult;
+    int shift;
+} mn_sig16_t;
+extern const uint16_t mn_sigmoid_table_u16[256];
+/* Returns 0, -1 if out_scale is not 2^-15, -2 if in_scale is too large (>= 5.3). A power-of-two
+ * in_scale is used directly when its shift 12 + log2(in_scale) is in [0, max_pot_shift]. */
+int mn_sig16_init(mn_sig16_t *p, float in_scale, float out_scale, int max_pot_shift);
+void mn_logistic_q_s16(size_t n, const mn_sig16_t *p, const int16_t *in, int16_t *out);
+void mn_tanh_q_s16(size_t n, const mn_sig16_t *p, const int16_t *in, int16_t *out);
+void mn_logistic_f32(size_t n, const float *in, float *out);
+void mn_tanh_f32(size_t n, const float *in, float *out);
+
+/* RELU family: out = clamp(out_zp + MBQM(in - in_zp), lo, hi). */
+typedef struct {
+    int32_t in_zp, out_zp, mult, lo, hi;
+    int shift;
+} mn_relu_q_t;
+void mn_relu_q_s8(size_t n, const mn_relu_q_t *p, const int8_t *in, int8_t *out);
+void mn_relu_q_s16(size_t n, const mn_relu_q_t *p, const int16_t *in, int16_t *out);
+void mn_relu_f32(size_t n, float lo, float hi, const float *in, float *out);
+
+/* LEAKY_RELU: x >= 0 scaled by the identity multiplier, x < 0 by |alpha|'s, negated if
+ * alpha < 0. */
+typedef struct {
+    int32_t in_zp, out_zp, mult_id, mult_alpha;
+    int shift_id, shift_alpha, alpha_neg;
+} mn_leaky_q_t;
+void mn_leaky_relu_s8(size_t n, const mn_leaky_q_t *p, const int8_t *in, int8_t *out);
+void mn_leaky_relu_s16(size_t n, const mn_leaky_q_t *p, const int16_t *in, int16_t *out);
+void mn_leaky_relu_f32(size_t n, float alpha, const float *in, float *out);
+
+/* HARD_SWISH int8 (TFLite reference: int16 fixed point, "reluish" multiplier). */
+typedef struct {
+    int32_t in_zp, out_zp;
+    int16_t out_mult, relu_mult;
+    int out_exp, relu_exp;
+} mn_hard_swish_q_t;
+void mn_hard_swish_s8(size_t n, const mn_hard_swish_q_t *p, const int8_t *in, int8_t *out);
+void mn_hard_swish_f32(size_t n, const float *in, float *out);
+
+
+/* Elementwise unary math (unary.c): one float function per op, applied to float32 directly and,
+ * for the ops TFLite quantizes through a table, to build the int8 / int16 table in prepare. */
+enum {
+    MN_UNARY_ABS, MN_UNARY_CEIL, MN_UNARY_COS, MN_UNARY_ELU, MN_UNARY_EXP, MN_UNARY_FLOOR,
+    MN_UNARY_GELU, MN_UNARY_GELU_TANH, MN_UNARY_LOG, MN_UNARY_NEG, MN_UNARY_ROUND, MN_UNARY_RSQRT,
+    MN_UNARY_SIN, MN_UNARY_SQRT, MN_UNARY_SQUARE,
+};
+float mn_unary_fn(int op, float x);
+void mn_unary_f32(int op, size_t n, const float *in, float *out);
+/* int16 table from a float function (TFLite LUTPopulate<int16_t> in float). */
+void mn_lut_s16_init(int16_t *lut, float in_scale, int32_t in_zp, float out_scale, int32_t out_zp,
+    mn_lut_fn_t f, const void *arg);
+void mn_lut_s16(size_t n, const int16_t *lut, const int16_t *in, int16_t *out);
+/* Quantized ABS: |x - in_zp| requantized (mult == 0: same scale, no rescale). */
+void mn_abs_q_s8(size_t n, const mn_requant_t *r, const int8_t *in, int8_t *out);
+void mn_abs_q_s16(size_t n, const mn_requant_t *r, const int16_t *in, int16_t *out);
+
+/* L2_NORMALIZATION along the last dimension (l2norm.c). */
+void mn_l2norm_s8(int outer, int depth, int32_t in_zp, const int8_t *input, int8_t *output);
+void mn_l2norm_f32(int outer, int depth, const float *input, float *output);
+
+/* LOG_SOFTMAX along the last dimension (log_softmax.c). */
+typedef struct {
+    int32_t mult, reverse_mult, diff_min;
+    int left_shift, reverse_shift;
+} mn_log_softmax_q_t;
+/* Returns 0, or -1 when the input scale is too small to represent. */
+int mn_log_softmax_q_init(mn_log_softmax_q_t *p, float input_scale);
+/* gemmlowp log(x) for x >= 1: x raw Q12.19, result raw Q5.26. */
+int32_t mn_log_q12_to_q5(int32_t x);
+void mn_log_softmax_s8(const mn_log_softmax_q_t *p, int outer, int depth, const int8_t *input, int8_t *output);
+void mn_log_softmax_f32(int outer, int depth, const float *input, float *output);
+
+/* PRELU (prelu.c): alpha broadcast to the input shape (right-aligned, numpy rules). */
+#define MN_PRELU_MAX_DIMS 6
+typedef struct {
+    int ndims;
+    int32_t size;
+    int32_t dims[MN_PRELU_MAX_DIMS];
+    int32_t alpha_stride[MN_PRELU_MAX_DIMS];   /* 0 where alpha is broadcast */
+} mn_prelu_shape_t;
+typedef struct {
+    int32_t in_zp, alpha_zp, out_zp, mult_pos, mult_neg;
+    int shift_pos, shift_neg;
+} mn_prelu_q_t;
+/* Returns 0, or -1 if alpha does not broadcast to the input shape. */
+int mn_prelu_shape_init(mn_prelu_shape_t *p, const int32_t *in_dims, int in_n, const int32_t *alpha_dims, int alpha_n);
+void mn_prelu_s8(const mn_prelu_shape_t *s, const mn_prelu_q_t *q, const int8_t *in, const int8_t *alpha, int8_t *out);
+void mn_prelu_f32(const mn_prelu_shape_t *s, const float *in, const float *alpha, float *out);
+
+/* CAST between MN_FLOAT32, MN_INT8, MN_UINT8, MN_INT16, MN_INT32, MN_BOOL (cast.c). */
+void mn_cast(size_t n, int from, int to, const void *in, void *out);
 
 #ifdef __cplusplus
 }

@@ -67,10 +67,10 @@ static mn_status_t pad_eval(mn_ctx_t *ctx, mn_node_t *node) {
 }
 
 #if MICRONN_OP_PAD
-const mn_kernel_t mn_kernel_PAD = { NULL, pad_prepare, pad_eval, NULL };
+const mn_kernel_t mn_kernel_PAD = { NULL, pad_prepare, pad_eval, NULL, NULL };
 #endif
 #if MICRONN_OP_PADV2
-const mn_kernel_t mn_kernel_PADV2 = { NULL, pad_prepare, pad_eval, NULL };
+const mn_kernel_t mn_kernel_PADV2 = { NULL, pad_prepare, pad_eval, NULL, NULL };
 #endif
 
 #endif /* MICRONN_OP_PAD || MICRONN_OP_PADV2 */

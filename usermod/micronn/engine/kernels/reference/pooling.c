@@ -119,7 +119,13 @@ typedef struct {
     int32_t qmin, qmax;
     float fmin, fmax;
     uint8_t dtype;
+    const mn_pool_s8_variant_t *variant;   /* int8 compute variant (mn_variants.h); NULL: reference */
 } pool_data_t;
+
+static const char *pool_variant(const mn_node_t *node) {
+    const pool_data_t *d = (const pool_data_t *)node->user_data;
+    return d && d->variant ? d->variant->name : NULL;
+}
 
 static mn_status_t pool_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     REF_INPUT(in, ctx, node, 0, "input");
@@ -180,6 +186,9 @@ static mn_status_t pool_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     } else {
         return ref_fail_dtype(ctx, "input", in);
     }
+    if (in->dtype == MN_INT8) {
+        d->variant = node->builtin == MN_BUILTIN_MAX_POOL_2D ? mn_select_maxpool_s8(g) : mn_select_avgpool_s8(g);
+    }
     node->user_data = d;
     return MN_OK;
 }
@@ -190,7 +199,9 @@ static mn_status_t avg_pool_eval(mn_ctx_t *ctx, mn_node_t *node) {
     mn_tensor_t *in = mn_input(ctx, node, 0);
     mn_tensor_t *out = mn_output(ctx, node, 0);
     int r;
-    if (d->dtype == MN_INT8) {
+    if (d->variant) {
+        r = d->variant->run(&d->g, d->qmin, d->qmax, (const int8_t *)in->data, (int8_t *)out->data);
+    } else if (d->dtype == MN_INT8) {
         r = mn_average_pool_s8(&d->g, d->qmin, d->qmax, (const int8_t *)in->data, (int8_t *)out->data);
     } else if (d->dtype == MN_INT16) {
         r = mn_average_pool_s16(&d->g, d->qmin, d->qmax, (const int16_t *)in->data, (int16_t *)out->data);
@@ -203,7 +214,7 @@ static mn_status_t avg_pool_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_AVERAGE_POOL_2D = { NULL, pool_prepare, avg_pool_eval, NULL };
+const mn_kernel_t mn_kernel_AVERAGE_POOL_2D = { NULL, pool_prepare, avg_pool_eval, NULL, pool_variant };
 #endif
 
 #if MICRONN_OP_MAX_POOL_2D
@@ -211,7 +222,9 @@ static mn_status_t max_pool_eval(mn_ctx_t *ctx, mn_node_t *node) {
     const pool_data_t *d = (const pool_data_t *)node->user_data;
     mn_tensor_t *in = mn_input(ctx, node, 0);
     mn_tensor_t *out = mn_output(ctx, node, 0);
-    if (d->dtype == MN_INT8) {
+    if (d->variant) {
+        d->variant->run(&d->g, d->qmin, d->qmax, (const int8_t *)in->data, (int8_t *)out->data);
+    } else if (d->dtype == MN_INT8) {
         mn_max_pool_s8(&d->g, d->qmin, d->qmax, (const int8_t *)in->data, (int8_t *)out->data);
     } else if (d->dtype == MN_INT16) {
         mn_max_pool_s16(&d->g, d->qmin, d->qmax, (const int16_t *)in->data, (int16_t *)out->data);
@@ -221,7 +234,7 @@ static mn_status_t max_pool_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_MAX_POOL_2D = { NULL, pool_prepare, max_pool_eval, NULL };
+const mn_kernel_t mn_kernel_MAX_POOL_2D = { NULL, pool_prepare, max_pool_eval, NULL, pool_variant };
 #endif
 
 #endif /* MICRONN_OP_AVERAGE_POOL_2D || MICRONN_OP_MAX_POOL_2D */

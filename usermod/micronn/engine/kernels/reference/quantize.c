@@ -1,5 +1,6 @@
-/* QUANTIZE reference kernel: float -> int (TFLite AffineQuantize) and
- * int -> int requantization (TFLite reference Requantize). */
+/* QUANTIZE reference kernel: float -> int8/uint8/int16, per tensor (TFLite AffineQuantize) or per
+ * channel (PerChannelQuantize), and int -> int requantization (TFLite reference Requantize):
+ * int8/uint8 -> int8/uint8, int16 -> int8/int16/int32, int32 -> int8/int16. */
 #include <math.h>
 
 #include "mn_ref.h"
@@ -46,7 +47,8 @@ void mn_quantize_f32_s16(size_t n, float scale, int32_t zp, const float *in, int
 #define DEFINE_REQUANT(NAME, TIN, TOUT, LO, HI) \
     void NAME(size_t n, const mn_requant_t *r, const TIN *in, TOUT *out) { \
         for (size_t i = 0; i < n; ++i) { \
-            const int32_t x = (int32_t)in[i] - r->in_zp; \
+            /* wraps like TFLite's int32 arithmetic for int32 input */ \
+            const int32_t x = (int32_t)((uint32_t)(int32_t)in[i] - (uint32_t)r->in_zp); \
             const int32_t y = mn_add_wrap(mn_mul_by_qm(x, r->mult, r->shift), r->out_zp); \
             out[i] = (TOUT)mn_clamp_i32(y, LO, HI); \
         } \
@@ -58,6 +60,23 @@ DEFINE_REQUANT(mn_requantize_u8_s8, uint8_t, int8_t, INT8_MIN, INT8_MAX)
 DEFINE_REQUANT(mn_requantize_s16_s8, int16_t, int8_t, INT8_MIN, INT8_MAX)
 DEFINE_REQUANT(mn_requantize_s16_s16, int16_t, int16_t, INT16_MIN, INT16_MAX)
 DEFINE_REQUANT(mn_requantize_s16_s32, int16_t, int32_t, INT32_MIN, INT32_MAX)
+DEFINE_REQUANT(mn_requantize_u8_u8, uint8_t, uint8_t, 0, 255)
+DEFINE_REQUANT(mn_requantize_s32_s8, int32_t, int8_t, INT8_MIN, INT8_MAX)
+DEFINE_REQUANT(mn_requantize_s32_s16, int32_t, int16_t, INT16_MIN, INT16_MAX)
+
+/* Per-channel float quantization: element i is in channel (i / inner) % channels. */
+#define DEFINE_QUANT_PC(NAME, TOUT, LO, HI) \
+    void NAME(size_t n, int channels, size_t inner, const float *scales, const int32_t *zps, \
+        const float *in, TOUT *out) { \
+        for (size_t i = 0; i < n; ++i) { \
+            const size_t c = (i / inner) % (size_t)channels; \
+            out[i] = (TOUT)affine_q(in[i], scales[c], zps[c], LO, HI); \
+        } \
+    }
+
+DEFINE_QUANT_PC(mn_quantize_f32_s8_per_channel, int8_t, INT8_MIN, INT8_MAX)
+DEFINE_QUANT_PC(mn_quantize_f32_u8_per_channel, uint8_t, 0, 255)
+DEFINE_QUANT_PC(mn_quantize_f32_s16_per_channel, int16_t, INT16_MIN, INT16_MAX)
 
 /* ---- interpreter glue ---------------------------------------------------- */
 
@@ -68,7 +87,40 @@ typedef struct {
     mn_requant_t r;
     float scale;
     uint8_t in_dtype, out_dtype;
+    /* per-channel float quantization */
+    int channels;
+    size_t inner;
+    const float *scales;
+    const int32_t *zps;
 } quantize_data_t;
+
+/* Per-channel output scales and zero points (float input only, as TFLite). */
+static mn_status_t quantize_prepare_per_channel(mn_ctx_t *ctx, const mn_tensor_t *out, quantize_data_t *d) {
+    if (out->q_dim < 0 || out->q_dim >= out->ndim || out->dims[out->q_dim] != out->q_count) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "per-channel output quantization: %d scales do not match dim %d",
+            (int)out->q_count, (int)out->q_dim);
+    }
+    d->channels = out->q_count;
+    size_t inner = 1;
+    for (int k = out->q_dim + 1; k < out->ndim; ++k) {
+        inner *= (size_t)out->dims[k];
+    }
+    d->inner = inner;
+    REF_ALLOC(sc, float, ctx, d->channels);
+    REF_ALLOC(zp, int32_t, ctx, d->channels);
+    int32_t lo, hi;
+    mn_qtype_range(ref_qtype(out->dtype), &lo, &hi);
+    for (int c = 0; c < d->channels; ++c) {
+        sc[c] = mn_tensor_scale(out, c);
+        zp[c] = mn_tensor_zero_point(out, c);
+        if (!(sc[c] > 0.0f) || zp[c] < lo || zp[c] > hi) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "output channel %d has no usable scale / zero point", c);
+        }
+    }
+    d->scales = sc;
+    d->zps = zp;
+    return MN_OK;
+}
 
 static mn_status_t quantize_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     REF_INPUT(in, ctx, node, 0, "input");
@@ -78,10 +130,6 @@ static mn_status_t quantize_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         return mn_fail(ctx, MN_ERR_MODEL, "output size differs from input size");
     }
     REF_TRY(ref_need_quant(ctx, "output", out));
-    if (out->q_count > 1) {
-        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "per-channel output quantization (%d scales) not supported",
-            (int)out->q_count);
-    }
     REF_ALLOC(d, quantize_data_t, ctx, 1);
     d->n = n;
     d->in_dtype = in->dtype;
@@ -93,9 +141,20 @@ static mn_status_t quantize_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         if (o != MN_INT8 && o != MN_UINT8 && o != MN_INT16) {
             return ref_fail_combo(ctx, in, out);
         }
-    } else if ((i == MN_INT8 && (o == MN_INT8 || o == MN_UINT8)) || (i == MN_UINT8 && o == MN_INT8) ||
-               (i == MN_INT16 && (o == MN_INT8 || o == MN_INT16 || o == MN_INT32))) {
+        if (out->q_count > 1) {
+            REF_TRY(quantize_prepare_per_channel(ctx, out, d));
+        }
+    } else if (((i == MN_INT8 || i == MN_UINT8) && (o == MN_INT8 || o == MN_UINT8)) ||
+               (i == MN_INT16 && (o == MN_INT8 || o == MN_INT16 || o == MN_INT32)) ||
+               (i == MN_INT32 && (o == MN_INT8 || o == MN_INT16))) {
         REF_TRY(ref_need_quant(ctx, "input", in));
+        if (out->q_count > 1 || in->q_count > 1) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "per-channel requantization not supported");
+        }
+        if (i == MN_INT16 && o == MN_INT16 && (in->zero_point != 0 || out->zero_point != 0)) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 zero points must be 0 (input %d, output %d)",
+                (int)in->zero_point, (int)out->zero_point);
+        }
         const double eff = (double)in->scale / (double)out->scale;
         mn_quantize_multiplier(eff, &d->r.mult, &d->r.shift);
         d->r.in_zp = in->zero_point;
@@ -106,19 +165,31 @@ static mn_status_t quantize_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
+static void quantize_float(const quantize_data_t *d, const float *in, void *out) {
+    if (d->channels > 1) {
+        if (d->out_dtype == MN_INT8) {
+            mn_quantize_f32_s8_per_channel(d->n, d->channels, d->inner, d->scales, d->zps, in, (int8_t *)out);
+        } else if (d->out_dtype == MN_UINT8) {
+            mn_quantize_f32_u8_per_channel(d->n, d->channels, d->inner, d->scales, d->zps, in, (uint8_t *)out);
+        } else {
+            mn_quantize_f32_s16_per_channel(d->n, d->channels, d->inner, d->scales, d->zps, in, (int16_t *)out);
+        }
+    } else if (d->out_dtype == MN_INT8) {
+        mn_quantize_f32_s8(d->n, d->scale, d->r.out_zp, in, (int8_t *)out);
+    } else if (d->out_dtype == MN_UINT8) {
+        mn_quantize_f32_u8(d->n, d->scale, d->r.out_zp, in, (uint8_t *)out);
+    } else {
+        mn_quantize_f32_s16(d->n, d->scale, d->r.out_zp, in, (int16_t *)out);
+    }
+}
+
 static mn_status_t quantize_eval(mn_ctx_t *ctx, mn_node_t *node) {
     const quantize_data_t *d = (const quantize_data_t *)node->user_data;
     const void *in = mn_input(ctx, node, 0)->data;
     void *out = mn_output(ctx, node, 0)->data;
     const int i = d->in_dtype, o = d->out_dtype;
     if (i == MN_FLOAT32) {
-        if (o == MN_INT8) {
-            mn_quantize_f32_s8(d->n, d->scale, d->r.out_zp, (const float *)in, (int8_t *)out);
-        } else if (o == MN_UINT8) {
-            mn_quantize_f32_u8(d->n, d->scale, d->r.out_zp, (const float *)in, (uint8_t *)out);
-        } else {
-            mn_quantize_f32_s16(d->n, d->scale, d->r.out_zp, (const float *)in, (int16_t *)out);
-        }
+        quantize_float(d, (const float *)in, out);
     } else if (i == MN_INT8) {
         if (o == MN_INT8) {
             mn_requantize_s8_s8(d->n, &d->r, (const int8_t *)in, (int8_t *)out);
@@ -126,7 +197,17 @@ static mn_status_t quantize_eval(mn_ctx_t *ctx, mn_node_t *node) {
             mn_requantize_s8_u8(d->n, &d->r, (const int8_t *)in, (uint8_t *)out);
         }
     } else if (i == MN_UINT8) {
-        mn_requantize_u8_s8(d->n, &d->r, (const uint8_t *)in, (int8_t *)out);
+        if (o == MN_INT8) {
+            mn_requantize_u8_s8(d->n, &d->r, (const uint8_t *)in, (int8_t *)out);
+        } else {
+            mn_requantize_u8_u8(d->n, &d->r, (const uint8_t *)in, (uint8_t *)out);
+        }
+    } else if (i == MN_INT32) {
+        if (o == MN_INT8) {
+            mn_requantize_s32_s8(d->n, &d->r, (const int32_t *)in, (int8_t *)out);
+        } else {
+            mn_requantize_s32_s16(d->n, &d->r, (const int32_t *)in, (int16_t *)out);
+        }
     } else {
         if (o == MN_INT8) {
             mn_requantize_s16_s8(d->n, &d->r, (const int16_t *)in, (int8_t *)out);
@@ -139,6 +220,6 @@ static mn_status_t quantize_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_QUANTIZE = { NULL, quantize_prepare, quantize_eval, NULL };
+const mn_kernel_t mn_kernel_QUANTIZE = { NULL, quantize_prepare, quantize_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_QUANTIZE */

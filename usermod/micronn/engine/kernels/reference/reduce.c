@@ -314,7 +314,7 @@ static mn_status_t reduce_eval(mn_ctx_t *ctx, mn_node_t *node) {
     static mn_status_t NAME##_prepare(mn_ctx_t *ctx, mn_node_t *node) { \
         return reduce_prepare(ctx, node, OP); \
     } \
-    const mn_kernel_t mn_kernel_##NAME = { NULL, NAME##_prepare, reduce_eval, NULL };
+    const mn_kernel_t mn_kernel_##NAME = { NULL, NAME##_prepare, reduce_eval, NULL, NULL };
 
 #if MICRONN_OP_MEAN
 REDUCE_KERNEL(MEAN, RED_MEAN)

@@ -21,11 +21,29 @@ mn_status_t ref_conv_check_opts(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_t
     return MN_OK;
 }
 
+/* Largest input coordinate span (out - 1) * stride + (f - 1) * dilation + 1, plus the input size,
+ * that prepare accepts: the eval loops form out * stride - pad + dilation * f in int32, which then
+ * stays within +-2^30. Real models are many orders of magnitude below. */
+static int conv_extent_ok(int32_t in, int32_t out, int32_t f, int stride, int dil) {
+    const int64_t span = ((int64_t)out - 1) * stride + ((int64_t)f - 1) * dil + 1;
+    return span + in <= ((int64_t)1 << 30);
+}
+
 mn_status_t ref_conv_prepare_common(mn_ctx_t *ctx, mn_node_t *node, const mn_tensor_t *in,
     const mn_tensor_t *filter, const mn_tensor_t *bias, const mn_tensor_t *out, int padding, int act,
     int32_t filter_q_dim, mn_conv_geom_t *g, ref_conv_data_t *d, int32_t *mult, int8_t *shift) {
+    /* Empty tensors have no data (NULL): the eval loops would form NULL + 0. */
+    if (g->in_h < 1 || g->in_w < 1 || g->in_c < 1 || g->f_h < 1 || g->f_w < 1 || g->out_c < 1) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "empty input %dx%dx%d, filter %dx%d or output depth %d",
+            g->in_h, g->in_w, g->in_c, g->f_h, g->f_w, g->out_c);
+    }
     g->out_h = mn_conv_out_size(padding, g->in_h, g->f_h, g->stride_h, g->dil_h);
     g->out_w = mn_conv_out_size(padding, g->in_w, g->f_w, g->stride_w, g->dil_w);
+    if (!conv_extent_ok(g->in_h, g->out_h, g->f_h, g->stride_h, g->dil_h)
+        || !conv_extent_ok(g->in_w, g->out_w, g->f_w, g->stride_w, g->dil_w)) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "stride %dx%d / dilation %dx%d too large for a %dx%d filter",
+            g->stride_h, g->stride_w, g->dil_h, g->dil_w, g->f_h, g->f_w);
+    }
     if (out->dims[0] != g->batches || out->dims[1] != g->out_h || out->dims[2] != g->out_w ||
         out->dims[3] != g->out_c) {
         return mn_fail(ctx, MN_ERR_MODEL, "output shape does not match (expected [%d,%d,%d,%d])",
@@ -78,8 +96,10 @@ mn_status_t ref_conv_prepare_common(mn_ctx_t *ctx, mn_node_t *node, const mn_ten
                 return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter zero point %d not supported (int8 filters are symmetric)",
                     (int)mn_tensor_zero_point(filter, ch));
             }
-            const float fs = mn_tensor_scale(filter, ch);
-            mn_conv_multipliers(in->scale, &fs, 1, out->scale, 1, &mult[c], &shift[c]);
+            if (!mn_sizing_only(ctx)) {
+                const float fs = mn_tensor_scale(filter, ch);
+                mn_conv_multipliers(in->scale, &fs, 1, out->scale, 1, &mult[c], &shift[c]);
+            }
         }
         int32_t act_min, act_max;
         REF_TRY(ref_act_range_q(ctx, act, out, &act_min, &act_max));
@@ -93,6 +113,84 @@ mn_status_t ref_conv_prepare_common(mn_ctx_t *ctx, mn_node_t *node, const mn_ten
     REF_TRY(ref_geom_store(ctx, g, &d->g));
     node->user_data = d;
     return MN_OK;
+}
+
+mn_status_t ref_conv_select(mn_ctx_t *ctx, ref_conv_data_t *d, const mn_conv_geom_t *g,
+    const mn_tensor_t *filter, const mn_tensor_t *bias, bool depthwise) {
+    size_t scratch = 0;
+    d->scratch = -1;
+    d->vdata = NULL;
+    d->variant.s8 = NULL;
+    d->variant.f32 = NULL;
+    if (!ref_weights_constant(filter, bias)) {
+        return MN_OK;
+    }
+    if (d->g.dtype == MN_INT8) {
+        mn_conv_quant_t q;
+        ref_conv_quant(d, g->out_c, &q);
+        const mn_conv_s8_variant_t *v = depthwise ? mn_select_depthwise_s8(g, &q) : mn_select_conv_s8(g, &q);
+        d->variant.s8 = v;
+        if (!v) {
+            return MN_OK;
+        }
+        scratch = v->scratch_bytes ? v->scratch_bytes(g) : 0;
+        const size_t data = v->data_bytes ? v->data_bytes(g) : 0;
+        if (data) {
+            if (!(d->vdata = mn_alloc_persistent(ctx, data))) {
+                return MN_ERR_ARENA;
+            }
+            if (!mn_sizing_only(ctx)) {
+                v->precompute(g, &q, (const int8_t *)filter->data, bias ? (const int32_t *)bias->data : NULL,
+                    d->vdata);
+            }
+        }
+    } else {
+        const mn_conv_f32_variant_t *v = depthwise ? mn_select_depthwise_f32(g) : mn_select_conv_f32(g);
+        d->variant.f32 = v;
+        scratch = v && v->scratch_bytes ? v->scratch_bytes(g) : 0;
+    }
+    return scratch ? mn_request_scratch(ctx, scratch, &d->scratch) : MN_OK;
+}
+
+mn_status_t ref_conv_eval(mn_ctx_t *ctx, mn_node_t *node, ref_conv_s8_fn ref_s8, ref_conv_f32_fn ref_f32) {
+    const ref_conv_data_t *d = (const ref_conv_data_t *)node->user_data;
+    mn_conv_geom_t geom;
+    const mn_conv_geom_t *g = ref_geom_load(&d->g, &geom);
+    const mn_tensor_t *in = mn_input(ctx, node, 0);
+    const mn_tensor_t *filter = mn_input(ctx, node, 1);
+    const mn_tensor_t *bias = mn_input(ctx, node, 2);
+    mn_tensor_t *out = mn_output(ctx, node, 0);
+    mn_vbuf_t buf = { d->scratch >= 0 ? mn_get_scratch(ctx, d->scratch) : NULL, d->vdata };
+    if (d->g.dtype == MN_INT8) {
+        mn_conv_quant_t q;
+        ref_conv_quant(d, g->out_c, &q);
+        const int32_t *b = bias ? (const int32_t *)bias->data : NULL;
+        if (d->variant.s8) {
+            d->variant.s8->run(g, &q, (const int8_t *)in->data, (const int8_t *)filter->data, b,
+                (int8_t *)out->data, &buf);
+        } else {
+            ref_s8(g, &q, (const int8_t *)in->data, (const int8_t *)filter->data, b, (int8_t *)out->data);
+        }
+    } else {
+        const float *b = bias ? (const float *)bias->data : NULL;
+        if (d->variant.f32) {
+            d->variant.f32->run(g, d->u.f.min, d->u.f.max, (const float *)in->data,
+                (const float *)filter->data, b, (float *)out->data, &buf);
+        } else {
+            ref_f32(g, d->u.f.min, d->u.f.max, (const float *)in->data, (const float *)filter->data, b,
+                (float *)out->data);
+        }
+    }
+    return MN_OK;
+}
+
+const char *ref_conv_variant(const mn_node_t *node) {
+    const ref_conv_data_t *d = (const ref_conv_data_t *)node->user_data;
+    if (!d) {
+        return NULL;
+    }
+    return d->g.dtype == MN_INT8 ? (d->variant.s8 ? d->variant.s8->name : NULL)
+                                 : (d->variant.f32 ? d->variant.f32->name : NULL);
 }
 
 #endif /* MICRONN_OP_CONV_2D || MICRONN_OP_DEPTHWISE_CONV_2D */

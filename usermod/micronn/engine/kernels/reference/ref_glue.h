@@ -9,6 +9,7 @@
 
 #include "../../mn_kernel.h"
 #include "mn_ref.h"
+#include "../mn_variants.h"
 
 /* Fetch a required tensor or fail with a message naming it. */
 #define REF_INPUT(var, ctx, node, i, what) \
@@ -184,6 +185,12 @@ typedef struct {
             float min, max;             /* float32 activation range */
         } f;
     } u;
+    union {
+        const mn_conv_s8_variant_t *s8;
+        const mn_conv_f32_variant_t *f32;
+    } variant;                          /* optimized compute function (mn_variants.h); NULL: reference */
+    void *vdata;                        /* the int8 variant's persistent data, or NULL */
+    int32_t scratch;                    /* the variant's scratch buffer index, or -1 */
 } ref_conv_data_t;
 
 /* Ranks (4-D input/filter/output), padding, strides and dilations. */
@@ -253,6 +260,71 @@ static inline mn_status_t ref_same_dtype(mn_ctx_t *ctx, const mn_tensor_t *in, c
     return MN_OK;
 }
 
+/* The int8 quantization parameters of conv/depthwise kernel data (tables of out_c channels). */
+static inline void ref_conv_quant(const ref_conv_data_t *d, int32_t out_c, mn_conv_quant_t *q) {
+    q->input_offset = d->u.q.input_offset;
+    q->output_offset = d->u.q.output_offset;
+    q->act_min = d->u.q.act_min;
+    q->act_max = d->u.q.act_max;
+    ref_tables(d, sizeof *d, out_c, &q->mult, &q->shift);
+}
+
+/* Optimized variants may precompute from the weights (and bias) in prepare: only when those are
+ * constants of the model, whose data prepare can read. */
+static inline bool ref_weights_constant(const mn_tensor_t *w, const mn_tensor_t *bias) {
+    return (w->flags & MN_TF_CONST) && (!bias || (bias->flags & MN_TF_CONST));
+}
+
+/* Last step of conv/depthwise prepare: choose the compute variant for geometry *g (mn_variants.h)
+ * and set up its persistent data and scratch. */
+mn_status_t ref_conv_select(mn_ctx_t *ctx, ref_conv_data_t *d, const mn_conv_geom_t *g,
+    const mn_tensor_t *filter, const mn_tensor_t *bias, bool depthwise);
+
+/* Conv/depthwise eval: the chosen variant, or the reference compute function ref_s8 / ref_f32. */
+typedef void (*ref_conv_s8_fn)(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
+    const int8_t *filter, const int32_t *bias, int8_t *output);
+typedef void (*ref_conv_f32_fn)(const mn_conv_geom_t *g, float act_min, float act_max, const float *input,
+    const float *filter, const float *bias, float *output);
+mn_status_t ref_conv_eval(mn_ctx_t *ctx, mn_node_t *node, ref_conv_s8_fn ref_s8, ref_conv_f32_fn ref_f32);
+
+/* mn_kernel_t.variant of CONV_2D and DEPTHWISE_CONV_2D. */
+const char *ref_conv_variant(const mn_node_t *node);
+
+/* ---- elementwise kernels (ref_bcast.c) ---- */
+
+/* The error for mn_bcast_init3's result r (MN_OK for 0); n3 < 0 for two inputs. */
+mn_status_t ref_bcast_status(mn_ctx_t *ctx, int r, int n1, int n2, int n3);
+
+/* Inputs 0 and 1 (one dtype), their broadcast into *b, and output 0 with b->size elements. */
+mn_status_t ref_binary_shapes(mn_ctx_t *ctx, const mn_node_t *node, mn_bcast_t *b, mn_tensor_t **in1,
+    mn_tensor_t **in2, mn_tensor_t **out);
+
+/* Integer (non-quantized int32) range of fused activation `act`, as TFLite's
+ * CalculateActivationRange<int32_t>. */
+mn_status_t ref_act_range_i32(mn_ctx_t *ctx, int act, int32_t *lo, int32_t *hi);
+
+/*
+ * Elementwise unary ops: one input, one output of the same dtype and element count. *n gets the
+ * count. Dtype support is the caller's to check.
+ */
+static inline mn_status_t ref_unary_io(mn_ctx_t *ctx, mn_node_t *node, mn_tensor_t **in,
+    mn_tensor_t **out, size_t *n) {
+    *n = 0;
+    *in = mn_input(ctx, node, 0);
+    *out = mn_output(ctx, node, 0);
+    if (!*in || !*out) {
+        return mn_fail(ctx, MN_ERR_MODEL, "needs 1 input and 1 output");
+    }
+    if ((*in)->dtype != (*out)->dtype) {
+        return ref_fail_combo(ctx, *in, *out);
+    }
+    *n = mn_tensor_count(*in);
+    if (mn_tensor_count(*out) != *n) {
+        return mn_fail(ctx, MN_ERR_MODEL, "output size differs from input size");
+    }
+    return MN_OK;
+}
+
 /* Bytes of the value that pads a tensor like `out`: its zero point when quantized 8/16-bit (as
  * TFLite's PAD and SPACE_TO_BATCH_ND), else 0. */
 static inline void ref_pad_value(const mn_tensor_t *out, uint8_t pad[8]) {
@@ -274,5 +346,30 @@ static inline void ref_pad_value(const mn_tensor_t *out, uint8_t pad[8]) {
 mn_status_t ref_copy_plan_done(mn_ctx_t *ctx, mn_node_t *node, const mn_copy_plan_t *plan, int32_t in_offset,
     size_t es);
 mn_status_t ref_copy_eval(mn_ctx_t *ctx, mn_node_t *node);
+
+/* Quantized unary ops: both tensors quantized per tensor (ref_need_quant), and for int16 with
+ * zero points 0 (TFLite's int16 activations are symmetric). */
+static inline mn_status_t ref_unary_quant(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *out) {
+    REF_TRY(ref_need_quant(ctx, "input", in));
+    REF_TRY(ref_need_quant(ctx, "output", out));
+    if (in->dtype == MN_INT16 && (in->zero_point != 0 || out->zero_point != 0)) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 zero points must be 0 (input %d, output %d)",
+            (int)in->zero_point, (int)out->zero_point);
+    }
+    return MN_OK;
+}
+
+/* int16 LOGISTIC / TANH scaling (mn_sig16_init) with the failure named. */
+static inline mn_status_t ref_sig16_prepare(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *out,
+    int max_pot_shift, mn_sig16_t *p) {
+    const int r = mn_sig16_init(p, in->scale, out->scale, max_pot_shift);
+    if (r == -1) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 output scale must be 2^-15");
+    }
+    if (r) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 input scale too large");
+    }
+    return MN_OK;
+}
 
 #endif /* MN_REF_GLUE_H */

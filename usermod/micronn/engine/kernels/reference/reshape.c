@@ -38,14 +38,8 @@ static mn_status_t reshape_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-#if MICRONN_OP_RESHAPE
-const mn_kernel_t mn_kernel_RESHAPE = { NULL, reshape_prepare, reshape_eval, NULL };
-#endif
-#if MICRONN_OP_SQUEEZE
-const mn_kernel_t mn_kernel_SQUEEZE = { NULL, reshape_prepare, reshape_eval, NULL };
-#endif
-#if MICRONN_OP_EXPAND_DIMS
-const mn_kernel_t mn_kernel_EXPAND_DIMS = { NULL, reshape_prepare, reshape_eval, NULL };
-#endif
+const mn_kernel_t mn_kernel_RESHAPE = { NULL, reshape_prepare, reshape_eval, NULL, NULL };
+const mn_kernel_t mn_kernel_SQUEEZE = { NULL, reshape_prepare, reshape_eval, NULL, NULL };
+const mn_kernel_t mn_kernel_EXPAND_DIMS = { NULL, reshape_prepare, reshape_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_RESHAPE || MICRONN_OP_SQUEEZE || MICRONN_OP_EXPAND_DIMS */

@@ -200,7 +200,7 @@ static mn_status_t bilinear_eval(mn_ctx_t *ctx, mn_node_t *node) {
     }
     return MN_OK;
 }
-const mn_kernel_t mn_kernel_RESIZE_BILINEAR = { NULL, bilinear_prepare, bilinear_eval, NULL };
+const mn_kernel_t mn_kernel_RESIZE_BILINEAR = { NULL, bilinear_prepare, bilinear_eval, NULL, NULL };
 #endif
 
 #if MICRONN_OP_RESIZE_NEAREST_NEIGHBOR
@@ -212,7 +212,7 @@ static mn_status_t nearest_eval(mn_ctx_t *ctx, mn_node_t *node) {
     mn_resize_nearest(&d->g, d->es, mn_input(ctx, node, 0)->data, mn_output(ctx, node, 0)->data);
     return MN_OK;
 }
-const mn_kernel_t mn_kernel_RESIZE_NEAREST_NEIGHBOR = { NULL, nearest_prepare, nearest_eval, NULL };
+const mn_kernel_t mn_kernel_RESIZE_NEAREST_NEIGHBOR = { NULL, nearest_prepare, nearest_eval, NULL, NULL };
 #endif
 
 #endif /* MICRONN_OP_RESIZE_BILINEAR || MICRONN_OP_RESIZE_NEAREST_NEIGHBOR */

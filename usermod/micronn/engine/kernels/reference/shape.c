@@ -32,6 +32,6 @@ static mn_status_t shape_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_SHAPE = { NULL, shape_prepare, shape_eval, NULL };
+const mn_kernel_t mn_kernel_SHAPE = { NULL, shape_prepare, shape_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_SHAPE */

@@ -6,6 +6,8 @@
  * exp_on_negative_values, summed in Q12.19, and multiplied by a fixed-point
  * reciprocal of the sum.  The output quantization is implied: scale 1/256,
  * zero point -128 for int8; scale 1/65536, zero point -32768 for int16.
+ * int16 input (TFLite SoftmaxInt16): exp and 1 / (1 + x) tables with interpolation, built in
+ * prepare; zero points 0, output scale 1/32768.
  * float32: exp((x - max) * beta) / sum in float, as reference_ops::Softmax. */
 #include <math.h>
 
@@ -65,6 +67,41 @@ int mn_softmax_q_init(mn_softmax_q_t *p, float input_scale, float beta) {
 DEFINE_SOFTMAX_Q(mn_softmax_s8_s8, int8_t, INT8_MIN, INT8_MAX, 8)
 DEFINE_SOFTMAX_Q(mn_softmax_s8_s16, int16_t, INT16_MIN, INT16_MAX, 16)
 
+/* int16: exp of the (rescaled) difference to the row maximum from a table over [-10, 0], a sum
+ * in Q16.15, 1 / sum from a second table after normalising the sum to [1, 2). The exps are kept
+ * in the output row meanwhile, as TFLite does. */
+void mn_softmax_s16(const mn_softmax_s16_t *p, int outer, int depth, const int16_t *input, int16_t *output) {
+    for (int i = 0; i < outer; ++i) {
+        const int16_t *in = input + (size_t)i * depth;
+        int16_t *out = output + (size_t)i * depth;
+        int16_t mx = INT16_MIN;
+        for (int j = 0; j < depth; ++j) {
+            mx = in[j] > mx ? in[j] : mx;
+        }
+        int32_t sum = 0;
+        for (int j = 0; j < depth; ++j) {
+            const int32_t scaled = mn_mul_by_qm((int32_t)in[j] - mx, p->mult, p->shift);
+            const int16_t sym = (int16_t)mn_clamp_i32(mn_add_wrap(scaled, 32767), INT16_MIN, INT16_MAX);
+            out[j] = mn_lut_s16_lookup(sym, p->exp_lut);
+            sum = mn_add_wrap(sum, out[j]);
+        }
+        /* sum >= exp(0) = 32767, so 1 <= headroom_plus_one <= 17 */
+        int headroom_plus_one = 0;
+        while (headroom_plus_one < 32 && !((uint32_t)sum & (0x80000000u >> headroom_plus_one))) {
+            ++headroom_plus_one;
+        }
+        const int32_t shifted = (int32_t)((((int64_t)sum << (headroom_plus_one - 1)) + (1 << 13)) >> 14);
+        const int16_t sym_sum = (int16_t)mn_clamp_i32(shifted - ((1 << 15) + (1 << 16)), INT16_MIN, INT16_MAX);
+        const int16_t recip = mn_lut_s16_lookup(sym_sum, p->recip_lut);
+        const int right = 31 - headroom_plus_one;
+        const int64_t round = (int64_t)1 << (right - 1);
+        for (int j = 0; j < depth; ++j) {
+            const int32_t r = (int32_t)(((int64_t)out[j] * recip + round) >> right);
+            out[j] = (int16_t)mn_clamp_i32(r, 0, INT16_MAX);
+        }
+    }
+}
+
 void mn_softmax_f32(int outer, int depth, float beta, const float *input, float *output) {
     for (int i = 0; i < outer; ++i) {
         const float *in = input + (size_t)i * depth;
@@ -94,7 +131,40 @@ typedef struct {
     float beta;
     uint8_t in_dtype, out_dtype;
     mn_softmax_q_t q;
+    mn_softmax_s16_t q16;
 } softmax_data_t;
+
+static double exp_f64(double x) {
+    return exp(x);
+}
+
+static double one_over_one_plus_f64(double x) {
+    return 1.0 / (1.0 + x);
+}
+
+/* int16 -> int16: TFLite's tables (built in double) and input rescaling so that [-65535, 0]
+ * covers [-10, 0]. */
+static mn_status_t softmax_prepare_s16(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *out,
+    float beta, softmax_data_t *d) {
+    if (out->dtype != MN_INT16) {
+        return ref_fail_combo(ctx, in, out);
+    }
+    REF_TRY(ref_unary_quant(ctx, in, out));
+    if (mn_absf(out->scale - 1.0f / 32768) > 0.001f / 32768) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 output must have scale 1/32768");
+    }
+    if (in->ndim > 4) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 input of rank %d (at most 4)", (int)in->ndim);
+    }
+    REF_ALLOC(luts, int16_t, ctx, 2 * MN_LUT_S16_SIZE);
+    const int32_t range = INT16_MAX - INT16_MIN;
+    mn_lut_s16_init_f64(luts, 10.0 / range, INT16_MAX, 2.0 / range, 0, exp_f64);
+    mn_lut_s16_init_f64(luts + MN_LUT_S16_SIZE, 1.0 / range, INT16_MIN, 2.0 / range, 0, one_over_one_plus_f64);
+    d->q16.exp_lut = luts;
+    d->q16.recip_lut = luts + MN_LUT_S16_SIZE;
+    mn_quantize_multiplier((double)(in->scale * beta) / (10.0 / 65535.0), &d->q16.mult, &d->q16.shift);
+    return MN_OK;
+}
 
 static mn_status_t softmax_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     REF_INPUT(in, ctx, node, 0, "input");
@@ -143,6 +213,8 @@ static mn_status_t softmax_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         if (mn_softmax_q_init(&d->q, in->scale, beta)) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input scale * beta too small for int8 input");
         }
+    } else if (in->dtype == MN_INT16) {
+        REF_TRY(softmax_prepare_s16(ctx, in, out, beta, d));
     } else {
         return ref_fail_dtype(ctx, "input", in);
     }
@@ -160,12 +232,14 @@ static mn_status_t softmax_eval(mn_ctx_t *ctx, mn_node_t *node) {
         } else {
             mn_softmax_s8_s16(&d->q, d->outer, d->depth, (const int8_t *)in->data, (int16_t *)out->data);
         }
+    } else if (d->in_dtype == MN_INT16) {
+        mn_softmax_s16(&d->q16, d->outer, d->depth, (const int16_t *)in->data, (int16_t *)out->data);
     } else {
         mn_softmax_f32(d->outer, d->depth, d->beta, (const float *)in->data, (float *)out->data);
     }
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_SOFTMAX = { NULL, softmax_prepare, softmax_eval, NULL };
+const mn_kernel_t mn_kernel_SOFTMAX = { NULL, softmax_prepare, softmax_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_SOFTMAX */

@@ -110,7 +110,7 @@ static mn_status_t s2b_prepare(mn_ctx_t *ctx, mn_node_t *node) {
 static mn_status_t s2b_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return s2b_eval_common(ctx, node, 1);
 }
-const mn_kernel_t mn_kernel_SPACE_TO_BATCH_ND = { NULL, s2b_prepare, s2b_eval, NULL };
+const mn_kernel_t mn_kernel_SPACE_TO_BATCH_ND = { NULL, s2b_prepare, s2b_eval, NULL, NULL };
 #endif
 #if MICRONN_OP_BATCH_TO_SPACE_ND
 static mn_status_t b2s_prepare(mn_ctx_t *ctx, mn_node_t *node) {
@@ -119,7 +119,7 @@ static mn_status_t b2s_prepare(mn_ctx_t *ctx, mn_node_t *node) {
 static mn_status_t b2s_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return s2b_eval_common(ctx, node, 0);
 }
-const mn_kernel_t mn_kernel_BATCH_TO_SPACE_ND = { NULL, b2s_prepare, b2s_eval, NULL };
+const mn_kernel_t mn_kernel_BATCH_TO_SPACE_ND = { NULL, b2s_prepare, b2s_eval, NULL, NULL };
 #endif
 
 #endif /* MICRONN_OP_SPACE_TO_BATCH_ND || MICRONN_OP_BATCH_TO_SPACE_ND */

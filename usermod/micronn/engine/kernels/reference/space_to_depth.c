@@ -52,13 +52,13 @@ static mn_status_t s2d_prepare_common(mn_ctx_t *ctx, mn_node_t *node, int to_dep
 static mn_status_t space_to_depth_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     return s2d_prepare_common(ctx, node, 1);
 }
-const mn_kernel_t mn_kernel_SPACE_TO_DEPTH = { NULL, space_to_depth_prepare, ref_copy_eval, NULL };
+const mn_kernel_t mn_kernel_SPACE_TO_DEPTH = { NULL, space_to_depth_prepare, ref_copy_eval, NULL, NULL };
 #endif
 #if MICRONN_OP_DEPTH_TO_SPACE
 static mn_status_t depth_to_space_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     return s2d_prepare_common(ctx, node, 0);
 }
-const mn_kernel_t mn_kernel_DEPTH_TO_SPACE = { NULL, depth_to_space_prepare, ref_copy_eval, NULL };
+const mn_kernel_t mn_kernel_DEPTH_TO_SPACE = { NULL, depth_to_space_prepare, ref_copy_eval, NULL, NULL };
 #endif
 
 #endif /* MICRONN_OP_SPACE_TO_DEPTH || MICRONN_OP_DEPTH_TO_SPACE */

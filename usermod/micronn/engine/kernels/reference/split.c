@@ -123,7 +123,7 @@ static mn_status_t split_prepare(mn_ctx_t *ctx, mn_node_t *node) {
 static mn_status_t split_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return split_eval_common(ctx, node, 1);
 }
-const mn_kernel_t mn_kernel_SPLIT = { NULL, split_prepare, split_eval, NULL };
+const mn_kernel_t mn_kernel_SPLIT = { NULL, split_prepare, split_eval, NULL, NULL };
 #endif
 
 #if MICRONN_OP_SPLIT_V || MICRONN_OP_UNPACK
@@ -144,7 +144,7 @@ static mn_status_t split_v_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     REF_TRY(ref_const_ints(ctx, node, 1, "size_splits", sizes, 64, &n_sizes));
     return split_prepare_common(ctx, node, in, axis, 0, sizes, n_sizes);
 }
-const mn_kernel_t mn_kernel_SPLIT_V = { NULL, split_v_prepare, split_eval0, NULL };
+const mn_kernel_t mn_kernel_SPLIT_V = { NULL, split_v_prepare, split_eval0, NULL, NULL };
 #endif
 
 #if MICRONN_OP_UNPACK
@@ -159,7 +159,7 @@ static mn_status_t unpack_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     }
     return split_prepare_common(ctx, node, in, axis, 1, NULL, 0);
 }
-const mn_kernel_t mn_kernel_UNPACK = { NULL, unpack_prepare, split_eval0, NULL };
+const mn_kernel_t mn_kernel_UNPACK = { NULL, unpack_prepare, split_eval0, NULL, NULL };
 #endif
 
 #endif /* MICRONN_OP_SPLIT || MICRONN_OP_SPLIT_V || MICRONN_OP_UNPACK */

@@ -179,7 +179,7 @@ static mn_status_t strided_slice_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     }
     return slice_finish(ctx, node, in, out, n, dims, start, count, stride, shrink);
 }
-const mn_kernel_t mn_kernel_STRIDED_SLICE = { NULL, strided_slice_prepare, ref_copy_eval, NULL };
+const mn_kernel_t mn_kernel_STRIDED_SLICE = { NULL, strided_slice_prepare, ref_copy_eval, NULL, NULL };
 #endif
 
 #if MICRONN_OP_SLICE
@@ -205,7 +205,7 @@ static mn_status_t slice_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     }
     return slice_finish(ctx, node, in, out, nb, in->dims, begin, count, stride, 0);
 }
-const mn_kernel_t mn_kernel_SLICE = { NULL, slice_prepare, ref_copy_eval, NULL };
+const mn_kernel_t mn_kernel_SLICE = { NULL, slice_prepare, ref_copy_eval, NULL, NULL };
 #endif
 
 #endif /* MICRONN_OP_STRIDED_SLICE || MICRONN_OP_SLICE */

@@ -10,7 +10,7 @@
 
 #if MICRONN_OP_SVDF
 
-static void shift_state_i16(int16_t *state, size_t total) {
+void mn_svdf_shift_state_s16(int16_t *state, size_t total) {
     if (total > 1) {
         memmove(state, state + 1, (total - 1) * sizeof(int16_t));
     }
@@ -20,12 +20,12 @@ void mn_svdf_s8(const mn_svdf_params_t *p, const int8_t *input,
     const int8_t *w_feature, const int16_t *w_time, const int32_t *bias,
     int16_t *state, int32_t *scratch, int32_t *scratch_out, int8_t *output) {
     const int nb = p->batches, ni = p->input_size, nf = p->filters;
-    const int nu = p->units, nr = p->rank, nm = p->memory;
+    const int nm = p->memory;
 
     /* Shifting the whole buffer left by one is the same as shifting each
      * filter's memory: the element crossing a boundary lands in the slot
      * that is overwritten next. */
-    shift_state_i16(state, (size_t)nb * nf * nm);
+    mn_svdf_shift_state_s16(state, (size_t)nb * nf * nm);
 
     /* Feature matmul into the newest slot of each filter's memory. */
     for (int b = 0; b < nb; ++b) {
@@ -62,6 +62,12 @@ void mn_svdf_s8(const mn_svdf_params_t *p, const int8_t *input,
         }
     }
 
+    mn_svdf_s8_output(p, bias, scratch, scratch_out, output);
+}
+
+void mn_svdf_s8_output(const mn_svdf_params_t *p, const int32_t *bias, const int32_t *scratch,
+    int32_t *scratch_out, int8_t *output) {
+    const int nb = p->batches, nf = p->filters, nu = p->units, nr = p->rank;
     /* Bias, rank reduction, rescale.  TFLite ignores the fused activation
      * on this path (the output range of int8 already bounds it). */
     for (int b = 0; b < nb; ++b) {
@@ -146,7 +152,33 @@ typedef struct {
     int act;
     int32_t scratch_idx, scratch_out_idx;
     uint8_t dtype;
+    const mn_svdf_s8_variant_t *variant;   /* int8 compute variant (mn_variants.h); NULL: reference */
+    void *vdata;                           /* its persistent data, or NULL */
 } svdf_data_t;
+
+/* Last step of int8 prepare: the compute variant and its persistent data. */
+static mn_status_t svdf_select(mn_ctx_t *ctx, svdf_data_t *d, const mn_tensor_t *wf) {
+    if (!ref_weights_constant(wf, NULL)) {
+        return MN_OK;
+    }
+    const mn_svdf_s8_variant_t *v = mn_select_svdf_s8(&d->p);
+    d->variant = v;
+    const size_t data = v && v->data_bytes ? v->data_bytes(&d->p) : 0;
+    if (data) {
+        if (!(d->vdata = mn_alloc_persistent(ctx, data))) {
+            return MN_ERR_ARENA;
+        }
+        if (!mn_sizing_only(ctx)) {
+            v->precompute(&d->p, (const int8_t *)wf->data, d->vdata);
+        }
+    }
+    return MN_OK;
+}
+
+static const char *svdf_variant(const mn_node_t *node) {
+    const svdf_data_t *d = (const svdf_data_t *)node->user_data;
+    return d && d->variant ? d->variant->name : NULL;
+}
 
 static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     REF_INPUT(in, ctx, node, 0, "input");
@@ -181,12 +213,12 @@ static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             p->input_size, p->filters);
     }
     if (mn_tensor_count(state) != (size_t)p->batches * p->filters * p->memory) {
-        return mn_fail(ctx, MN_ERR_MODEL, "activation_state has %u elements, expected %d",
-            (unsigned)mn_tensor_count(state), p->batches * p->filters * p->memory);
+        return mn_fail(ctx, MN_ERR_MODEL, "activation_state has %zu elements, expected %zu",
+            mn_tensor_count(state), (size_t)p->batches * p->filters * p->memory);
     }
     if (mn_tensor_count(out) != (size_t)p->batches * p->units) {
-        return mn_fail(ctx, MN_ERR_MODEL, "output has %u elements, expected %d",
-            (unsigned)mn_tensor_count(out), p->batches * p->units);
+        return mn_fail(ctx, MN_ERR_MODEL, "output has %zu elements, expected %zu",
+            mn_tensor_count(out), (size_t)p->batches * p->units);
     }
     if (bias && (int32_t)mn_tensor_count(bias) != p->units) {
         return mn_fail(ctx, MN_ERR_MODEL, "bias has %d elements, expected %d",
@@ -245,6 +277,7 @@ static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         p->output_zp = out->zero_point;
         elem = sizeof(int32_t);
         REF_TRY(mn_request_scratch(ctx, (size_t)p->batches * p->units * sizeof(int32_t), &d->scratch_out_idx));
+        REF_TRY(svdf_select(ctx, d, wf));
     } else {
         return ref_fail_dtype(ctx, "input", in);
     }
@@ -262,7 +295,12 @@ static mn_status_t svdf_eval(mn_ctx_t *ctx, mn_node_t *node) {
     mn_tensor_t *state = mn_input(ctx, node, 4);
     mn_tensor_t *out = mn_output(ctx, node, 0);
     void *scratch = mn_get_scratch(ctx, d->scratch_idx);
-    if (d->dtype == MN_INT8) {
+    if (d->variant) {
+        const mn_vbuf_t buf = { NULL, d->vdata };
+        d->variant->run(&d->p, (const int8_t *)in->data, (const int8_t *)wf->data, (const int16_t *)wt->data,
+            bias ? (const int32_t *)bias->data : NULL, (int16_t *)state->data, (int32_t *)scratch,
+            (int32_t *)mn_get_scratch(ctx, d->scratch_out_idx), (int8_t *)out->data, &buf);
+    } else if (d->dtype == MN_INT8) {
         mn_svdf_s8(&d->p, (const int8_t *)in->data, (const int8_t *)wf->data, (const int16_t *)wt->data,
             bias ? (const int32_t *)bias->data : NULL, (int16_t *)state->data, (int32_t *)scratch,
             (int32_t *)mn_get_scratch(ctx, d->scratch_out_idx), (int8_t *)out->data);
@@ -274,6 +312,6 @@ static mn_status_t svdf_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_SVDF = { NULL, svdf_prepare, svdf_eval, NULL };
+const mn_kernel_t mn_kernel_SVDF = { NULL, svdf_prepare, svdf_eval, NULL, svdf_variant };
 
 #endif /* MICRONN_OP_SVDF */

@@ -38,6 +38,6 @@ static mn_status_t transpose_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     return ref_copy_plan_done(ctx, node, &plan, 0, mn_dtype_size(in->dtype));
 }
 
-const mn_kernel_t mn_kernel_TRANSPOSE = { NULL, transpose_prepare, ref_copy_eval, NULL };
+const mn_kernel_t mn_kernel_TRANSPOSE = { NULL, transpose_prepare, ref_copy_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_TRANSPOSE */

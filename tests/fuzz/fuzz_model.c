@@ -1,0 +1,151 @@
+/*
+ * libFuzzer target: the engine's whole path on an arbitrary buffer, as a board takes it:
+ * verify -> op check -> arena sizing (dry run) -> prepare in an arena of exactly that size ->
+ * invoke -> reset (-> invoke again for models with state). Built with clang -fsanitize=fuzzer,address,undefined and
+ * -fno-sanitize-recover=all (tests/engine/Makefile, `make fuzz`), so any out-of-bounds access,
+ * undefined behaviour or broken invariant below is a crash.
+ *
+ * Invariants checked (each a trap): a rejected model or failed call leaves a message; the dry
+ * run's size is enough for a real prepare; every prepared tensor the caller can see lies in the
+ * arena or the model; an invoke of a prepared interpreter fails only with a message.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "micronn.h"
+
+/* Bigger arenas are skipped: the target is the engine's logic, not the host's allocator. */
+#define MAX_ARENA (4u << 20)
+#define MAX_WORK (1u << 20)
+#define MAX_OPS 512
+
+#define REQUIRE(c) do { if (!(c)) { \
+    fprintf(stderr, "fuzz_model.c:%d: invariant broken: %s\n", __LINE__, #c); __builtin_trap(); } } while (0)
+
+/* The planner and input reuse come from the input's size, so mutations explore all of them. */
+static void config_for(size_t size, mn_config_t *cfg) {
+    memset(cfg, 0, sizeof *cfg);
+    static const uint8_t planners[4] = { MN_PLANNER_GREEDY, MN_PLANNER_NO_REUSE, MN_PLANNER_OFFLINE,
+        MN_PLANNER_GREEDY };
+    cfg->planner = planners[size & 3];
+    cfg->flags = (size & 3) == 3 ? MN_CFG_REUSE_INPUTS : 0;
+}
+
+static int inside(const void *p, size_t n, const void *base, size_t len) {
+    const uint8_t *a = p, *b = base;
+    return a >= b && n <= len && (size_t)(a - b) <= len - n;
+}
+
+/* Every tensor the caller can reach: data inside the arena or the model (constants). Returns 1 if
+ * the model has state (variable tensors). */
+static int check_tensors(mn_interp_t *it, const uint8_t *data, size_t size, const uint8_t *arena, size_t arena_size) {
+    int stateful = 0;
+    for (size_t i = 0; i < mn_interp_num_tensors(it); i++) {
+        mn_tensor_t *t = mn_interp_tensor(it, i);
+        REQUIRE(t != NULL);
+        REQUIRE(t->ndim <= MN_MAX_DIMS);
+        if (t->data && t->bytes) {
+            REQUIRE(inside(t->data, t->bytes, arena, arena_size) || inside(t->data, t->bytes, data, size));
+        }
+        stateful |= (t->flags & MN_TF_VARIABLE) != 0;
+    }
+    return stateful;
+}
+
+static void fill_inputs(mn_interp_t *it, const uint8_t *data, size_t size) {
+    for (size_t i = 0; i < mn_interp_num_inputs(it); i++) {
+        mn_tensor_t *t = mn_interp_input(it, i);
+        REQUIRE(t != NULL);
+        if (!t->data) {
+            continue;
+        }
+        uint8_t *d = t->data;
+        for (size_t k = 0; k < t->bytes; k++) {
+            d[k] = data[(k * 31 + i) % size];
+        }
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    static mn_model_t m;
+    if (mn_model_init(&m, data, size) != MN_OK) {
+        REQUIRE(m.err.msg[0] != 0);
+        return 0;
+    }
+    mn_config_t cfg;
+    config_for(size, &cfg);
+
+    /* Op check, as `micronn inspect` runs it (a dry run that prepares every op). */
+    size_t n_ops = mn_model_num_ops(&m), work_size = mn_dry_run_work_hint(&m), need = 0, failed = 0;
+    static mn_op_check_t res[MAX_OPS];
+    mn_error_t err;
+    mn_status_t s = MN_ERR_ARENA;
+    while (n_ops <= MAX_OPS && work_size <= MAX_WORK) {
+        void *work = malloc(work_size);
+        s = mn_check_ops(&m, &cfg, work, work_size, res, MAX_OPS, &failed, &need, &err);
+        free(work);
+        if (s != MN_ERR_ARENA || need <= work_size) {
+            break;
+        }
+        work_size = need;
+    }
+    if (s != MN_OK && s != MN_ERR_ARENA) {
+        /* failed ops each with a message, or a model-level problem in err */
+        REQUIRE(failed > 0 || err.msg[0] != 0);
+    }
+    if (s == MN_OK || (s == MN_ERR_UNSUPPORTED && failed > 0)) {
+        for (size_t i = 0; i < n_ops; i++) {
+            REQUIRE((res[i].status == MN_OK) == (res[i].msg[0] == 0));
+        }
+    }
+
+    /* Arena size by the dry run. */
+    size_t needed = 0;
+    work_size = mn_dry_run_work_hint(&m);
+    s = MN_ERR_ARENA;
+    while (work_size <= MAX_WORK) {
+        void *work = malloc(work_size);
+        s = mn_arena_needed(&m, &cfg, work, work_size, &needed, &err);
+        free(work);
+        if (s != MN_ERR_ARENA || needed <= work_size) {
+            break;
+        }
+        work_size = needed;
+    }
+    if (s != MN_OK) {
+        REQUIRE(work_size > MAX_WORK || err.msg[0] != 0);
+        return 0;
+    }
+    if (needed > MAX_ARENA) {
+        return 0;
+    }
+
+    /* A real prepare in exactly that many bytes (malloc'd at that size: ASan guards both ends). */
+    uint8_t *arena = malloc(needed ? needed : 1);
+    static mn_interp_t it;
+    REQUIRE(mn_interp_init(&it, &m, arena, needed, &cfg) == MN_OK);
+    s = mn_interp_prepare(&it);
+    /* The dry run said this size works. */
+    REQUIRE(s == MN_OK);
+    const int stateful = check_tensors(&it, data, size, arena, needed);
+    fill_inputs(&it, data, size);
+    if (mn_interp_invoke(&it) != MN_OK) {
+        REQUIRE(it.err.msg[0] != 0);
+    } else {
+        for (size_t i = 0; i < mn_interp_num_outputs(&it); i++) {
+            mn_tensor_t *t = mn_interp_output(&it, i);
+            REQUIRE(t != NULL);
+        }
+        REQUIRE(mn_interp_reset(&it) == MN_OK);
+        /* Invoke again from the reset state: only models with state can behave differently (invoke
+         * costs most of each run, so stateless models skip it). */
+        if (stateful && mn_interp_invoke(&it) != MN_OK) {
+            REQUIRE(it.err.msg[0] != 0);
+        }
+    }
+    mn_interp_deinit(&it);
+    free(arena);
+    return 0;
+}

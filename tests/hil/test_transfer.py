@@ -1,0 +1,178 @@
+"""Copies to the board are atomic: whatever interrupts a transfer (the host tool killed, garbage
+on the line, the board reset), the destination afterwards — also after a soft reset, when the
+board finalises every file handle — is absent, its previous version, or the complete new file.
+Never a partial file reported (or later turned) good."""
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from micronn_tools.board import TMP_SUFFIX, BoardError, NoSpaceError, QemuBoard, SerialBoard, \
+    TransferError
+
+NAME = "hil_atomic.bin"
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HOST_TOOLS = os.path.join(REPO, "host_tools")
+CHUNK = 2048
+
+# Another host process writes NAME and is SIGKILLed (no chance to clean up) once `kill_at` bytes
+# are on the board: its file handle stays open on the board.
+_KILLED_PUT = """
+import os, signal, sys
+from micronn_tools.board import SerialBoard
+port, src, remote, kill_at, chunk = sys.argv[1:]
+def progress(done, total):
+    if done >= int(kill_at):
+        os.kill(os.getpid(), signal.SIGKILL)
+SerialBoard(port).put(open(src, 'rb').read(), remote, progress=progress, chunk_size=int(chunk))
+"""
+
+
+def _env():
+    return dict(os.environ, PYTHONPATH=HOST_TOOLS + os.pathsep + os.environ.get("PYTHONPATH", ""))
+
+
+def _versions(board):
+    """Two different payloads that both fit on the board next to each other."""
+    bsize, free = board.free_space(NAME)
+    size = max(4 * CHUNK, min(24 * 1024, (free - 16 * bsize) // 4))
+    rng = random.Random(size)
+    return rng.randbytes(size), rng.randbytes(size)
+
+
+def _state(board):
+    """sha256 of NAME on the board (None when absent) and the leftover temporary files."""
+    try:
+        _, digest = board.sha256(NAME)
+    except TransferError:
+        digest = None
+    left = board.eval(f"[n for n in os.listdir() if n.endswith({TMP_SUFFIX!r})]", pre="import os")
+    return digest, left
+
+
+def _sha(data):
+    import hashlib
+    return hashlib.sha256(data).hexdigest()
+
+
+def _cleanup(board):
+    board.exec(f"import os\nfor _n in ({NAME!r}, {NAME + TMP_SUFFIX!r}):\n"
+               " try:\n  os.remove(_n)\n except OSError:\n  pass")
+
+
+def _release(board):
+    """Let another process open the port (mpremote locks it); the next call reconnects."""
+    SerialBoard.close(board)
+
+
+def _killed_put(board, tmp_path, data, kill_at=2 * CHUNK):
+    _release(board)
+    src = tmp_path / "payload.bin"
+    src.write_bytes(data)
+    p = subprocess.run([sys.executable, "-c", _KILLED_PUT, board.url, str(src), NAME,
+                        str(kill_at), str(CHUNK)], env=_env(), capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == -9, f"the transfer was not interrupted: {p.returncode} {p.stderr}"
+
+
+def _cli_flash(board, path):
+    _release(board)
+    r = subprocess.run([sys.executable, "-m", "micronn_tools.cli", "flash", str(path), "--port",
+                        board.url, "--timeout", "60"], env=_env(), capture_output=True, text=True,
+                       timeout=280)
+    assert "Traceback" not in r.stderr, r.stderr
+    return r
+
+
+@pytest.mark.serial_only
+def test_killed_host_leaves_previous_version(board, tmp_path):
+    """The host tool dies mid-transfer; the board's previous file must survive the soft reset that
+    finalises the dead session's handle (it used to flush the partial data over it)."""
+    _cleanup(board)
+    v1, v2 = _versions(board)
+    try:
+        board.put(v1, NAME)
+        _killed_put(board, tmp_path, v2)
+        board.soft_reset()
+        assert _state(board)[0] == _sha(v1), "the interrupted copy changed the existing file"
+        # and the same with nothing there before: absent, never partial
+        _cleanup(board)
+        _killed_put(board, tmp_path, v2)
+        board.soft_reset()
+        assert _state(board)[0] is None
+    finally:
+        _cleanup(board)
+
+
+@pytest.mark.serial_only
+def test_copy_after_killed_host_and_garbage_stays_good(board, tmp_path):
+    """Interrupted copy, garbage on the line, then `micronn flash` of the same file: "verified"
+    is printed, and after a soft reset the board still has exactly that file (the interrupted
+    session's handle, finalised later, used to overwrite it with its partial data)."""
+    _cleanup(board)
+    v1, v2 = _versions(board)
+    src = tmp_path / NAME
+    src.write_bytes(v2)
+    restarts = getattr(board, "restarts", 0)
+    try:
+        board.put(v1, NAME)
+        _killed_put(board, tmp_path, v2)
+        board.ping()  # reconnect
+        board._ser.write(random.Random(9).randbytes(3000).replace(b"\x04", b"").replace(b"\x02", b""))
+        time.sleep(0.5)
+        r = _cli_flash(board, src)
+        assert r.returncode == 0, r.stderr
+        assert f"{NAME}: {len(v2)} bytes written, sha256 verified on the board" in r.stderr
+        board.soft_reset()
+        board.exec("import gc\ngc.collect()")
+        assert _state(board) == (_sha(v2), [])
+        assert getattr(board, "restarts", 0) == restarts, "the board had to be restarted"
+    finally:
+        _cleanup(board)
+
+
+@pytest.mark.serial_only
+def test_board_reset_mid_transfer(board, tmp_path):
+    """The board itself resets (QEMU system_reset: a power cycle that keeps the filesystem)
+    in the middle of a transfer: the old file is intact; the next copy replaces it."""
+    if not isinstance(board, QemuBoard):
+        pytest.skip("needs QEMU's monitor to reset the board from outside")
+    mon = tmp_path / "mon.sock"
+    own = QemuBoard(board.spec, extra_qemu_args=["-monitor", f"unix:{mon},server=on,wait=off"])
+    try:
+        _cleanup(own)
+        v1, v2 = _versions(own)
+        own.put(v1, NAME)
+
+        def reset_board(done, total):
+            if done >= 2 * CHUNK:
+                with socket.socket(socket.AF_UNIX) as s:
+                    s.connect(str(mon))
+                    s.sendall(b"system_reset\n")
+                    time.sleep(0.2)
+
+        with pytest.raises(BoardError):
+            own.put(v2, NAME, progress=reset_board, chunk_size=CHUNK)
+        own.dirty = True
+        assert own.eval("1 + 1", timeout=30) == 2  # back after the reboot
+        assert _state(own)[0] == _sha(v1)
+        own.put(v2, NAME, settle=True)
+        assert _state(own) == (_sha(v2), [])
+    finally:
+        own.close()
+
+
+@pytest.mark.serial_only
+def test_put_checks_free_space_first(board):
+    """A file larger than the free space is refused before anything is written."""
+    _cleanup(board)
+    bsize, free = board.free_space(NAME)
+    with pytest.raises(NoSpaceError) as e:
+        board.put(b"\0" * (free + bsize), NAME)
+    assert e.value.free == free and e.value.size == free + bsize
+    assert _state(board) == (None, [])
+    assert board.free_space(NAME)[1] == free

@@ -1,0 +1,148 @@
+/*
+ * SVDF int8 (int16 state) on Armv7E-M. Per batch, four filters per pass (then two, then one):
+ *   feature matmul: each input word split once by SXTB16 into its even and odd int16 pairs, met by
+ *   the four filters' weight words (SXTB16 + SMLAD); the input zero point is folded into a
+ *   per-filter constant (-zp * sum of the filter's weights, prepare);
+ *   state shift + time weights fused per filter: with an even memory, the shifted memory's word j
+ *   is the old memory's halfwords 2j+1, 2j+2 (one unaligned load), stored back in place and fed
+ *   to SMLAD with the time weights; the last word takes the new activation. The shift of the
+ *   whole buffer is the same as per filter (the value crossing a boundary is overwritten).
+ * Then bias, rank reduction and requantization of the output. All sums wrap modulo 2^32 (SMLAD),
+ * like the reference's int32 accumulators.
+ */
+#include "dsp.h"
+
+#if MICRONN_OP_SVDF
+
+static bool svdf_fits(const mn_svdf_params_t *p) {
+    /* an odd memory would put every other filter's words off the pairwise layout */
+    return p->memory % 2 == 0 && p->mult1 != INT32_MIN && p->mult2 != INT32_MIN;
+}
+
+static size_t svdf_data_bytes(const mn_svdf_params_t *p) {
+    return sizeof(int32_t) * (size_t)p->filters;
+}
+
+static void svdf_precompute(const mn_svdf_params_t *p, const int8_t *w_feature, void *data) {
+    int32_t *folded = (int32_t *)data;
+    for (int f = 0; f < p->filters; ++f) {
+        uint32_t sum = 0;
+        for (int c = 0; c < p->input_size; ++c) {
+            sum += (uint32_t)w_feature[(size_t)f * p->input_size + c];
+        }
+        folded[f] = (int32_t)((uint32_t)-p->input_zp * sum);
+    }
+}
+
+static inline void st32(void *p, uint32_t v) {
+    memcpy(p, &v, 4);
+}
+
+/* acc[0..3] += x . rows w0, w0 + s, w2, w2 + s (n values each; fewer rows by passing w2 = w0 and/or
+ * s = 0). Per input word, one SXTB16 pair feeds four weight words. Written in assembly: the
+ * compiler's allocation of these 13 live registers spills the row pointers inside the loop. */
+static inline __attribute__((always_inline)) void feature_dot(const int8_t *x, const int8_t *w0, const int8_t *w2,
+    int s, int n, int32_t acc[4]) {
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    int k = n >> 2;
+    if (k) {
+        int32_t u, v, xe, t;
+        __asm volatile(
+            "1:\n"
+            "ldr %[u], [%[x]], #4\n"
+            "sxtb16 %[xe], %[u]\n"
+            "sxtb16 %[u], %[u], ror #8\n"
+            "ldr %[v], [%[w0], %[s]]\n"
+            "sxtb16 %[t], %[v]\n"
+            "smlad %[a1], %[t], %[xe], %[a1]\n"
+            "sxtb16 %[t], %[v], ror #8\n"
+            "smlad %[a1], %[t], %[u], %[a1]\n"
+            "ldr %[v], [%[w0]], #4\n"
+            "sxtb16 %[t], %[v]\n"
+            "smlad %[a0], %[t], %[xe], %[a0]\n"
+            "sxtb16 %[t], %[v], ror #8\n"
+            "smlad %[a0], %[t], %[u], %[a0]\n"
+            "ldr %[v], [%[w2], %[s]]\n"
+            "sxtb16 %[t], %[v]\n"
+            "smlad %[a3], %[t], %[xe], %[a3]\n"
+            "sxtb16 %[t], %[v], ror #8\n"
+            "smlad %[a3], %[t], %[u], %[a3]\n"
+            "ldr %[v], [%[w2]], #4\n"
+            "sxtb16 %[t], %[v]\n"
+            "smlad %[a2], %[t], %[xe], %[a2]\n"
+            "sxtb16 %[t], %[v], ror #8\n"
+            "smlad %[a2], %[t], %[u], %[a2]\n"
+            "subs %[k], %[k], #1\n"
+            "bne 1b\n"
+            : [a0] "+r" (a0), [a1] "+r" (a1), [a2] "+r" (a2), [a3] "+r" (a3), [x] "+r" (x), [w0] "+r" (w0),
+              [w2] "+r" (w2), [k] "+r" (k), [u] "=&r" (u), [v] "=&r" (v), [xe] "=&r" (xe), [t] "=&r" (t)
+            : [s] "r" (s)
+            : "cc", "memory");
+    }
+    for (int c = 0; c < (n & 3); ++c) {
+        const int32_t xc = x[c];
+        MAC1(a0, xc, w0[c]);
+        MAC1(a1, xc, w0[s + c]);
+        MAC1(a2, xc, w2[c]);
+        MAC1(a3, xc, w2[s + c]);
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+}
+
+/* Shift one filter's memory s (nm even) by one, the new activation last, and return its dot
+ * product with the time weights wt. */
+static inline int32_t shift_dot(int16_t *s, const int16_t *wt, int nm, int16_t newest) {
+    int32_t acc = 0;
+    int j = 0;
+    for (; j + 2 < nm; j += 2) {
+        const int32_t n = dsp_ld32(s + j + 1);
+        st32(s + j, (uint32_t)n);
+        acc = __smlad(dsp_ld32(wt + j), n, acc);
+    }
+    const int32_t n = (int32_t)((uint16_t)s[j + 1] | ((uint32_t)(uint16_t)newest << 16));
+    st32(s + j, (uint32_t)n);
+    return __smlad(dsp_ld32(wt + j), n, acc);
+}
+
+static void svdf_run(const mn_svdf_params_t *p, const int8_t *input, const int8_t *w_feature, const int16_t *w_time,
+    const int32_t *bias, int16_t *state, int32_t *scratch, int32_t *scratch_out, int8_t *output,
+    const mn_vbuf_t *buf) {
+    (void)scratch_out;
+    const int nb = p->batches, ni = p->input_size, nf = p->filters, nu = p->units, nr = p->rank, nm = p->memory;
+    const int32_t *const folded = (const int32_t *)buf->data;
+    const int32_t mult1 = p->mult1, mult2 = p->mult2, out_zp = p->output_zp;
+    const int shift1 = p->shift1, shift2 = p->shift2;
+    for (int b = 0; b < nb; ++b) {
+        const int8_t *in = input + (size_t)b * ni;
+        int16_t *s = state + (size_t)b * nf * nm;
+        int32_t *sc = scratch + (size_t)b * nf;
+        for (int f = 0, rows; f < nf; f += rows) {
+            /* four rows, then two, then one (the spare accumulators repeat a row) */
+            rows = nf - f >= 4 ? 4 : nf - f >= 2 ? 2 : 1;
+            const int8_t *w = w_feature + (size_t)f * ni;
+            int32_t acc[4] = { 0, 0, 0, 0 };
+            feature_dot(in, w, rows == 4 ? w + 2 * ni : w, rows > 1 ? ni : 0, ni, acc);
+            for (int r = 0; r < rows; ++r) {
+                const int32_t v = dsp_requant((int32_t)((uint32_t)acc[r] + (uint32_t)folded[f + r]), mult1, shift1);
+                const int16_t a = (int16_t)(v < INT16_MIN ? INT16_MIN : v > INT16_MAX ? INT16_MAX : v);
+                sc[f + r] = shift_dot(s + (size_t)(f + r) * nm, w_time + (size_t)(f + r) * nm, nm, a);
+            }
+        }
+        for (int u = 0; u < nu; ++u) {
+            uint32_t acc = bias ? (uint32_t)bias[u] : 0u;
+            for (int r = 0; r < nr; ++r) {
+                acc += (uint32_t)*sc++;
+            }
+            output[(size_t)b * nu + u] = dsp_out((int32_t)acc, mult2, shift2, out_zp, INT8_MIN, INT8_MAX);
+        }
+    }
+}
+
+const mn_svdf_s8_variant_t mn_dsp_svdf_s8 = {
+    "dsp.svdf_s8", svdf_fits, svdf_data_bytes, svdf_precompute, svdf_run,
+};
+
+#endif /* MICRONN_OP_SVDF */

@@ -1,0 +1,21 @@
+/* Portable float32 fully connected: a matrix product, two batches by four units per step. */
+#include "generic.h"
+
+#if MICRONN_OP_FULLY_CONNECTED
+
+static bool fc_fits(const mn_fc_params_t *p) {
+    (void)p;
+    return true;
+}
+
+static void fc_run(const mn_fc_params_t *p, float act_min, float act_max, const float *input,
+    const float *weights, const float *bias, float *output) {
+    mn_generic_gemm_f32(input, (size_t)p->depth, p->batches, weights, p->depth, p->units, bias, act_min, act_max,
+        output);
+}
+
+const mn_fc_f32_variant_t mn_generic_fc_f32 = {
+    "generic.fc_f32", fc_fits, fc_run,
+};
+
+#endif /* MICRONN_OP_FULLY_CONNECTED */

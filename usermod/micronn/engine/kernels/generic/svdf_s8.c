@@ -1,0 +1,83 @@
+/*
+ * Portable int8 SVDF: the reference's steps with the input offset folded into a per-filter
+ * constant at prepare (sum_c w[c] * (x[c] - zp) = sum_c w[c] * x[c] - zp * sum_c w[c], exact in
+ * wrapping 32-bit arithmetic), unrolled dot products for the feature and time matmuls, the state
+ * shift fused into the time matmul and the cheaper exact requantization (mn_generic_requant).
+ */
+#include "generic.h"
+
+#if MICRONN_OP_SVDF
+
+static bool svdf_fits(const mn_svdf_params_t *p) {
+    return p->mult1 != INT32_MIN && p->mult2 != INT32_MIN;   /* mn_generic_requant exact */
+}
+
+static size_t svdf_data_bytes(const mn_svdf_params_t *p) {
+    return sizeof(int32_t) * (size_t)p->filters;
+}
+
+static void svdf_precompute(const mn_svdf_params_t *p, const int8_t *w_feature, void *data) {
+    mn_generic_fold_offset(p->filters, p->input_size, -p->input_zp, w_feature, NULL, (int32_t *)data);
+}
+
+/* Shifts one filter's memory s[0..nm) left by one, stores the newest value and returns the time-
+ * weighted sum, in one pass: shifting each filter's memory is what the reference's whole-buffer
+ * shift amounts to, since the value crossing into a filter's last slot is overwritten by the
+ * newest one. */
+static uint32_t svdf_shift_dot(int16_t *s, const int16_t *wt, int nm, int32_t newest) {
+    uint32_t a0 = 0, a1 = 0;
+    int16_t *const last = s + nm - 1;
+    while (s + 2 <= last) {
+        const int32_t v0 = s[1], v1 = s[2];
+        s[0] = (int16_t)v0, s[1] = (int16_t)v1;
+        a0 += (uint32_t)(wt[0] * v0);
+        a1 += (uint32_t)(wt[1] * v1);
+        s += 2, wt += 2;
+    }
+    if (s < last) {
+        const int32_t v0 = s[1];
+        s[0] = (int16_t)v0;
+        a0 += (uint32_t)(wt[0] * v0);
+        ++wt;
+    }
+    *last = (int16_t)newest;
+    return a0 + a1 + (uint32_t)(wt[0] * newest);
+}
+
+static void svdf_run(const mn_svdf_params_t *p, const int8_t *input, const int8_t *w_feature,
+    const int16_t *w_time, const int32_t *bias, int16_t *state, int32_t *scratch, int32_t *scratch_out,
+    int8_t *output, const mn_vbuf_t *buf) {
+    (void)scratch_out;   /* the rank reduction is summed in registers */
+    const int nb = p->batches, ni = p->input_size, nf = p->filters, nm = p->memory;
+    const int nu = p->units, nr = p->rank;
+    const int32_t *const folded = (const int32_t *)buf->data;
+    const int32_t mult1 = p->mult1, mult2 = p->mult2, out_zp = p->output_zp;
+    const int shift1 = p->shift1, shift2 = p->shift2;
+    for (int b = 0; b < nb; ++b) {
+        /* scratch holds the feature sums until the time-weighted sums overwrite them */
+        uint32_t *acc = (uint32_t *)scratch + (size_t)b * nf;
+        mn_generic_matvec_acc(input + (size_t)b * ni, w_feature, folded, ni, nf, acc);
+        int16_t *s = state + (size_t)b * nf * nm;
+        for (int f = 0; f < nf; ++f) {
+            const int32_t v = mn_clamp_i32(mn_generic_requant((int32_t)acc[f], mult1, shift1), INT16_MIN, INT16_MAX);
+            acc[f] = svdf_shift_dot(s + (size_t)f * nm, w_time + (size_t)f * nm, nm, v);
+        }
+        /* bias, rank reduction, rescale (no fused activation on this path, as the reference) */
+        const uint32_t *t = acc;
+        int8_t *out = output + (size_t)b * nu;
+        for (int u = 0; u < nu; ++u) {
+            uint32_t sum = bias ? (uint32_t)bias[u] : 0u;
+            for (int r = 0; r < nr; ++r) {
+                sum += *t++;
+            }
+            const int32_t y = mn_add_wrap(mn_generic_requant((int32_t)sum, mult2, shift2), out_zp);
+            out[u] = (int8_t)mn_clamp_i32(y, INT8_MIN, INT8_MAX);
+        }
+    }
+}
+
+const mn_svdf_s8_variant_t mn_generic_svdf_s8 = {
+    "generic.svdf_s8", svdf_fits, svdf_data_bytes, svdf_precompute, svdf_run,
+};
+
+#endif /* MICRONN_OP_SVDF */

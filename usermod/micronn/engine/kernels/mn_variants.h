@@ -1,0 +1,159 @@
+/*
+ * Kernel variants: optimized compute functions that replace a reference compute function for the
+ * shapes they handle, chosen per node at prepare time.
+ *
+ * The reference kernels (kernels/reference/) own each op's prepare and eval glue: validation,
+ * quantization, persistent tables. An optimized backend (kernels/<backend>/, e.g. dsp for
+ * Armv7E-M, mve for Armv8.1-M Helium, generic for fast portable C) only supplies compute functions
+ * with the reference function's parameters, grouped in one mn_backend_t. At prepare the glue asks
+ * mn_select_*() for the first variant, over the backends compiled in (in order of preference),
+ * whose fits() accepts the node's parameters; none means the reference function. A variant must
+ * produce exactly the reference function's output bits for every input it accepts.
+ *
+ * Which backends are compiled in is a build setting (MICRONN_KERNELS="mve dsp generic"; the board
+ * picks a default, KERNELS=reference builds none): each sets MICRONN_KERNELS_<NAME>=1 and compiles
+ * the .c files of kernels/<name>/, which define mn_backend_<name>.
+ *
+ * Optional per-variant memory, requested by the glue in prepare:
+ *   scratch_bytes()  scratch live only while the op runs (im2col columns, padded rows, ...);
+ *   data_bytes()     persistent data filled once by precompute() from the constant weights (e.g.
+ *                    per-channel sums folded into the bias); both reach run() in mn_vbuf_t.
+ */
+#ifndef MN_VARIANTS_H
+#define MN_VARIANTS_H
+
+#include <stdbool.h>
+
+#include "reference/mn_ref.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Memory a variant asked for, as run() receives it (NULL where it asked for none). */
+typedef struct mn_vbuf {
+    void *scratch;
+    const void *data;
+} mn_vbuf_t;
+
+/* CONV_2D and DEPTHWISE_CONV_2D, int8 (mn_conv_s8_per_channel / mn_depthwise_conv_s8_per_channel). */
+typedef struct mn_conv_s8_variant {
+    const char *name;   /* "<backend>.<function>", e.g. "dsp.conv_s8_1x1" */
+    bool (*fits)(const mn_conv_geom_t *g, const mn_conv_quant_t *q);
+    size_t (*scratch_bytes)(const mn_conv_geom_t *g);   /* NULL: none */
+    size_t (*data_bytes)(const mn_conv_geom_t *g);      /* NULL: none */
+    void (*precompute)(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *filter,
+        const int32_t *bias, void *data);
+    void (*run)(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
+        const int8_t *filter, const int32_t *bias, int8_t *output, const mn_vbuf_t *buf);
+} mn_conv_s8_variant_t;
+
+/* CONV_2D and DEPTHWISE_CONV_2D, float32 (mn_conv_f32 / mn_depthwise_conv_f32). */
+typedef struct mn_conv_f32_variant {
+    const char *name;
+    bool (*fits)(const mn_conv_geom_t *g);
+    size_t (*scratch_bytes)(const mn_conv_geom_t *g);   /* NULL: none */
+    void (*run)(const mn_conv_geom_t *g, float act_min, float act_max, const float *input,
+        const float *filter, const float *bias, float *output, const mn_vbuf_t *buf);
+} mn_conv_f32_variant_t;
+
+/* FULLY_CONNECTED int8: per-tensor (p->mult_pc == NULL, weights offset allowed) and per-channel. */
+typedef struct mn_fc_s8_variant {
+    const char *name;
+    bool (*fits)(const mn_fc_params_t *p);
+    size_t (*scratch_bytes)(const mn_fc_params_t *p);   /* NULL: none */
+    size_t (*data_bytes)(const mn_fc_params_t *p);      /* NULL: none */
+    void (*precompute)(const mn_fc_params_t *p, const int8_t *weights, const int32_t *bias, void *data);
+    void (*run)(const mn_fc_params_t *p, const int8_t *input, const int8_t *weights,
+        const int32_t *bias, int8_t *output, const mn_vbuf_t *buf);
+} mn_fc_s8_variant_t;
+
+/* FULLY_CONNECTED float32 (p: batches, depth, units). */
+typedef struct mn_fc_f32_variant {
+    const char *name;
+    bool (*fits)(const mn_fc_params_t *p);
+    void (*run)(const mn_fc_params_t *p, float act_min, float act_max, const float *input,
+        const float *weights, const float *bias, float *output);
+} mn_fc_f32_variant_t;
+
+/* ADD int8 (mn_add_s8). */
+typedef struct mn_add_s8_variant {
+    const char *name;
+    bool (*fits)(const mn_add_quant_t *p, const mn_bcast_t *b);
+    void (*run)(const mn_add_quant_t *p, const mn_bcast_t *b, const int8_t *in1, const int8_t *in2,
+        int8_t *out);
+} mn_add_s8_variant_t;
+
+/* AVERAGE_POOL_2D / MAX_POOL_2D int8 (mn_average_pool_s8 / mn_max_pool_s8); run returns what the
+ * reference returns (average pool: -1 when a window covers no input element; max pool: 0). */
+typedef struct mn_pool_s8_variant {
+    const char *name;
+    bool (*fits)(const mn_pool_geom_t *g);
+    int (*run)(const mn_pool_geom_t *g, int32_t act_min, int32_t act_max, const int8_t *input,
+        int8_t *output);
+} mn_pool_s8_variant_t;
+
+/* SOFTMAX int8 -> int8 (mn_softmax_s8_s8). */
+typedef struct mn_softmax_s8_variant {
+    const char *name;
+    bool (*fits)(const mn_softmax_q_t *p, int outer, int depth);
+    void (*run)(const mn_softmax_q_t *p, int outer, int depth, const int8_t *input, int8_t *output);
+} mn_softmax_s8_variant_t;
+
+/* SVDF int8 (mn_svdf_s8; scratch and state as the reference uses them). */
+typedef struct mn_svdf_s8_variant {
+    const char *name;
+    bool (*fits)(const mn_svdf_params_t *p);
+    size_t (*data_bytes)(const mn_svdf_params_t *p);   /* NULL: none */
+    void (*precompute)(const mn_svdf_params_t *p, const int8_t *w_feature, void *data);
+    void (*run)(const mn_svdf_params_t *p, const int8_t *input, const int8_t *w_feature,
+        const int16_t *w_time, const int32_t *bias, int16_t *state, int32_t *scratch,
+        int32_t *scratch_out, int8_t *output, const mn_vbuf_t *buf);
+} mn_svdf_s8_variant_t;
+
+/*
+ * One backend: for each compute function, its variants in order of preference (most specialised
+ * first), each a NULL-terminated list of pointers; NULL for a function it does not cover.
+ * New members are added at the end, so backends that do not know them leave them NULL.
+ */
+typedef struct mn_backend {
+    const char *name;
+    const mn_conv_s8_variant_t *const *conv_s8;
+    const mn_conv_s8_variant_t *const *depthwise_s8;
+    const mn_conv_f32_variant_t *const *conv_f32;
+    const mn_conv_f32_variant_t *const *depthwise_f32;
+    const mn_fc_s8_variant_t *const *fc_s8;
+    const mn_fc_f32_variant_t *const *fc_f32;
+    const mn_add_s8_variant_t *const *add_s8;
+    const mn_pool_s8_variant_t *const *avgpool_s8;
+    const mn_pool_s8_variant_t *const *maxpool_s8;
+    const mn_softmax_s8_variant_t *const *softmax_s8;
+    const mn_svdf_s8_variant_t *const *svdf_s8;
+} mn_backend_t;
+
+/* The backends compiled in, in order of preference; *n = their number. */
+const mn_backend_t *const *mn_backends(int *n);
+
+/* The chosen variant for these parameters, or NULL for the reference function. */
+const mn_conv_s8_variant_t *mn_select_conv_s8(const mn_conv_geom_t *g, const mn_conv_quant_t *q);
+const mn_conv_s8_variant_t *mn_select_depthwise_s8(const mn_conv_geom_t *g, const mn_conv_quant_t *q);
+const mn_conv_f32_variant_t *mn_select_conv_f32(const mn_conv_geom_t *g);
+const mn_conv_f32_variant_t *mn_select_depthwise_f32(const mn_conv_geom_t *g);
+const mn_fc_s8_variant_t *mn_select_fc_s8(const mn_fc_params_t *p);
+const mn_fc_f32_variant_t *mn_select_fc_f32(const mn_fc_params_t *p);
+const mn_add_s8_variant_t *mn_select_add_s8(const mn_add_quant_t *p, const mn_bcast_t *b);
+const mn_pool_s8_variant_t *mn_select_avgpool_s8(const mn_pool_geom_t *g);
+const mn_pool_s8_variant_t *mn_select_maxpool_s8(const mn_pool_geom_t *g);
+const mn_softmax_s8_variant_t *mn_select_softmax_s8(const mn_softmax_q_t *p, int outer, int depth);
+const mn_svdf_s8_variant_t *mn_select_svdf_s8(const mn_svdf_params_t *p);
+
+/* Name to report for a selected variant (NULL = "reference"). */
+static inline const char *mn_variant_name(const char *name) {
+    return name ? name : "reference";
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MN_VARIANTS_H */
