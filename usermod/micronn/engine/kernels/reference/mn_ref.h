@@ -375,6 +375,45 @@ void mn_svdf_f32(const mn_svdf_params_t *p, int act, const float *input,
     float *state, float *scratch, float *output);
 
 
+/* ---- data movement (copy.c): strided copies shared by TRANSPOSE, SLICE, PAD, ... ---------- */
+
+#define MN_COPY_MAX_DIMS 8
+
+/* out[sum_d i_d * out_stride[d]] = in[sum_d i_d * in_stride[d]] for every index i < dims
+ * (strides in elements, may be negative or 0). */
+typedef struct {
+    int ndim;
+    int32_t dims[MN_COPY_MAX_DIMS];
+    int32_t in_stride[MN_COPY_MAX_DIMS];
+    int32_t out_stride[MN_COPY_MAX_DIMS];
+} mn_copy_plan_t;
+
+/* Drops size-1 dims and merges dims that are contiguous in both input and output, so the
+ * innermost run is as long as possible (a plain memcpy when both strides are 1). */
+void mn_copy_plan_simplify(mn_copy_plan_t *p);
+/* Row-major strides (elements) of dims[0..n). */
+void mn_strides(const int32_t *dims, int n, int32_t *strides);
+/* Element size es in bytes: 1, 2, 4 or 8 (others are copied byte-wise). */
+void mn_copy_strided(const mn_copy_plan_t *p, size_t es, const void *in, void *out);
+/* n elements of size es, each a copy of *value. */
+void mn_fill_elems(void *out, size_t n, size_t es, const void *value);
+
+/* CONCATENATION of uint8 inputs quantized differently from the output (TFLite
+ * ConcatenationWithScaling): out = clamp(round(in * scale + bias) + out_zp, 0, 255). */
+void mn_concat_requant_u8(size_t n, float scale, float bias, int32_t out_zp, const uint8_t *in, uint8_t *out);
+
+/* ---- RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR (NHWC) ---- */
+typedef struct {
+    int32_t batches, in_h, in_w, depth, out_h, out_w;
+    int32_t align_corners, half_pixel;
+} mn_resize_geom_t;
+void mn_resize_bilinear_f32(const mn_resize_geom_t *g, const float *input, float *output);
+void mn_resize_bilinear_u8(const mn_resize_geom_t *g, const uint8_t *input, uint8_t *output);
+void mn_resize_bilinear_s8(const mn_resize_geom_t *g, const int8_t *input, int8_t *output);
+void mn_resize_bilinear_s16(const mn_resize_geom_t *g, const int16_t *input, int16_t *output);
+/* Element size es: any dtype. */
+void mn_resize_nearest(const mn_resize_geom_t *g, size_t es, const void *input, void *output);
+
 /* ---- activations, unary math, casts (ops-b) ------------------------------ */
 
 /* An int8 -> int8 function as a 256-entry table indexed by (uint8_t)x, built like TFLite's

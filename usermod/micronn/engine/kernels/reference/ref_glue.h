@@ -208,6 +208,58 @@ mn_status_t ref_conv_prepare_common(mn_ctx_t *ctx, mn_node_t *node, const mn_ten
     const mn_tensor_t *filter, const mn_tensor_t *bias, const mn_tensor_t *out, int padding, int act,
     int32_t filter_q_dim, mn_conv_geom_t *g, ref_conv_data_t *d, int32_t *mult, int8_t *shift);
 
+
+/*
+ * Values of a constant int32/int64 input (axis, paddings, begin/end, perm, ...): the arena is
+ * planned from the shapes stored in the model, so inputs that decide an output's shape or layout
+ * must be constant, as in TFLM. Copies up to max values into out (int64 narrowed, failing when a
+ * value does not fit) and sets *n to the element count; fails naming the input otherwise.
+ */
+static inline mn_status_t ref_const_ints(mn_ctx_t *ctx, const mn_node_t *node, int i, const char *what,
+    int32_t *out, int32_t max, int32_t *n) {
+    const mn_tensor_t *t = mn_input(ctx, node, i);
+    *n = 0;
+    if (!t) {
+        return mn_fail(ctx, MN_ERR_MODEL, "missing %s (input %d)", what, i);
+    }
+    if (!(t->flags & MN_TF_CONST) || !t->data) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%s (input %d) must be a constant tensor", what, i);
+    }
+    if (t->dtype != MN_INT32 && t->dtype != MN_INT64) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%s (input %d) dtype %s not supported", what, i,
+            mn_dtype_name(t->dtype));
+    }
+    const size_t count = mn_tensor_count(t);
+    if (count > (size_t)max) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%s (input %d) has %u values, at most %d supported",
+            what, i, (unsigned)count, (int)max);
+    }
+    for (size_t k = 0; k < count; ++k) {
+        if (t->dtype == MN_INT32) {
+            out[k] = ((const int32_t *)t->data)[k];
+        } else {
+            const int64_t v = ((const int64_t *)t->data)[k];
+            if (v < INT32_MIN || v > INT32_MAX) {
+                return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%s (input %d) value out of int32 range", what, i);
+            }
+            out[k] = (int32_t)v;
+        }
+    }
+    *n = (int32_t)count;
+    return MN_OK;
+}
+
+/* Same element type and size for a pure data-movement op (values are copied, never read). */
+static inline mn_status_t ref_same_dtype(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *out) {
+    if (in->dtype != out->dtype) {
+        return ref_fail_combo(ctx, in, out);
+    }
+    if (mn_dtype_size(in->dtype) == 0) {
+        return ref_fail_dtype(ctx, "input", in);
+    }
+    return MN_OK;
+}
+
 /* The int8 quantization parameters of conv/depthwise kernel data (tables of out_c channels). */
 static inline void ref_conv_quant(const ref_conv_data_t *d, int32_t out_c, mn_conv_quant_t *q) {
     q->input_offset = d->u.q.input_offset;
@@ -272,6 +324,28 @@ static inline mn_status_t ref_unary_io(mn_ctx_t *ctx, mn_node_t *node, mn_tensor
     }
     return MN_OK;
 }
+
+/* Bytes of the value that pads a tensor like `out`: its zero point when quantized 8/16-bit (as
+ * TFLite's PAD and SPACE_TO_BATCH_ND), else 0. */
+static inline void ref_pad_value(const mn_tensor_t *out, uint8_t pad[8]) {
+    memset(pad, 0, 8);
+    if (out->dtype == MN_INT8 || out->dtype == MN_UINT8) {
+        pad[0] = (uint8_t)out->zero_point;
+    } else if (out->dtype == MN_INT16) {
+        const int16_t zp = (int16_t)out->zero_point;
+        memcpy(pad, &zp, 2);
+    }
+}
+
+/*
+ * Ops that are one strided copy planned in prepare (TRANSPOSE, SLICE, STRIDED_SLICE,
+ * SPACE_TO_DEPTH, DEPTH_TO_SPACE, BROADCAST_TO; copy.c): ref_copy_plan_done simplifies *plan and
+ * stores it as the node's data (in_offset: elements skipped at the start of input 0); ref_copy_eval
+ * then copies input 0 into output 0.
+ */
+mn_status_t ref_copy_plan_done(mn_ctx_t *ctx, mn_node_t *node, const mn_copy_plan_t *plan, int32_t in_offset,
+    size_t es);
+mn_status_t ref_copy_eval(mn_ctx_t *ctx, mn_node_t *node);
 
 /* Quantized unary ops: both tensors quantized per tensor (ref_need_quant), and for int16 with
  * zero points 0 (TFLite's int16 activations are symmetric). */
