@@ -355,6 +355,17 @@ def broadcast_args(dtype, n0, n1):
                      [T("output", dt, (max(n0, n1),))], 0, None, {}, desc=f"broadcast_args {dtype} {n0} {n1}")
 
 
+def rand_broadcastable(rng, t):
+    """A random shape vector that broadcasts with any other one drawn here: counted from the right,
+    dimension i is 1 or _BCAST_DIMS[i] (LiteRT aborts the process on incompatible shapes)."""
+    n = t.shape[0]
+    dims = np.array(_BCAST_DIMS[:n][::-1])
+    return np.where(rng.integers(0, 2, n) == 1, dims, 1).astype(t.dtype)
+
+
+_BCAST_DIMS = (3, 5, 2, 4)
+
+
 def shape_op(dtype, shape, out_dtype):
     o = S.ShapeOptionsT()
     o.outType = S.TensorType.INT64 if out_dtype == "int64" else S.TensorType.INT32
@@ -440,7 +451,7 @@ _MATRIX = {  # op -> (dtype combinations, builder(dtype combination) -> rng -> (
                 lambda c: _plain(lambda: arg_min_max("min", c.split("->")[0], (4, 5, 6), 1))),
     "BATCH_TO_SPACE_ND": (_NUM, lambda d: _plain(lambda: space_to_batch(d, (4, 2, 2, 3), [2, 2], [[0, 0], [0, 0]],
                                                                         inverse=True))),
-    "BROADCAST_ARGS": (("int32", "int64"), lambda d: _plain(lambda: broadcast_args(d, 3, 2))),
+    "BROADCAST_ARGS": (("int32", "int64"), lambda d: lambda rng: (broadcast_args(d, 3, 2), rand_broadcastable)),
     "BROADCAST_TO": (DTYPES_ALL, lambda d: _plain(lambda: broadcast_to(d, (2, 1, 3), (2, 4, 3)))),
     "CONCATENATION": (DTYPES_ALL, lambda d: _plain(lambda: concatenation(d, [(2, 3), (2, 5)], 1))),
     "CUMSUM": (("float32", "int32", "int64"), lambda d: _plain(lambda: cumsum(d, (4, 5, 6), 1, True, True))),
