@@ -58,6 +58,33 @@ void mn_depthwise_conv_s8_per_channel(const mn_conv_geom_t *g, const mn_conv_qua
 void mn_depthwise_conv_f32(const mn_conv_geom_t *g, float act_min, float act_max,
     const float *input, const float *filter, const float *bias, float *output);
 
+/*
+ * int16x8 (int16 activations, int8 weights): TFLite accumulates in int64 with an int64 bias and
+ * requantizes with the int64 MultiplyByQuantizedMultiplier; with an int32 bias (quantized_bias_type
+ * INT32) the accumulator and the requantization are int32 ones. At most one pointer is set.
+ * Zero points of int16 activations are 0 (q->input_offset / output_offset unused).
+ */
+typedef struct {
+    const int64_t *b64;
+    const int32_t *b32;
+} mn_bias16_t;
+
+/* Requantize one int16x8 accumulator of output channel c (bias added here). */
+static inline int32_t mn_requant16(int64_t acc, const mn_bias16_t *b, int c, int32_t mult, int shift) {
+    if (b->b32) {
+        return mn_mul_by_qm((int32_t)(uint32_t)((uint64_t)acc + (uint64_t)(int64_t)b->b32[c]), mult, shift);
+    }
+    if (b->b64) {
+        acc = (int64_t)((uint64_t)acc + (uint64_t)b->b64[c]);
+    }
+    return mn_mul_by_qm64(acc, mult, shift);
+}
+
+void mn_conv_s16_per_channel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
+    const int16_t *input, const int8_t *filter, const mn_bias16_t *bias, int16_t *output);
+void mn_depthwise_conv_s16_per_channel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
+    const int16_t *input, const int8_t *filter, const mn_bias16_t *bias, int16_t *output);
+
 /* ---- FULLY_CONNECTED ---------------------------------------------------- */
 
 typedef struct {
@@ -74,6 +101,8 @@ void mn_fully_connected_s8(const mn_fc_params_t *p,
     const int8_t *input, const int8_t *weights, const int32_t *bias, int8_t *output);
 void mn_fully_connected_s8_per_channel(const mn_fc_params_t *p,
     const int8_t *input, const int8_t *weights, const int32_t *bias, int8_t *output);
+void mn_fully_connected_s16(const mn_fc_params_t *p,
+    const int16_t *input, const int8_t *weights, const mn_bias16_t *bias, int16_t *output);
 void mn_fully_connected_f32(int batches, int depth, int units, float act_min, float act_max,
     const float *input, const float *weights, const float *bias, float *output);
 

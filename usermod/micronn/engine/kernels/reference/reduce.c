@@ -85,24 +85,17 @@ DEFINE_QSUM(qsum_s8, int8_t)
 DEFINE_QSUM(qsum_u8, uint8_t)
 DEFINE_QSUM(qsum_s16, int16_t)
 
-/* TFLite's int64 MultiplyByQuantizedMultiplier (multiplier reduced to 16 bits, one rounding). */
-static int32_t mbqm64(int64_t x, int32_t qm, int shift) {
-    const int32_t reduced = qm < 0x7FFF0000 ? ((qm + (1 << 15)) >> 16) : 0x7FFF;
-    const int total = 15 - shift;
-    return (int32_t)((x * reduced + ((int64_t)1 << (total - 1))) >> total);
-}
-
 static void qprod_s8(const reduce_data_t *d, const int8_t *in, int8_t *out) {
     int32_t acc;
 #define QP_INIT(v) acc = (int32_t)(v) - d->in_zp
-#define QP_STEP(v) acc = mbqm64((int64_t)acc * ((int32_t)(v) - d->in_zp), d->mult, d->shift)
+#define QP_STEP(v) acc = mn_mul_by_qm64((int64_t)acc * ((int32_t)(v) - d->in_zp), d->mult, d->shift)
     REDUCE_LOOP(d, int8_t, in, QP_INIT, QP_STEP,
-        out[o] = (int8_t)mn_clamp_i32(mbqm64(acc, d->mult, d->shift) + d->out_zp, d->qmin, d->qmax));
+        out[o] = (int8_t)mn_clamp_i32(mn_mul_by_qm64(acc, d->mult, d->shift) + d->out_zp, d->qmin, d->qmax));
 }
 static void qprod_s16(const reduce_data_t *d, const int16_t *in, int16_t *out) {
     int32_t acc;
     REDUCE_LOOP(d, int16_t, in, QP_INIT, QP_STEP,
-        out[o] = (int16_t)mn_clamp_i32(mbqm64(acc, d->mult, d->shift) + d->out_zp, d->qmin, d->qmax));
+        out[o] = (int16_t)mn_clamp_i32(mn_mul_by_qm64(acc, d->mult, d->shift) + d->out_zp, d->qmin, d->qmax));
 #undef QP_INIT
 #undef QP_STEP
 }

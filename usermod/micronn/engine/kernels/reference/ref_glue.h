@@ -180,7 +180,7 @@ typedef struct {
         struct {
             /* int8 ranges (zero points and activation bounds are checked in prepare) */
             int16_t input_offset, output_offset, act_min, act_max;
-        } q;                            /* int8; the multiplier/shift tables follow in the same block */
+        } q;                            /* int8 / int16; the multiplier/shift tables follow in the same block */
         struct {
             float min, max;             /* float32 activation range */
         } f;
@@ -285,7 +285,29 @@ typedef void (*ref_conv_s8_fn)(const mn_conv_geom_t *g, const mn_conv_quant_t *q
     const int8_t *filter, const int32_t *bias, int8_t *output);
 typedef void (*ref_conv_f32_fn)(const mn_conv_geom_t *g, float act_min, float act_max, const float *input,
     const float *filter, const float *bias, float *output);
-mn_status_t ref_conv_eval(mn_ctx_t *ctx, mn_node_t *node, ref_conv_s8_fn ref_s8, ref_conv_f32_fn ref_f32);
+typedef void (*ref_conv_s16_fn)(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int16_t *input,
+    const int8_t *filter, const mn_bias16_t *bias, int16_t *output);
+mn_status_t ref_conv_eval(mn_ctx_t *ctx, mn_node_t *node, ref_conv_s8_fn ref_s8, ref_conv_s16_fn ref_s16,
+    ref_conv_f32_fn ref_f32);
+
+/* int16x8 bias pointers of an optional int32/int64 bias tensor (checked in prepare). */
+static inline mn_bias16_t ref_bias16(const mn_tensor_t *bias) {
+    mn_bias16_t b = { NULL, NULL };
+    if (bias && bias->dtype == MN_INT64) {
+        b.b64 = (const int64_t *)bias->data;
+    } else if (bias) {
+        b.b32 = (const int32_t *)bias->data;
+    }
+    return b;
+}
+
+/* Bias of an int16x8 kernel: int64, or int32 (quantized_bias_type INT32). */
+static inline mn_status_t ref_check_bias16(mn_ctx_t *ctx, const mn_tensor_t *bias) {
+    if (bias && bias->dtype != MN_INT64 && bias->dtype != MN_INT32) {
+        return ref_fail_dtype(ctx, "bias (with int16 input)", bias);
+    }
+    return MN_OK;
+}
 
 /* mn_kernel_t.variant of CONV_2D and DEPTHWISE_CONV_2D. */
 const char *ref_conv_variant(const mn_node_t *node);
