@@ -271,6 +271,17 @@ enum {
 #define MN_CUMSUM_EXCLUSIVE 0
 #define MN_CUMSUM_REVERSE 1
 
+/* ---- TRANSPOSE_CONV, BATCH_MATMUL (ops-d) ---- */
+/* TransposeConvOptions */
+#define MN_TCONV_PADDING 0
+#define MN_TCONV_STRIDE_W 1
+#define MN_TCONV_STRIDE_H 2
+#define MN_TCONV_ACTIVATION 3
+#define MN_TCONV_QUANTIZED_BIAS_TYPE 4  /* byte enum: TensorType */
+/* BatchMatMulOptions */
+#define MN_BMM_ADJ_X 0              /* bool */
+#define MN_BMM_ADJ_Y 1              /* bool */
+
 #ifdef __cplusplus
 }
 #endif

@@ -191,6 +191,9 @@ static mn_status_t conv_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             (int)g->f_in_c, (int)g->in_c);
     }
     REF_TRY(ref_conv_prepare_common(ctx, node, in, filter, bias, out, padding, act, 0, g, d, mult, shift));
+    if (in->dtype == MN_INT16) {   /* without a bias tensor: int32 accumulation if the options say so */
+        d->u.q.acc32 = mn_opt_i8(node, MN_CONV2D_QUANTIZED_BIAS_TYPE, 0) == MN_INT32;
+    }
     return ref_conv_select(ctx, d, g, filter, bias, false);
 }
 

@@ -297,7 +297,7 @@ static mn_status_t fc_eval(mn_ctx_t *ctx, mn_node_t *node) {
                 (int8_t *)out->data);
         }
     } else if (d->dtype == MN_INT16) {
-        const mn_bias16_t b = ref_bias16(bias);
+        const mn_bias16_t b = ref_bias16(bias, false);   /* one rounding either way */
         mn_fully_connected_s16(&d->p, (const int16_t *)in->data, (const int8_t *)w->data, &b, (int16_t *)out->data);
     } else if (d->variant.f32) {
         d->variant.f32->run(&d->p, d->fmin, d->fmax, (const float *)in->data, (const float *)w->data,

@@ -61,18 +61,21 @@ void mn_depthwise_conv_f32(const mn_conv_geom_t *g, float act_min, float act_max
 /*
  * int16x8 (int16 activations, int8 weights): TFLite accumulates in int64 with an int64 bias and
  * requantizes with the int64 MultiplyByQuantizedMultiplier; with an int32 bias (quantized_bias_type
- * INT32) the accumulator and the requantization are int32 ones. At most one pointer is set.
- * Zero points of int16 activations are 0 (q->input_offset / output_offset unused).
+ * INT32, also without a bias tensor) the accumulator and the requantization are int32 ones (acc32).
+ * At most one pointer is set. Zero points of int16 activations are 0 (q->input_offset /
+ * output_offset unused).
  */
 typedef struct {
     const int64_t *b64;
     const int32_t *b32;
+    int acc32;
 } mn_bias16_t;
 
 /* Requantize one int16x8 accumulator of output channel c (bias added here). */
 static inline int32_t mn_requant16(int64_t acc, const mn_bias16_t *b, int c, int32_t mult, int shift) {
-    if (b->b32) {
-        return mn_mul_by_qm((int32_t)(uint32_t)((uint64_t)acc + (uint64_t)(int64_t)b->b32[c]), mult, shift);
+    if (b->acc32) {
+        return mn_mul_by_qm((int32_t)(uint32_t)((uint64_t)acc + (uint64_t)(int64_t)(b->b32 ? b->b32[c] : 0)), mult,
+            shift);
     }
     if (b->b64) {
         acc = (int64_t)((uint64_t)acc + (uint64_t)b->b64[c]);
@@ -84,6 +87,33 @@ void mn_conv_s16_per_channel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
     const int16_t *input, const int8_t *filter, const mn_bias16_t *bias, int16_t *output);
 void mn_depthwise_conv_s16_per_channel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
     const int16_t *input, const int8_t *filter, const mn_bias16_t *bias, int16_t *output);
+
+/* TRANSPOSE_CONV: filter [out_c, f_h, f_w, in_c]; g: input, filter, output sizes, strides, padding. */
+void mn_transpose_conv_s8(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
+    const int8_t *filter, const int32_t *bias, int8_t *output);
+void mn_transpose_conv_s16(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int16_t *input,
+    const int8_t *filter, const mn_bias16_t *bias, int16_t *output);
+void mn_transpose_conv_f32(const mn_conv_geom_t *g, float act_min, float act_max, const float *input,
+    const float *filter, const float *bias, float *output);
+
+/* ---- BATCH_MATMUL -------------------------------------------------------- */
+
+#define MN_BMM_MAX_BATCH_DIMS 3
+
+typedef struct {
+    int32_t rows, cols, depth;                 /* M, N, K of out[M, N] = lhs[M, K] rhs[K, N] */
+    int32_t batches;                           /* product of batch[] */
+    int32_t batch[MN_BMM_MAX_BATCH_DIMS];      /* output batch dims, right-aligned, 1 = none */
+    int32_t lhs_stride[MN_BMM_MAX_BATCH_DIMS]; /* elements per batch step; 0: broadcast */
+    int32_t rhs_stride[MN_BMM_MAX_BATCH_DIMS];
+    int32_t lhs_offset, rhs_offset, output_offset;   /* -zero points, output zero point */
+    int32_t mult, shift, act_min, act_max;
+    uint8_t adj_x, adj_y, dtype;
+} mn_bmm_params_t;
+
+void mn_batch_matmul_f32(const mn_bmm_params_t *p, const float *lhs, const float *rhs, float *out);
+void mn_batch_matmul_s8(const mn_bmm_params_t *p, const int8_t *lhs, const int8_t *rhs, int8_t *out);
+void mn_batch_matmul_s16(const mn_bmm_params_t *p, const int16_t *lhs, const int16_t *rhs, int16_t *out);
 
 /* ---- FULLY_CONNECTED ---------------------------------------------------- */
 

@@ -180,6 +180,7 @@ typedef struct {
         struct {
             /* int8 ranges (zero points and activation bounds are checked in prepare) */
             int16_t input_offset, output_offset, act_min, act_max;
+            uint8_t acc32;              /* int16x8 without bias: quantized_bias_type INT32 */
         } q;                            /* int8 / int16; the multiplier/shift tables follow in the same block */
         struct {
             float min, max;             /* float32 activation range */
@@ -196,6 +197,16 @@ typedef struct {
 /* Ranks (4-D input/filter/output), padding, strides and dilations. */
 mn_status_t ref_conv_check_opts(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *filter,
     const mn_tensor_t *out, int padding, int stride_h, int stride_w, int dil_h, int dil_w);
+
+/*
+ * Dtypes and quantization of a conv-like kernel with out_c output channels (also TRANSPOSE_CONV):
+ * float32; int8; int16x8 (int8 filter, int64/int32 bias, zero points 0). Per-tensor or per-channel
+ * filter scales along `filter_q_dim` into the out_c multipliers/shifts mult/shift, activation range
+ * and offsets into d->u, d->g.dtype = input dtype.
+ */
+mn_status_t ref_conv_prepare_quant(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *filter,
+    const mn_tensor_t *bias, const mn_tensor_t *out, int act, int32_t out_c, int32_t filter_q_dim,
+    ref_conv_data_t *d, int32_t *mult, int8_t *shift);
 
 /*
  * The rest of prepare once the kernel has filled *g up to strides and dilations (batches, input,
@@ -290,9 +301,10 @@ typedef void (*ref_conv_s16_fn)(const mn_conv_geom_t *g, const mn_conv_quant_t *
 mn_status_t ref_conv_eval(mn_ctx_t *ctx, mn_node_t *node, ref_conv_s8_fn ref_s8, ref_conv_s16_fn ref_s16,
     ref_conv_f32_fn ref_f32);
 
-/* int16x8 bias pointers of an optional int32/int64 bias tensor (checked in prepare). */
-static inline mn_bias16_t ref_bias16(const mn_tensor_t *bias) {
-    mn_bias16_t b = { NULL, NULL };
+/* int16x8 bias pointers of an optional int32/int64 bias tensor (checked in prepare); without one,
+ * acc32 says whether the options ask for an int32 bias (quantized_bias_type). */
+static inline mn_bias16_t ref_bias16(const mn_tensor_t *bias, bool acc32) {
+    mn_bias16_t b = { NULL, NULL, bias ? bias->dtype == MN_INT32 : acc32 };
     if (bias && bias->dtype == MN_INT64) {
         b.b64 = (const int64_t *)bias->data;
     } else if (bias) {
