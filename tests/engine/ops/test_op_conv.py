@@ -211,3 +211,13 @@ def test_int16x8_class_is_supported(tmp_path):
         assert r["supported"], (name, r["unsupported"])
         assert r["operators"][0]["version"] == INT16X8_CLASS[key]
     assert seen == set(INT16X8_CLASS)
+
+
+def test_svdf_int8_weights_time_refused(runner, rng):
+    """TFLM runs int8 SVDF with int8 weights_time and state (zero-point state); LiteRT 2.3's
+    reference accepts the model but its outputs do not follow that (nor the int16 path with the
+    same values), so there is no oracle to be bit-exact with: the engine refuses it clearly."""
+    m = M.svdf(rng, "int8")
+    m.tensors[2].dtype = np.dtype(np.int8)
+    m.tensors[2].data = m.tensors[2].data.astype(np.int8)
+    _refused(runner, m, ["weights_time", "int8"])
