@@ -44,13 +44,17 @@ def all_cases():
 
 def signature(model, op):
     """The model's dtype combination as mn_ops.h spells it: the data input's dtype (x for SELECT
-    and SELECT_V2), "->output dtype" when that differs, or always for conversion ops."""
+    and SELECT_V2, input for TRANSPOSE_CONV; int16x8 for int16 data with int8 weights), "->output dtype" when that differs,
+    or always for conversion ops."""
     import numpy as np
     names = {np.dtype(np.bool_): "bool"}
-    data = model.inputs[1] if op in ("SELECT", "SELECT_V2") else model.inputs[0]
+    data = model.inputs[{"SELECT": 1, "SELECT_V2": 1, "TRANSPOSE_CONV": 2}.get(op, 0)]
     i = model.tensors[data].dtype
     o = model.tensors[model.outputs[0]].dtype
     i, o = names.get(i, i.name), names.get(o, o.name)
+    if i == "int16" and len(model.inputs) > 1 and model.inputs[1] >= 0 \
+            and model.tensors[model.inputs[1]].dtype == np.int8:
+        i = o = "int16x8"   # int16 activations, int8 weights
     return i if i == o and op not in ("QUANTIZE", "DEQUANTIZE", "CAST") else f"{i}->{o}"
 
 

@@ -523,3 +523,11 @@ def random_input(rng, t: T):
 
 # bool tensors (comparisons, logical ops, SELECT conditions)
 _TT[np.dtype(np.bool_)] = S.TensorType.BOOL
+
+
+# ---- generic helpers ----------------------------------------------------------------------------
+
+def single_op(builtin, ins, outs, options_type=0, options=None, fields=None, desc=""):
+    """An OpModel whose operator takes the tensors `ins` (in order) and produces `outs`."""
+    return OpModel(builtin, list(ins) + list(outs), list(range(len(ins))),
+                   list(range(len(ins), len(ins) + len(outs))), options_type, options, fields or {}, desc=desc)

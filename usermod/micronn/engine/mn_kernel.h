@@ -232,6 +232,56 @@ enum {
 #define MN_CAST_OUT_TYPE 1          /* CastOptions.out_data_type */
 #define MN_L2NORM_ACTIVATION 0      /* L2NormOptions.fused_activation_function */
 
+/* ---- data movement, shape and reduction ops (ops-c) ---- */
+/* ConcatenationOptions */
+#define MN_CONCAT_AXIS 0
+#define MN_CONCAT_ACTIVATION 1
+/* PackOptions / UnpackOptions */
+#define MN_PACK_VALUES_COUNT 0      /* UnpackOptions: num */
+#define MN_PACK_AXIS 1
+/* SplitOptions / SplitVOptions */
+#define MN_SPLIT_NUM_SPLITS 0
+/* StridedSliceOptions */
+#define MN_SSLICE_BEGIN_MASK 0
+#define MN_SSLICE_END_MASK 1
+#define MN_SSLICE_ELLIPSIS_MASK 2
+#define MN_SSLICE_NEW_AXIS_MASK 3
+#define MN_SSLICE_SHRINK_AXIS_MASK 4
+#define MN_SSLICE_OFFSET 5          /* bool: end is relative to begin */
+/* GatherOptions */
+#define MN_GATHER_AXIS 0
+#define MN_GATHER_BATCH_DIMS 1
+/* ReducerOptions */
+#define MN_REDUCER_KEEP_DIMS 0
+/* ResizeBilinearOptions (fields 0, 1 are deprecated sizes) */
+#define MN_RESIZE_BILINEAR_ALIGN_CORNERS 2
+#define MN_RESIZE_BILINEAR_HALF_PIXEL 3
+/* ResizeNearestNeighborOptions */
+#define MN_RESIZE_NN_ALIGN_CORNERS 0
+#define MN_RESIZE_NN_HALF_PIXEL 1
+/* MirrorPadOptions */
+#define MN_MIRROR_PAD_MODE 0        /* byte enum: 0 REFLECT, 1 SYMMETRIC */
+/* SqueezeOptions */
+#define MN_SQUEEZE_DIMS 0           /* [int] */
+/* SpaceToDepthOptions / DepthToSpaceOptions */
+#define MN_BLOCK_SIZE 0
+/* ShapeOptions / ArgMaxOptions / ArgMinOptions */
+#define MN_OUT_TYPE 0               /* byte enum: TensorType */
+/* CumsumOptions */
+#define MN_CUMSUM_EXCLUSIVE 0
+#define MN_CUMSUM_REVERSE 1
+
+/* ---- TRANSPOSE_CONV, BATCH_MATMUL (ops-d) ---- */
+/* TransposeConvOptions */
+#define MN_TCONV_PADDING 0
+#define MN_TCONV_STRIDE_W 1
+#define MN_TCONV_STRIDE_H 2
+#define MN_TCONV_ACTIVATION 3
+#define MN_TCONV_QUANTIZED_BIAS_TYPE 4  /* byte enum: TensorType */
+/* BatchMatMulOptions */
+#define MN_BMM_ADJ_X 0              /* bool */
+#define MN_BMM_ADJ_Y 1              /* bool */
+
 #ifdef __cplusplus
 }
 #endif

@@ -216,6 +216,32 @@ static inline int32_t mn_sat_pot(int32_t x, int e) {
  * shift (> 0 = left); input <= 1 gives (INT32_MAX, 0) (L2_NORMALIZATION, RSQRT). */
 void mn_inv_sqrt_q(int32_t input, int32_t *mult, int *shift);
 
+/* TFLite's int64 MultiplyByQuantizedMultiplier (int16x8 kernels, whose accumulators are int64):
+ * the multiplier rounded to 16 bits, then x * m / 2^(15 - shift) rounded half up in one step.
+ * Requires -31 <= shift <= 14; the result is truncated to int32 as the reference's cast does. */
+static inline int32_t mn_mul_by_qm64(int64_t x, int32_t qm, int shift) {
+    const int32_t reduced = qm < 0x7FFF0000 ? ((qm + (1 << 15)) >> 16) : 0x7FFF;
+    const int total = 15 - shift;
+    /* unsigned: a model's int64 bias can push x past the reference's 2^47 bound (UB there) */
+    const int64_t p = (int64_t)((uint64_t)x * (uint64_t)(int64_t)reduced + ((uint64_t)1 << (total - 1)));
+    return (int32_t)(uint32_t)(uint64_t)(p >> total);
+}
+
+/* mn_mul_by_qm_single for an int64 x (LiteRT's per-channel int16x8 FULLY_CONNECTED with an int64
+ * bias): x * qm / 2^(31 - shift) rounded half up, exact for |x| < 2^62 (the product is formed in
+ * two 32-bit halves), truncated to int32. Requires -31 <= shift <= 30. */
+static inline int32_t mn_mul_by_qm_single64(int64_t x, int32_t qm, int shift) {
+    const int total = 31 - shift;
+    const int64_t hi = (int64_t)((uint64_t)x >> 32) - (x < 0 ? ((int64_t)1 << 32) : 0);   /* floor(x / 2^32) */
+    const uint64_t lo = (uint64_t)x & 0xFFFFFFFFu;
+    const int64_t a = hi * qm;                                         /* |a| < 2^61 */
+    const uint64_t b = lo * (uint64_t)qm + ((uint64_t)1 << (total - 1));   /* < 2^63 */
+    if (total >= 32) {
+        return (int32_t)(uint32_t)(uint64_t)((a + (int64_t)(b >> 32)) >> (total - 32));
+    }
+    return (int32_t)(uint32_t)(((uint64_t)a << (32 - total)) + (b >> total));
+}
+
 #ifdef __cplusplus
 }
 #endif

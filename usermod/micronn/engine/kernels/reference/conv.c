@@ -1,5 +1,5 @@
 /* CONV_2D reference kernel (bit-exact with TFLite's reference_integer_ops::
- * ConvPerChannel for int8; same formula as reference_ops::Conv for float). */
+ * ConvPerChannel for int8 and int16x8; same formula as reference_ops::Conv for float). */
 #include "mn_ref.h"
 
 #if MICRONN_OP_CONV_2D
@@ -52,6 +52,50 @@ void mn_conv_s8_per_channel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
                     int32_t v = mn_mul_by_qm((int32_t)acc, mult[oc], shift[oc]);
                     v = mn_add_wrap(v, out_off);
                     out_px[oc] = (int8_t)mn_clamp_i32(v, act_min, act_max);
+                }
+            }
+        }
+    }
+}
+
+void mn_conv_s16_per_channel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
+    const int16_t *input, const int8_t *filter, const mn_bias16_t *bias, int16_t *output) {
+    const int in_h = g->in_h, in_w = g->in_w, in_c = g->in_c;
+    const int f_h = g->f_h, f_w = g->f_w, f_in_c = g->f_in_c;
+    const int out_c = g->out_c;
+    const int per_group = out_c / (in_c / f_in_c);
+    const int32_t act_min = q->act_min, act_max = q->act_max;
+    const int dil_h = g->dil_h, dil_w = g->dil_w;
+    for (int b = 0; b < g->batches; ++b) {
+        const int16_t *in_b = input + (size_t)b * in_h * in_w * in_c;
+        for (int oy = 0; oy < g->out_h; ++oy) {
+            const int iy0 = oy * g->stride_h - g->pad_h;
+            for (int ox = 0; ox < g->out_w; ++ox) {
+                const int ix0 = ox * g->stride_w - g->pad_w;
+                int16_t *out_px = output + (((size_t)b * g->out_h + oy) * g->out_w + ox) * out_c;
+                for (int oc = 0; oc < out_c; ++oc) {
+                    const int c0 = (oc / per_group) * f_in_c;
+                    const int8_t *f_oc = filter + (size_t)oc * f_h * f_w * f_in_c;
+                    int64_t acc = 0;
+                    for (int fy = 0; fy < f_h; ++fy) {
+                        const int iy = iy0 + dil_h * fy;
+                        if (iy < 0 || iy >= in_h) {
+                            continue;
+                        }
+                        for (int fx = 0; fx < f_w; ++fx) {
+                            const int ix = ix0 + dil_w * fx;
+                            if (ix < 0 || ix >= in_w) {
+                                continue;
+                            }
+                            const int16_t *ip = in_b + ((size_t)iy * in_w + ix) * in_c + c0;
+                            const int8_t *fp = f_oc + ((size_t)fy * f_w + fx) * f_in_c;
+                            for (int ic = 0; ic < f_in_c; ++ic) {
+                                acc += (int32_t)fp[ic] * (int32_t)ip[ic];
+                            }
+                        }
+                    }
+                    const int32_t v = mn_requant16(acc, bias, oc, q->mult[oc], q->shift[oc]);
+                    out_px[oc] = (int16_t)mn_clamp_i32(v, act_min, act_max);
                 }
             }
         }
@@ -123,7 +167,7 @@ static mn_status_t conv_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     REF_TRY(ref_conv_check_opts(ctx, in, filter, out, padding, stride_h, stride_w, dil_h, dil_w));
     int32_t *mult = NULL;
     int8_t *shift = NULL;
-    const int32_t n_tables = in->dtype == MN_INT8 ? filter->dims[0] : 0;   /* per-channel entries (out_c) */
+    const int32_t n_tables = in->dtype != MN_FLOAT32 ? filter->dims[0] : 0;   /* per-channel entries (out_c) */
     conv_data_t *d = (conv_data_t *)ref_alloc_with_tables(ctx, sizeof(conv_data_t), n_tables, &mult, &shift);
     if (!d) {
         return MN_ERR_ARENA;
@@ -147,11 +191,14 @@ static mn_status_t conv_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             (int)g->f_in_c, (int)g->in_c);
     }
     REF_TRY(ref_conv_prepare_common(ctx, node, in, filter, bias, out, padding, act, 0, g, d, mult, shift));
+    if (in->dtype == MN_INT16) {   /* without a bias tensor: int32 accumulation if the options say so */
+        d->u.q.acc32 = mn_opt_i8(node, MN_CONV2D_QUANTIZED_BIAS_TYPE, 0) == MN_INT32;
+    }
     return ref_conv_select(ctx, d, g, filter, bias, false);
 }
 
 static mn_status_t conv_eval(mn_ctx_t *ctx, mn_node_t *node) {
-    return ref_conv_eval(ctx, node, mn_conv_s8_per_channel, mn_conv_f32);
+    return ref_conv_eval(ctx, node, mn_conv_s8_per_channel, mn_conv_s16_per_channel, mn_conv_f32);
 }
 
 const mn_kernel_t mn_kernel_CONV_2D = { NULL, conv_prepare, conv_eval, NULL, ref_conv_variant };

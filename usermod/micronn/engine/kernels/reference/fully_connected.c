@@ -1,6 +1,6 @@
 /* FULLY_CONNECTED reference kernel (bit-exact with TFLite's
  * reference_integer_ops::FullyConnected / FullyConnectedPerChannel as LiteRT's BUILTIN_REF runs
- * them: int8 requantization rounds once, see mn_mul_by_qm_single). */
+ * them: int8 requantization rounds once, see mn_mul_by_qm_single; int16x8 likewise, on an int64 accumulator). */
 #include "mn_ref.h"
 
 #if MICRONN_OP_FULLY_CONNECTED
@@ -64,6 +64,33 @@ void mn_fully_connected_s8_per_channel(const mn_fc_params_t *p,
     }
 }
 
+void mn_fully_connected_s16(const mn_fc_params_t *p,
+    const int16_t *input, const int8_t *weights, const mn_bias16_t *bias, int16_t *output) {
+    const int depth = p->depth, units = p->units;
+    const int32_t w_off = p->weights_offset, act_min = p->act_min, act_max = p->act_max;
+    for (int b = 0; b < p->batches; ++b) {
+        const int16_t *in = input + (size_t)b * depth;
+        int16_t *out = output + (size_t)b * units;
+        for (int u = 0; u < units; ++u) {
+            const int8_t *w = weights + (size_t)u * depth;
+            int64_t acc = 0;
+            for (int d = 0; d < depth; ++d) {
+                acc += ((int32_t)w[d] + w_off) * (int32_t)in[d];
+            }
+            if (bias->b64) {
+                acc = (int64_t)((uint64_t)acc + (uint64_t)bias->b64[u]);
+            } else if (bias->b32) {
+                acc += bias->b32[u];
+            }
+            /* LiteRT's int16x8 FULLY_CONNECTED rounds the int64 accumulator once with the full
+             * multiplier, whatever the bias type (unlike CONV_2D, see mn_requant16) */
+            const int32_t v = p->mult_pc ? mn_mul_by_qm_single64(acc, p->mult_pc[u], p->shift_pc[u])
+                                         : mn_mul_by_qm_single64(acc, p->mult, (int)p->shift);
+            out[u] = (int16_t)mn_clamp_i32(v, act_min, act_max);
+        }
+    }
+}
+
 void mn_fully_connected_f32(int batches, int depth, int units, float act_min, float act_max,
     const float *input, const float *weights, const float *bias, float *output) {
     for (int b = 0; b < batches; ++b) {
@@ -102,7 +129,7 @@ typedef struct {
 static mn_status_t fc_select(mn_ctx_t *ctx, fc_data_t *d, const mn_tensor_t *w, const mn_tensor_t *bias) {
     size_t scratch = 0;
     d->scratch = -1;
-    if (!ref_weights_constant(w, bias)) {
+    if (!ref_weights_constant(w, bias) || d->dtype == MN_INT16) {   /* int16x8: reference only */
         return MN_OK;
     }
     if (d->dtype == MN_INT8) {
@@ -129,6 +156,9 @@ static const char *fc_variant(const mn_node_t *node) {
     if (!d) {
         return NULL;
     }
+    if (d->dtype == MN_INT16) {
+        return NULL;
+    }
     return d->dtype == MN_INT8 ? (d->variant.s8 ? d->variant.s8->name : NULL)
                                : (d->variant.f32 ? d->variant.f32->name : NULL);
 }
@@ -149,7 +179,7 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     }
     int32_t *mult = NULL;
     int8_t *shift = NULL;
-    const int per_channel = in->dtype == MN_INT8 && w->q_count > 1;
+    const int per_channel = in->dtype != MN_FLOAT32 && w->q_count > 1;
     fc_data_t *d = (fc_data_t *)ref_alloc_with_tables(ctx, sizeof(fc_data_t), per_channel ? w->dims[0] : 0, &mult,
         &shift);
     if (!d) {
@@ -185,19 +215,28 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             return ref_fail_combo(ctx, in, out);
         }
         REF_TRY(ref_act_range_f(ctx, act, &d->fmin, &d->fmax));
-    } else if (in->dtype == MN_INT8) {
+    } else if (in->dtype == MN_INT8 || in->dtype == MN_INT16) {
+        /* int16x8: int8 weights, int64 (or int32) bias, symmetric int16 activations */
+        const bool wide = in->dtype == MN_INT16;
+        const int max_shift = wide ? 14 : 30;   /* mn_mul_by_qm64 / mn_mul_by_qm_single */
         if (w->dtype != MN_INT8) {
-            return ref_fail_dtype(ctx, "weights (with int8 input)", w);
+            return ref_fail_dtype(ctx, wide ? "weights (with int16 input)" : "weights (with int8 input)", w);
         }
-        if (bias && bias->dtype != MN_INT32) {
+        if (wide) {
+            REF_TRY(ref_check_bias16(ctx, bias));
+        } else if (bias && bias->dtype != MN_INT32) {
             return ref_fail_dtype(ctx, "bias (with int8 input)", bias);
         }
-        if (out->dtype != MN_INT8) {
+        if (out->dtype != in->dtype) {
             return ref_fail_combo(ctx, in, out);
         }
         REF_TRY(ref_need_quant(ctx, "input", in));
         REF_TRY(ref_need_quant(ctx, "weights", w));
         REF_TRY(ref_need_quant(ctx, "output", out));
+        if (wide && (in->zero_point != 0 || out->zero_point != 0)) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 input/output zero points %d/%d not supported (must be 0)",
+                (int)in->zero_point, (int)out->zero_point);
+        }
         p->input_offset = -in->zero_point;
         p->weights_offset = -w->zero_point;
         p->output_offset = out->zero_point;
@@ -215,7 +254,7 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
                 }
                 const float ws = mn_tensor_scale(w, u);
                 mn_conv_multipliers(in->scale, &ws, 1, out->scale, 1, &mult[u], &shift[u]);
-                if (shift[u] > 30) {
+                if (shift[u] > max_shift) {
                     return mn_fail(ctx, MN_ERR_UNSUPPORTED, "output multiplier 2^%d too large", (int)shift[u]);
                 }
             }
@@ -226,7 +265,7 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         } else {
             int s;
             mn_quantize_multiplier(mn_fc_real_multiplier(in->scale, w->scale, out->scale), &p->mult, &s);
-            if (s > 30) {
+            if (s > max_shift) {
                 return mn_fail(ctx, MN_ERR_UNSUPPORTED, "output multiplier 2^%d too large", s);
             }
             p->shift = s;
@@ -257,6 +296,9 @@ static mn_status_t fc_eval(mn_ctx_t *ctx, mn_node_t *node) {
             mn_fully_connected_s8(&d->p, (const int8_t *)in->data, (const int8_t *)w->data, b,
                 (int8_t *)out->data);
         }
+    } else if (d->dtype == MN_INT16) {
+        const mn_bias16_t b = ref_bias16(bias, false);   /* one rounding either way */
+        mn_fully_connected_s16(&d->p, (const int16_t *)in->data, (const int8_t *)w->data, &b, (int16_t *)out->data);
     } else if (d->variant.f32) {
         d->variant.f32->run(&d->p, d->fmin, d->fmax, (const float *)in->data, (const float *)w->data,
             bias ? (const float *)bias->data : NULL, (float *)out->data);

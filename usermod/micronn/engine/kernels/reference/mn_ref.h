@@ -58,6 +58,63 @@ void mn_depthwise_conv_s8_per_channel(const mn_conv_geom_t *g, const mn_conv_qua
 void mn_depthwise_conv_f32(const mn_conv_geom_t *g, float act_min, float act_max,
     const float *input, const float *filter, const float *bias, float *output);
 
+/*
+ * int16x8 (int16 activations, int8 weights): TFLite accumulates in int64 with an int64 bias and
+ * requantizes with the int64 MultiplyByQuantizedMultiplier; with an int32 bias (quantized_bias_type
+ * INT32, also without a bias tensor) the accumulator and the requantization are int32 ones (acc32).
+ * At most one pointer is set. Zero points of int16 activations are 0 (q->input_offset /
+ * output_offset unused).
+ */
+typedef struct {
+    const int64_t *b64;
+    const int32_t *b32;
+    int acc32;
+} mn_bias16_t;
+
+/* Requantize one int16x8 accumulator of output channel c (bias added here). */
+static inline int32_t mn_requant16(int64_t acc, const mn_bias16_t *b, int c, int32_t mult, int shift) {
+    if (b->acc32) {
+        return mn_mul_by_qm((int32_t)(uint32_t)((uint64_t)acc + (uint64_t)(int64_t)(b->b32 ? b->b32[c] : 0)), mult,
+            shift);
+    }
+    if (b->b64) {
+        acc = (int64_t)((uint64_t)acc + (uint64_t)b->b64[c]);
+    }
+    return mn_mul_by_qm64(acc, mult, shift);
+}
+
+void mn_conv_s16_per_channel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
+    const int16_t *input, const int8_t *filter, const mn_bias16_t *bias, int16_t *output);
+void mn_depthwise_conv_s16_per_channel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
+    const int16_t *input, const int8_t *filter, const mn_bias16_t *bias, int16_t *output);
+
+/* TRANSPOSE_CONV: filter [out_c, f_h, f_w, in_c]; g: input, filter, output sizes, strides, padding. */
+void mn_transpose_conv_s8(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
+    const int8_t *filter, const int32_t *bias, int8_t *output);
+void mn_transpose_conv_s16(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int16_t *input,
+    const int8_t *filter, const mn_bias16_t *bias, int16_t *output);
+void mn_transpose_conv_f32(const mn_conv_geom_t *g, float act_min, float act_max, const float *input,
+    const float *filter, const float *bias, float *output);
+
+/* ---- BATCH_MATMUL -------------------------------------------------------- */
+
+#define MN_BMM_MAX_BATCH_DIMS 3
+
+typedef struct {
+    int32_t rows, cols, depth;                 /* M, N, K of out[M, N] = lhs[M, K] rhs[K, N] */
+    int32_t batches;                           /* product of batch[] */
+    int32_t batch[MN_BMM_MAX_BATCH_DIMS];      /* output batch dims, right-aligned, 1 = none */
+    int32_t lhs_stride[MN_BMM_MAX_BATCH_DIMS]; /* elements per batch step; 0: broadcast */
+    int32_t rhs_stride[MN_BMM_MAX_BATCH_DIMS];
+    int32_t lhs_offset, rhs_offset, output_offset;   /* -zero points, output zero point */
+    int32_t mult, shift, act_min, act_max;
+    uint8_t adj_x, adj_y, dtype;
+} mn_bmm_params_t;
+
+void mn_batch_matmul_f32(const mn_bmm_params_t *p, const float *lhs, const float *rhs, float *out);
+void mn_batch_matmul_s8(const mn_bmm_params_t *p, const int8_t *lhs, const int8_t *rhs, int8_t *out);
+void mn_batch_matmul_s16(const mn_bmm_params_t *p, const int16_t *lhs, const int16_t *rhs, int16_t *out);
+
 /* ---- FULLY_CONNECTED ---------------------------------------------------- */
 
 typedef struct {
@@ -74,6 +131,8 @@ void mn_fully_connected_s8(const mn_fc_params_t *p,
     const int8_t *input, const int8_t *weights, const int32_t *bias, int8_t *output);
 void mn_fully_connected_s8_per_channel(const mn_fc_params_t *p,
     const int8_t *input, const int8_t *weights, const int32_t *bias, int8_t *output);
+void mn_fully_connected_s16(const mn_fc_params_t *p,
+    const int16_t *input, const int8_t *weights, const mn_bias16_t *bias, int16_t *output);
 void mn_fully_connected_f32(int batches, int depth, int units, float act_min, float act_max,
     const float *input, const float *weights, const float *bias, float *output);
 
@@ -374,6 +433,45 @@ void mn_svdf_f32(const mn_svdf_params_t *p, int act, const float *input,
     const float *w_feature, const float *w_time, const float *bias,
     float *state, float *scratch, float *output);
 
+
+/* ---- data movement (copy.c): strided copies shared by TRANSPOSE, SLICE, PAD, ... ---------- */
+
+#define MN_COPY_MAX_DIMS 8
+
+/* out[sum_d i_d * out_stride[d]] = in[sum_d i_d * in_stride[d]] for every index i < dims
+ * (strides in elements, may be negative or 0). */
+typedef struct {
+    int ndim;
+    int32_t dims[MN_COPY_MAX_DIMS];
+    int32_t in_stride[MN_COPY_MAX_DIMS];
+    int32_t out_stride[MN_COPY_MAX_DIMS];
+} mn_copy_plan_t;
+
+/* Drops size-1 dims and merges dims that are contiguous in both input and output, so the
+ * innermost run is as long as possible (a plain memcpy when both strides are 1). */
+void mn_copy_plan_simplify(mn_copy_plan_t *p);
+/* Row-major strides (elements) of dims[0..n). */
+void mn_strides(const int32_t *dims, int n, int32_t *strides);
+/* Element size es in bytes: 1, 2, 4 or 8 (others are copied byte-wise). */
+void mn_copy_strided(const mn_copy_plan_t *p, size_t es, const void *in, void *out);
+/* n elements of size es, each a copy of *value. */
+void mn_fill_elems(void *out, size_t n, size_t es, const void *value);
+
+/* CONCATENATION of uint8 inputs quantized differently from the output (TFLite
+ * ConcatenationWithScaling): out = clamp(round(in * scale + bias) + out_zp, 0, 255). */
+void mn_concat_requant_u8(size_t n, float scale, float bias, int32_t out_zp, const uint8_t *in, uint8_t *out);
+
+/* ---- RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR (NHWC) ---- */
+typedef struct {
+    int32_t batches, in_h, in_w, depth, out_h, out_w;
+    int32_t align_corners, half_pixel;
+} mn_resize_geom_t;
+void mn_resize_bilinear_f32(const mn_resize_geom_t *g, const float *input, float *output);
+void mn_resize_bilinear_u8(const mn_resize_geom_t *g, const uint8_t *input, uint8_t *output);
+void mn_resize_bilinear_s8(const mn_resize_geom_t *g, const int8_t *input, int8_t *output);
+void mn_resize_bilinear_s16(const mn_resize_geom_t *g, const int16_t *input, int16_t *output);
+/* Element size es: any dtype. */
+void mn_resize_nearest(const mn_resize_geom_t *g, size_t es, const void *input, void *output);
 
 /* ---- activations, unary math, casts (ops-b) ------------------------------ */
 

@@ -1,9 +1,87 @@
-/* Prepare steps shared by the CONV_2D and DEPTHWISE_CONV_2D reference kernels (ref_glue.h). */
+/* Prepare steps shared by the CONV_2D and DEPTHWISE_CONV_2D reference kernels (ref_glue.h); the
+ * dtype/quantization step also by TRANSPOSE_CONV. */
 #include "mn_ref.h"
 
-#if MICRONN_OP_CONV_2D || MICRONN_OP_DEPTHWISE_CONV_2D
+#if MICRONN_OP_CONV_2D || MICRONN_OP_DEPTHWISE_CONV_2D || MICRONN_OP_TRANSPOSE_CONV
 
 #include "ref_glue.h"
+
+mn_status_t ref_conv_prepare_quant(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *filter,
+    const mn_tensor_t *bias, const mn_tensor_t *out, int act, int32_t out_c, int32_t filter_q_dim,
+    ref_conv_data_t *d, int32_t *mult, int8_t *shift) {
+    d->g.dtype = in->dtype;
+
+    if (in->dtype == MN_FLOAT32) {
+        if (filter->dtype != MN_FLOAT32) {
+            return ref_fail_dtype(ctx, "filter (with float32 input)", filter);
+        }
+        if (bias && bias->dtype != MN_FLOAT32) {
+            return ref_fail_dtype(ctx, "bias (with float32 input)", bias);
+        }
+        if (out->dtype != MN_FLOAT32) {
+            return ref_fail_combo(ctx, in, out);
+        }
+        REF_TRY(ref_act_range_f(ctx, act, &d->u.f.min, &d->u.f.max));
+    } else if (in->dtype == MN_INT8 || in->dtype == MN_INT16) {
+        /* int16x8: int8 filter, int64 (or int32) bias, symmetric int16 activations */
+        const bool wide = in->dtype == MN_INT16;
+        if (filter->dtype != MN_INT8) {
+            return ref_fail_dtype(ctx, wide ? "filter (with int16 input)" : "filter (with int8 input)", filter);
+        }
+        if (wide) {
+            REF_TRY(ref_check_bias16(ctx, bias));
+        } else if (bias && bias->dtype != MN_INT32) {
+            return ref_fail_dtype(ctx, "bias (with int8 input)", bias);
+        }
+        if (out->dtype != in->dtype) {
+            return ref_fail_combo(ctx, in, out);
+        }
+        REF_TRY(ref_need_quant(ctx, "input", in));
+        REF_TRY(ref_need_quant(ctx, "filter", filter));
+        REF_TRY(ref_need_quant(ctx, "output", out));
+        if (wide && (in->zero_point != 0 || out->zero_point != 0)) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 input/output zero points %d/%d not supported (must be 0)",
+                (int)in->zero_point, (int)out->zero_point);
+        }
+        const int32_t nq = filter->q_count;
+        if (nq != 1 && nq != out_c) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter has %d scales for %d output channels",
+                (int)nq, (int)out_c);
+        }
+        if (nq > 1 && filter->q_dim != filter_q_dim) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter quantized_dimension %d not supported (need %d)",
+                (int)filter->q_dim, (int)filter_q_dim);
+        }
+        for (int32_t c = 0; c < out_c; ++c) {
+            const int32_t ch = nq > 1 ? c : 0;
+            if (mn_tensor_zero_point(filter, ch) != 0) {
+                return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter zero point %d not supported (int8 filters are symmetric)",
+                    (int)mn_tensor_zero_point(filter, ch));
+            }
+            if (!mn_sizing_only(ctx)) {
+                const float fs = mn_tensor_scale(filter, ch);
+                mn_conv_multipliers(in->scale, &fs, 1, out->scale, 1, &mult[c], &shift[c]);
+                if (wide && shift[c] > 14) {   /* mn_mul_by_qm64's range */
+                    return mn_fail(ctx, MN_ERR_UNSUPPORTED, "output multiplier 2^%d too large", (int)shift[c]);
+                }
+            }
+        }
+        int32_t act_min, act_max;
+        REF_TRY(ref_act_range_q(ctx, act, out, &act_min, &act_max));
+        d->u.q.input_offset = (int16_t)-in->zero_point;   /* ref_need_quant: int8 range, or 0 (int16) */
+        d->u.q.output_offset = (int16_t)out->zero_point;
+        d->u.q.act_min = (int16_t)act_min;                 /* within the output type's range */
+        d->u.q.act_max = (int16_t)act_max;
+        d->u.q.acc32 = 0;                                  /* the kernel sets it from its options */
+    } else {
+        return ref_fail_dtype(ctx, "input", in);
+    }
+    return MN_OK;
+}
+
+#endif
+
+#if MICRONN_OP_CONV_2D || MICRONN_OP_DEPTHWISE_CONV_2D
 
 mn_status_t ref_conv_check_opts(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *filter,
     const mn_tensor_t *out, int padding, int stride_h, int stride_w, int dil_h, int dil_w) {
@@ -55,61 +133,7 @@ mn_status_t ref_conv_prepare_common(mn_ctx_t *ctx, mn_node_t *node, const mn_ten
         return mn_fail(ctx, MN_ERR_MODEL, "bias has %d elements, expected %d",
             (int)mn_tensor_count(bias), g->out_c);
     }
-    d->g.dtype = in->dtype;
-
-    if (in->dtype == MN_FLOAT32) {
-        if (filter->dtype != MN_FLOAT32) {
-            return ref_fail_dtype(ctx, "filter (with float32 input)", filter);
-        }
-        if (bias && bias->dtype != MN_FLOAT32) {
-            return ref_fail_dtype(ctx, "bias (with float32 input)", bias);
-        }
-        if (out->dtype != MN_FLOAT32) {
-            return ref_fail_combo(ctx, in, out);
-        }
-        REF_TRY(ref_act_range_f(ctx, act, &d->u.f.min, &d->u.f.max));
-    } else if (in->dtype == MN_INT8) {
-        if (filter->dtype != MN_INT8) {
-            return ref_fail_dtype(ctx, "filter (with int8 input)", filter);
-        }
-        if (bias && bias->dtype != MN_INT32) {
-            return ref_fail_dtype(ctx, "bias (with int8 input)", bias);
-        }
-        if (out->dtype != MN_INT8) {
-            return ref_fail_combo(ctx, in, out);
-        }
-        REF_TRY(ref_need_quant(ctx, "input", in));
-        REF_TRY(ref_need_quant(ctx, "filter", filter));
-        REF_TRY(ref_need_quant(ctx, "output", out));
-        const int32_t nq = filter->q_count;
-        if (nq != 1 && nq != g->out_c) {
-            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter has %d scales for %d output channels",
-                (int)nq, (int)g->out_c);
-        }
-        if (nq > 1 && filter->q_dim != filter_q_dim) {
-            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter quantized_dimension %d not supported (need %d)",
-                (int)filter->q_dim, (int)filter_q_dim);
-        }
-        for (int32_t c = 0; c < g->out_c; ++c) {
-            const int32_t ch = nq > 1 ? c : 0;
-            if (mn_tensor_zero_point(filter, ch) != 0) {
-                return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter zero point %d not supported (int8 filters are symmetric)",
-                    (int)mn_tensor_zero_point(filter, ch));
-            }
-            if (!mn_sizing_only(ctx)) {
-                const float fs = mn_tensor_scale(filter, ch);
-                mn_conv_multipliers(in->scale, &fs, 1, out->scale, 1, &mult[c], &shift[c]);
-            }
-        }
-        int32_t act_min, act_max;
-        REF_TRY(ref_act_range_q(ctx, act, out, &act_min, &act_max));
-        d->u.q.input_offset = (int16_t)-in->zero_point;   /* ref_need_quant: zero points in int8 range */
-        d->u.q.output_offset = (int16_t)out->zero_point;
-        d->u.q.act_min = (int16_t)act_min;                 /* within int8 (clamped to the type range) */
-        d->u.q.act_max = (int16_t)act_max;
-    } else {
-        return ref_fail_dtype(ctx, "input", in);
-    }
+    REF_TRY(ref_conv_prepare_quant(ctx, in, filter, bias, out, act, g->out_c, filter_q_dim, d, mult, shift));
     REF_TRY(ref_geom_store(ctx, g, &d->g));
     node->user_data = d;
     return MN_OK;
@@ -122,7 +146,7 @@ mn_status_t ref_conv_select(mn_ctx_t *ctx, ref_conv_data_t *d, const mn_conv_geo
     d->vdata = NULL;
     d->variant.s8 = NULL;
     d->variant.f32 = NULL;
-    if (!ref_weights_constant(filter, bias)) {
+    if (!ref_weights_constant(filter, bias) || d->g.dtype == MN_INT16) {   /* int16x8: reference only */
         return MN_OK;
     }
     if (d->g.dtype == MN_INT8) {
@@ -152,7 +176,8 @@ mn_status_t ref_conv_select(mn_ctx_t *ctx, ref_conv_data_t *d, const mn_conv_geo
     return scratch ? mn_request_scratch(ctx, scratch, &d->scratch) : MN_OK;
 }
 
-mn_status_t ref_conv_eval(mn_ctx_t *ctx, mn_node_t *node, ref_conv_s8_fn ref_s8, ref_conv_f32_fn ref_f32) {
+mn_status_t ref_conv_eval(mn_ctx_t *ctx, mn_node_t *node, ref_conv_s8_fn ref_s8, ref_conv_s16_fn ref_s16,
+    ref_conv_f32_fn ref_f32) {
     const ref_conv_data_t *d = (const ref_conv_data_t *)node->user_data;
     mn_conv_geom_t geom;
     const mn_conv_geom_t *g = ref_geom_load(&d->g, &geom);
@@ -171,6 +196,11 @@ mn_status_t ref_conv_eval(mn_ctx_t *ctx, mn_node_t *node, ref_conv_s8_fn ref_s8,
         } else {
             ref_s8(g, &q, (const int8_t *)in->data, (const int8_t *)filter->data, b, (int8_t *)out->data);
         }
+    } else if (d->g.dtype == MN_INT16) {
+        mn_conv_quant_t q;
+        ref_conv_quant(d, g->out_c, &q);
+        const mn_bias16_t b = ref_bias16(bias, d->u.q.acc32);
+        ref_s16(g, &q, (const int16_t *)in->data, (const int8_t *)filter->data, &b, (int16_t *)out->data);
     } else {
         const float *b = bias ? (const float *)bias->data : NULL;
         if (d->variant.f32) {
@@ -187,6 +217,9 @@ mn_status_t ref_conv_eval(mn_ctx_t *ctx, mn_node_t *node, ref_conv_s8_fn ref_s8,
 const char *ref_conv_variant(const mn_node_t *node) {
     const ref_conv_data_t *d = (const ref_conv_data_t *)node->user_data;
     if (!d) {
+        return NULL;
+    }
+    if (d->g.dtype == MN_INT16) {
         return NULL;
     }
     return d->g.dtype == MN_INT8 ? (d->variant.s8 ? d->variant.s8->name : NULL)

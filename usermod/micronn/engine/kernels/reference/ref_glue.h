@@ -180,7 +180,8 @@ typedef struct {
         struct {
             /* int8 ranges (zero points and activation bounds are checked in prepare) */
             int16_t input_offset, output_offset, act_min, act_max;
-        } q;                            /* int8; the multiplier/shift tables follow in the same block */
+            uint8_t acc32;              /* int16x8 without bias: quantized_bias_type INT32 */
+        } q;                            /* int8 / int16; the multiplier/shift tables follow in the same block */
         struct {
             float min, max;             /* float32 activation range */
         } f;
@@ -198,6 +199,16 @@ mn_status_t ref_conv_check_opts(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_t
     const mn_tensor_t *out, int padding, int stride_h, int stride_w, int dil_h, int dil_w);
 
 /*
+ * Dtypes and quantization of a conv-like kernel with out_c output channels (also TRANSPOSE_CONV):
+ * float32; int8; int16x8 (int8 filter, int64/int32 bias, zero points 0). Per-tensor or per-channel
+ * filter scales along `filter_q_dim` into the out_c multipliers/shifts mult/shift, activation range
+ * and offsets into d->u, d->g.dtype = input dtype.
+ */
+mn_status_t ref_conv_prepare_quant(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *filter,
+    const mn_tensor_t *bias, const mn_tensor_t *out, int act, int32_t out_c, int32_t filter_q_dim,
+    ref_conv_data_t *d, int32_t *mult, int8_t *shift);
+
+/*
  * The rest of prepare once the kernel has filled *g up to strides and dilations (batches, input,
  * filter and output depth, depth_mult): output size and padding, output shape and bias checks,
  * dtypes, quantization (per-tensor or per-channel along filter dimension `filter_q_dim`), the
@@ -207,6 +218,58 @@ mn_status_t ref_conv_check_opts(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_t
 mn_status_t ref_conv_prepare_common(mn_ctx_t *ctx, mn_node_t *node, const mn_tensor_t *in,
     const mn_tensor_t *filter, const mn_tensor_t *bias, const mn_tensor_t *out, int padding, int act,
     int32_t filter_q_dim, mn_conv_geom_t *g, ref_conv_data_t *d, int32_t *mult, int8_t *shift);
+
+
+/*
+ * Values of a constant int32/int64 input (axis, paddings, begin/end, perm, ...): the arena is
+ * planned from the shapes stored in the model, so inputs that decide an output's shape or layout
+ * must be constant, as in TFLM. Copies up to max values into out (int64 narrowed, failing when a
+ * value does not fit) and sets *n to the element count; fails naming the input otherwise.
+ */
+static inline mn_status_t ref_const_ints(mn_ctx_t *ctx, const mn_node_t *node, int i, const char *what,
+    int32_t *out, int32_t max, int32_t *n) {
+    const mn_tensor_t *t = mn_input(ctx, node, i);
+    *n = 0;
+    if (!t) {
+        return mn_fail(ctx, MN_ERR_MODEL, "missing %s (input %d)", what, i);
+    }
+    if (!(t->flags & MN_TF_CONST) || !t->data) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%s (input %d) must be a constant tensor", what, i);
+    }
+    if (t->dtype != MN_INT32 && t->dtype != MN_INT64) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%s (input %d) dtype %s not supported", what, i,
+            mn_dtype_name(t->dtype));
+    }
+    const size_t count = mn_tensor_count(t);
+    if (count > (size_t)max) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%s (input %d) has %u values, at most %d supported",
+            what, i, (unsigned)count, (int)max);
+    }
+    for (size_t k = 0; k < count; ++k) {
+        if (t->dtype == MN_INT32) {
+            out[k] = ((const int32_t *)t->data)[k];
+        } else {
+            const int64_t v = ((const int64_t *)t->data)[k];
+            if (v < INT32_MIN || v > INT32_MAX) {
+                return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%s (input %d) value out of int32 range", what, i);
+            }
+            out[k] = (int32_t)v;
+        }
+    }
+    *n = (int32_t)count;
+    return MN_OK;
+}
+
+/* Same element type and size for a pure data-movement op (values are copied, never read). */
+static inline mn_status_t ref_same_dtype(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *out) {
+    if (in->dtype != out->dtype) {
+        return ref_fail_combo(ctx, in, out);
+    }
+    if (mn_dtype_size(in->dtype) == 0) {
+        return ref_fail_dtype(ctx, "input", in);
+    }
+    return MN_OK;
+}
 
 /* The int8 quantization parameters of conv/depthwise kernel data (tables of out_c channels). */
 static inline void ref_conv_quant(const ref_conv_data_t *d, int32_t out_c, mn_conv_quant_t *q) {
@@ -233,7 +296,30 @@ typedef void (*ref_conv_s8_fn)(const mn_conv_geom_t *g, const mn_conv_quant_t *q
     const int8_t *filter, const int32_t *bias, int8_t *output);
 typedef void (*ref_conv_f32_fn)(const mn_conv_geom_t *g, float act_min, float act_max, const float *input,
     const float *filter, const float *bias, float *output);
-mn_status_t ref_conv_eval(mn_ctx_t *ctx, mn_node_t *node, ref_conv_s8_fn ref_s8, ref_conv_f32_fn ref_f32);
+typedef void (*ref_conv_s16_fn)(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int16_t *input,
+    const int8_t *filter, const mn_bias16_t *bias, int16_t *output);
+mn_status_t ref_conv_eval(mn_ctx_t *ctx, mn_node_t *node, ref_conv_s8_fn ref_s8, ref_conv_s16_fn ref_s16,
+    ref_conv_f32_fn ref_f32);
+
+/* int16x8 bias pointers of an optional int32/int64 bias tensor (checked in prepare); without one,
+ * acc32 says whether the options ask for an int32 bias (quantized_bias_type). */
+static inline mn_bias16_t ref_bias16(const mn_tensor_t *bias, bool acc32) {
+    mn_bias16_t b = { NULL, NULL, bias ? bias->dtype == MN_INT32 : acc32 };
+    if (bias && bias->dtype == MN_INT64) {
+        b.b64 = (const int64_t *)bias->data;
+    } else if (bias) {
+        b.b32 = (const int32_t *)bias->data;
+    }
+    return b;
+}
+
+/* Bias of an int16x8 kernel: int64, or int32 (quantized_bias_type INT32). */
+static inline mn_status_t ref_check_bias16(mn_ctx_t *ctx, const mn_tensor_t *bias) {
+    if (bias && bias->dtype != MN_INT64 && bias->dtype != MN_INT32) {
+        return ref_fail_dtype(ctx, "bias (with int16 input)", bias);
+    }
+    return MN_OK;
+}
 
 /* mn_kernel_t.variant of CONV_2D and DEPTHWISE_CONV_2D. */
 const char *ref_conv_variant(const mn_node_t *node);
@@ -272,6 +358,28 @@ static inline mn_status_t ref_unary_io(mn_ctx_t *ctx, mn_node_t *node, mn_tensor
     }
     return MN_OK;
 }
+
+/* Bytes of the value that pads a tensor like `out`: its zero point when quantized 8/16-bit (as
+ * TFLite's PAD and SPACE_TO_BATCH_ND), else 0. */
+static inline void ref_pad_value(const mn_tensor_t *out, uint8_t pad[8]) {
+    memset(pad, 0, 8);
+    if (out->dtype == MN_INT8 || out->dtype == MN_UINT8) {
+        pad[0] = (uint8_t)out->zero_point;
+    } else if (out->dtype == MN_INT16) {
+        const int16_t zp = (int16_t)out->zero_point;
+        memcpy(pad, &zp, 2);
+    }
+}
+
+/*
+ * Ops that are one strided copy planned in prepare (TRANSPOSE, SLICE, STRIDED_SLICE,
+ * SPACE_TO_DEPTH, DEPTH_TO_SPACE, BROADCAST_TO; copy.c): ref_copy_plan_done simplifies *plan and
+ * stores it as the node's data (in_offset: elements skipped at the start of input 0); ref_copy_eval
+ * then copies input 0 into output 0.
+ */
+mn_status_t ref_copy_plan_done(mn_ctx_t *ctx, mn_node_t *node, const mn_copy_plan_t *plan, int32_t in_offset,
+    size_t es);
+mn_status_t ref_copy_eval(mn_ctx_t *ctx, mn_node_t *node);
 
 /* Quantized unary ops: both tensors quantized per tensor (ref_need_quant), and for int16 with
  * zero points 0 (TFLite's int16 activations are symmetric). */

@@ -1,9 +1,10 @@
-/* RESHAPE reference kernel: the data does not change, only the shape. */
+/* RESHAPE, SQUEEZE and EXPAND_DIMS reference kernels: the data does not change, only the shape
+ * (stored in the model; axis inputs and squeeze_dims only restate it). */
 #include <string.h>
 
 #include "mn_ref.h"
 
-#if MICRONN_OP_RESHAPE
+#if MICRONN_OP_RESHAPE || MICRONN_OP_SQUEEZE || MICRONN_OP_EXPAND_DIMS
 
 void mn_reshape_copy(size_t nbytes, const void *in, void *out) {
     if (in != out && nbytes) {
@@ -38,5 +39,7 @@ static mn_status_t reshape_eval(mn_ctx_t *ctx, mn_node_t *node) {
 }
 
 const mn_kernel_t mn_kernel_RESHAPE = { NULL, reshape_prepare, reshape_eval, NULL, NULL };
+const mn_kernel_t mn_kernel_SQUEEZE = { NULL, reshape_prepare, reshape_eval, NULL, NULL };
+const mn_kernel_t mn_kernel_EXPAND_DIMS = { NULL, reshape_prepare, reshape_eval, NULL, NULL };
 
-#endif /* MICRONN_OP_RESHAPE */
+#endif /* MICRONN_OP_RESHAPE || MICRONN_OP_SQUEEZE || MICRONN_OP_EXPAND_DIMS */
