@@ -61,22 +61,23 @@ void mn_generic_dot4_s8(const int8_t *x, const int8_t *w, int cols, uint32_t acc
     const int8_t *w0 = w, *w1 = w0 + cols, *w2 = w1 + cols, *w3 = w2 + cols;
     const int8_t *const end = x + cols;
     uint32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
-    /* Pointer walks, two columns per step: without SIMD the loads and the loop bookkeeping are
-     * what costs (GCC indexes every row from the counter otherwise). */
-    while (x + 2 <= end) {
-        const int32_t v = x[0], u = x[1];
-        a0 += (uint32_t)(w0[0] * v + w0[1] * u);
-        a1 += (uint32_t)(w1[0] * v + w1[1] * u);
-        a2 += (uint32_t)(w2[0] * v + w2[1] * u);
-        a3 += (uint32_t)(w3[0] * v + w3[1] * u);
-        x += 2, w0 += 2, w1 += 2, w2 += 2, w3 += 2;
+    /* Pointer walks, four columns per step: without SIMD the loads and the loop bookkeeping are
+     * what costs (GCC indexes every row from the counter otherwise), and four columns spread the
+     * five pointer steps and the branch over 16 multiply-adds. */
+    while (x + 4 <= end) {
+        const int32_t v = x[0], u = x[1], y = x[2], z = x[3];
+        a0 += (uint32_t)(w0[0] * v + w0[1] * u + w0[2] * y + w0[3] * z);
+        a1 += (uint32_t)(w1[0] * v + w1[1] * u + w1[2] * y + w1[3] * z);
+        a2 += (uint32_t)(w2[0] * v + w2[1] * u + w2[2] * y + w2[3] * z);
+        a3 += (uint32_t)(w3[0] * v + w3[1] * u + w3[2] * y + w3[3] * z);
+        x += 4, w0 += 4, w1 += 4, w2 += 4, w3 += 4;
     }
-    if (x < end) {
-        const int32_t v = x[0];
-        a0 += (uint32_t)(w0[0] * v);
-        a1 += (uint32_t)(w1[0] * v);
-        a2 += (uint32_t)(w2[0] * v);
-        a3 += (uint32_t)(w3[0] * v);
+    while (x < end) {
+        const int32_t v = *x++;
+        a0 += (uint32_t)(*w0++ * v);
+        a1 += (uint32_t)(*w1++ * v);
+        a2 += (uint32_t)(*w2++ * v);
+        a3 += (uint32_t)(*w3++ * v);
     }
     acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
 }
@@ -272,6 +273,15 @@ static const mn_svdf_s8_variant_t *const svdf_s8[] = { &mn_generic_svdf_s8, NULL
 #define SVDF_S8 NULL
 #endif
 
+#if MICRONN_OP_QUANTIZE
+static const mn_requant_variant_t *const requant[] = {
+    &mn_generic_requant_s16_s8, &mn_generic_requant_s8_s8, &mn_generic_requant_s16_s16, NULL,
+};
+#define REQUANT requant
+#else
+#define REQUANT NULL
+#endif
+
 const mn_backend_t mn_backend_generic = {
     .name = "generic",
     .conv_s8 = CONV_S8,
@@ -281,4 +291,5 @@ const mn_backend_t mn_backend_generic = {
     .fc_s8 = FC_S8,
     .fc_f32 = FC_F32,
     .svdf_s8 = SVDF_S8,
+    .requant = REQUANT,
 };
