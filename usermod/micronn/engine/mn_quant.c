@@ -98,6 +98,21 @@ static int bit_length64(uint64_t x) {
 #endif
 }
 
+/* n / d (stored in *rem: n % d) for d < 2^24 and a quotient below 2^32, by 32-bit divisions of
+ * eight bits of n at a time: a uint64_t division is a generic library routine on 32-bit cores
+ * (~100 instructions), which this runs once per output channel of every layer. */
+static uint32_t div_by_u24(uint64_t n, uint32_t d, uint32_t *rem) {
+    const uint32_t lo = (uint32_t)n;
+    uint32_t r = (uint32_t)(n >> 32) % d, q = 0;   /* the quotient's high word is 0 */
+    for (int s = 24; s >= 0; s -= 8) {
+        const uint32_t cur = (r << 8) | ((lo >> s) & 0xffu);   /* r < d < 2^24: no overflow */
+        q = (q << 8) | (cur / d);
+        r = cur % d;
+    }
+    *rem = r;
+    return q;
+}
+
 /*
  * mn_quantize_multiplier((double)num * 2^num_e / (double)den_float) without floating point, for a
  * positive integer num < 2^48 and a positive normal float den: the division is rounded to 53
@@ -115,12 +130,12 @@ static int quantize_ratio(uint64_t num, int num_e, float den, int32_t *qm, int *
     const int s = 48 - bit_length64(num);
     num <<= s;
     int e = num_e - s - de;                        /* value = num / d * 2^e */
-    const uint64_t q0 = num / d;
-    const uint64_t r0 = num % d;
+    uint32_t r0, r1;
+    const uint32_t q0 = div_by_u24(num, d, &r0);   /* < 2^25 */
     const int extra = 54 - bit_length64(q0);      /* 53 bits + one guard bit */
-    const uint64_t rs = r0 << extra;               /* r0 < 2^24, extra <= 31 */
-    uint64_t q = (q0 << extra) | (rs / d);
-    const int sticky = (rs % d) != 0;
+    const uint64_t rs = (uint64_t)r0 << extra;     /* r0 < 2^24, extra <= 31: rs / d < 2^31 */
+    uint64_t q = ((uint64_t)q0 << extra) | div_by_u24(rs, d, &r1);
+    const int sticky = r1 != 0;
     e -= extra;
     /* round to 53 bits, ties to even */
     const int guard = (int)(q & 1u);
