@@ -3,6 +3,7 @@
  * Bare-metal ports link only a single-precision libm (MicroPython's lib/libm), so the
  * double-precision helpers needed here (frexp, round) are implemented locally, exactly. */
 #include "mn_quant.h"
+#include "micronn.h"
 
 #include <math.h>
 #include <string.h>
@@ -171,18 +172,34 @@ void mn_qtype_range(int qtype, int32_t *qmin, int32_t *qmax) {
     }
 }
 
+static void conv_multiplier(float input_scale, float fs, float output_scale, int32_t *mult, int8_t *shift) {
+    uint32_t mi, mf;
+    int ei, ef, s;
+    /* (double)input_scale * (double)fs is exact (48 bits): divide it in integers */
+    if (float_parts(input_scale, &mi, &ei) || float_parts(fs, &mf, &ef) ||
+        quantize_ratio((uint64_t)mi * mf, ei + ef, output_scale, mult, &s)) {
+        mn_quantize_multiplier((double)input_scale * (double)fs / (double)output_scale, mult, &s);
+    }
+    *shift = (int8_t)s;   /* quantize_finish keeps shifts in [-31, 31] */
+}
+
 void mn_conv_multipliers(float input_scale, const float *filter_scales, int n_scales,
     float output_scale, int n_out, int32_t *mult, int8_t *shift) {
     for (int i = 0; i < n_out; ++i) {
-        const float fs = n_scales > 1 ? filter_scales[i] : filter_scales[0];
-        uint32_t mi, mf;
-        int ei, ef, s;
-        /* (double)input_scale * (double)fs is exact (48 bits): divide it in integers */
-        if (float_parts(input_scale, &mi, &ei) || float_parts(fs, &mf, &ef) ||
-            quantize_ratio((uint64_t)mi * mf, ei + ef, output_scale, &mult[i], &s)) {
-            mn_quantize_multiplier((double)input_scale * (double)fs / (double)output_scale, &mult[i], &s);
+        if (i > 0 && n_scales <= 1) {   /* one filter scale: one multiplier */
+            mult[i] = mult[0];
+            shift[i] = shift[0];
+        } else {
+            conv_multiplier(input_scale, n_scales > 1 ? filter_scales[i] : filter_scales[0], output_scale,
+                &mult[i], &shift[i]);
         }
-        shift[i] = (int8_t)s;   /* quantize_finish keeps shifts in [-31, 31] */
+    }
+}
+
+void mn_conv_multipliers_le(float input_scale, const uint8_t *filter_scales, int n, float output_scale,
+    int32_t *mult, int8_t *shift) {
+    for (int i = 0; i < n; ++i) {
+        conv_multiplier(input_scale, mn_ld_f32(filter_scales + 4 * (size_t)i), output_scale, &mult[i], &shift[i]);
     }
 }
 

@@ -90,15 +90,19 @@ mn_status_t ref_conv_prepare_common(mn_ctx_t *ctx, mn_node_t *node, const mn_ten
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter quantized_dimension %d not supported (need %d)",
                 (int)filter->q_dim, (int)filter_q_dim);
         }
-        for (int32_t c = 0; c < g->out_c; ++c) {
-            const int32_t ch = nq > 1 ? c : 0;
-            if (mn_tensor_zero_point(filter, ch) != 0) {
+        for (int32_t ch = 0; ch < nq || ch == 0; ++ch) {
+            const int32_t zp = mn_tensor_zero_point(filter, ch);
+            if (zp != 0) {
                 return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter zero point %d not supported (int8 filters are symmetric)",
-                    (int)mn_tensor_zero_point(filter, ch));
+                    (int)zp);
             }
-            if (!mn_sizing_only(ctx)) {
-                const float fs = mn_tensor_scale(filter, ch);
-                mn_conv_multipliers(in->scale, &fs, 1, out->scale, 1, &mult[c], &shift[c]);
+        }
+        if (!mn_sizing_only(ctx)) {
+            if (nq > 1 && filter->q_scale_raw) {
+                mn_conv_multipliers_le(in->scale, filter->q_scale_raw, g->out_c, out->scale, mult, shift);
+            } else {
+                const float fs = mn_tensor_scale(filter, 0);
+                mn_conv_multipliers(in->scale, &fs, 1, out->scale, g->out_c, mult, shift);
             }
         }
         int32_t act_min, act_max;
