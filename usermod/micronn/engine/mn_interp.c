@@ -380,15 +380,17 @@ typedef struct {
     const int32_t *life;   /* first and last op of each tensor's operand uses, or NULL */
 } plan_ctx_t;
 
-/* Every tensor's first and last using op, in one pass over the operand lists: a temporary, taken
- * only when the planner's own temporaries still fit beside it (NULL otherwise, and
- * tensor_lifetime then scans the nodes for each tensor). */
+/* Every tensor's first and last using op, in one pass over the operand lists: a temporary (NULL
+ * when it is not taken, and tensor_lifetime then scans the nodes for each tensor). It is taken
+ * when the planner's own temporaries still fit beside it, or when they do not fit anyway: the
+ * memory-less planner asks for lifetimes many times per buffer. */
 static const int32_t *tensor_uses(mn_interp_t *it) {
     const size_t n_bufs = (size_t)it->n_tensors + it->n_scratch;
-    const size_t bytes = mn_mul(it->n_tensors, 2 * sizeof(int32_t));
-    const size_t want = MN_BLOCK(bytes) + MN_BLOCK(mn_mul(n_bufs, sizeof(mn_plan_buf_t)))
-        + MN_BLOCK(mn_mul(n_bufs, 2 * sizeof(int32_t)));
-    if (!it->n_tensors || want > SIZE_MAX / 4 || it->arena_size - (it->head + it->temp + it->tail) < want) {
+    const size_t bytes = mn_mul(it->n_tensors, 2 * sizeof(int32_t)), block = MN_BLOCK(bytes);
+    const size_t planner = MN_BLOCK(mn_mul(n_bufs, sizeof(mn_plan_buf_t))) + MN_BLOCK(mn_mul(n_bufs, 2 * sizeof(int32_t)));
+    const size_t avail = it->arena_size - (it->head + it->temp + it->tail);
+    if (!it->n_tensors || bytes > SIZE_MAX / 4 || planner > SIZE_MAX / 4 || block > avail
+        || (planner <= avail && block + planner > avail)) {
         return NULL;
     }
     int32_t *life = mn_arena_temp(it, bytes);
