@@ -385,7 +385,10 @@ typedef struct {
  * when the planner's own temporaries still fit beside it, or when they do not fit anyway: the
  * memory-less planner asks for lifetimes many times per buffer. */
 static const int32_t *tensor_uses(mn_interp_t *it) {
-    const size_t n_bufs = (size_t)it->n_tensors + it->n_scratch;
+    size_t n_bufs = it->n_scratch;   /* what the planner can get (tensor_lifetime's first test) */
+    for (uint32_t t = 0; t < it->n_tensors; t++) {
+        n_bufs += !(it->tensors[t].flags & (MN_TF_CONST | MN_TF_VARIABLE)) && it->tensors[t].bytes;
+    }
     const size_t bytes = mn_mul(it->n_tensors, 2 * sizeof(int32_t)), block = MN_BLOCK(bytes);
     const size_t planner = MN_BLOCK(mn_mul(n_bufs, sizeof(mn_plan_buf_t))) + MN_BLOCK(mn_mul(n_bufs, 2 * sizeof(int32_t)));
     const size_t avail = it->arena_size - (it->head + it->temp + it->tail);
