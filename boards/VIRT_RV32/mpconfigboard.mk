@@ -12,3 +12,7 @@ LDSCRIPT = $(BOARD_DIR)/virt_rv32.ld
 MPY_CROSS_FLAGS += -march=rv32imc
 # Optimized kernel backends, in order of preference (KERNELS=reference: none).
 MICRONN_KERNELS ?= generic
+# Engine optimisation: -O2 as every board, without GCC's scheduling before register allocation,
+# which on RV32 hoists the loads of unrolled kernel loops ahead of their uses and then spills
+# registers inside them (the post-allocation scheduling pass still runs).
+MICRONN_COPT ?= -O2 -fno-schedule-insns

@@ -692,6 +692,55 @@ static void test_svdf_s8(void) {
     }
 }
 
+/* QUANTIZE requantization int8 / int16 -> int8 / int16 (mn_requantize_*). */
+static void test_requant(void) {
+    static const struct {
+        int in_dt, out_dt;
+        size_t in_size, out_size;
+    } pairs[] = {
+        { MN_INT8, MN_INT8, 1, 1 }, { MN_INT16, MN_INT8, 2, 1 }, { MN_INT16, MN_INT16, 2, 2 },
+        { MN_INT8, MN_UINT8, 1, 1 }, { MN_UINT8, MN_INT8, 1, 1 }, { MN_UINT8, MN_UINT8, 1, 1 },
+        { MN_INT16, MN_INT32, 2, 4 }, { MN_INT32, MN_INT8, 4, 1 }, { MN_INT32, MN_INT16, 4, 2 },
+    };
+    const int k = rr(0, (int)(sizeof pairs / sizeof pairs[0]) - 1);
+    const int in_dt = pairs[k].in_dt, out_dt = pairs[k].out_dt;
+    const size_t n = (size_t)(chance(50) ? rr(1, 20) : rr(1, 600));
+    mn_requant_t r;
+    r.mult = rmult();
+    r.shift = rshift();
+    r.in_zp = in_dt == MN_INT16 ? (chance(50) ? 0 : rr(-32768, 32767)) : in_dt == MN_UINT8 ? rr(0, 255) : rr(-128, 127);
+    r.out_zp = out_dt == MN_INT16 ? (chance(50) ? 0 : rr(-32768, 32767)) : out_dt == MN_UINT8 ? rr(0, 255) : rr(-128, 127);
+    uint8_t *in = alloc(n * pairs[k].in_size);
+    for (size_t i = 0; i < n * pairs[k].in_size; ++i) {
+        in[i] = (uint8_t)rnd();
+    }
+    const size_t out_bytes = n * pairs[k].out_size;
+    uint8_t *want = out_buf(out_bytes);
+    switch (k) {
+        case 0: mn_requantize_s8_s8(n, &r, (const int8_t *)in, (int8_t *)want); break;
+        case 1: mn_requantize_s16_s8(n, &r, (const int16_t *)in, (int8_t *)want); break;
+        case 2: mn_requantize_s16_s16(n, &r, (const int16_t *)in, (int16_t *)want); break;
+        case 3: mn_requantize_s8_u8(n, &r, (const int8_t *)in, want); break;
+        case 4: mn_requantize_u8_s8(n, &r, in, (int8_t *)want); break;
+        case 5: mn_requantize_u8_u8(n, &r, in, want); break;
+        case 6: mn_requantize_s16_s32(n, &r, (const int16_t *)in, (int32_t *)want); break;
+        case 7: mn_requantize_s32_s8(n, &r, (const int32_t *)in, (int8_t *)want); break;
+        default: mn_requantize_s32_s16(n, &r, (const int32_t *)in, (int16_t *)want); break;
+    }
+    FOR_EACH_VARIANT(mn_requant_variant_t, (*b_)->requant, v) {
+        if (!v->fits(in_dt, out_dt, &r)) {
+            continue;
+        }
+        uint8_t *got = out_buf(out_bytes);
+        v->run(n, &r, in, got);
+        if (!guard_ok(got, out_bytes)) {
+            record(v->name, false, "wrote past its output", 0, 0, 0);
+            continue;
+        }
+        check_s8(v->name, "requant (bytes)", (const int8_t *)got, (const int8_t *)want, out_bytes);
+    }
+}
+
 static void t_conv_s8(void) {
     test_conv_s8(false);
 }
@@ -743,6 +792,7 @@ int main(int argc, char **argv) {
     REGISTER(mn_pool_s8_variant_t, maxpool_s8);
     REGISTER(mn_softmax_s8_variant_t, softmax_s8);
     REGISTER(mn_svdf_s8_variant_t, svdf_s8);
+    REGISTER(mn_requant_variant_t, requant);
 
     static const struct {
         void (*fn)(void);
@@ -750,7 +800,7 @@ int main(int argc, char **argv) {
     } tests[] = {
         { t_conv_s8, 1500 }, { t_dw_s8, 1500 }, { test_fc_s8, 1500 }, { t_conv_f32, 300 }, { t_dw_f32, 300 },
         { test_fc_f32, 300 }, { test_add_s8, 800 }, { t_avgpool, 800 }, { t_maxpool, 800 }, { test_softmax_s8, 500 },
-        { test_svdf_s8, 400 },
+        { test_svdf_s8, 400 }, { test_requant, 1000 },
     };
     for (size_t t = 0; t < sizeof tests / sizeof tests[0]; ++t) {
         for (int i = 0; i < tests[t].cases * scale; ++i) {

@@ -377,10 +377,54 @@ static mn_status_t prepare_node(mn_interp_t *it, uint32_t i) {
 typedef struct {
     mn_interp_t *it;
     const uint8_t *offline;
+    const int32_t *life;   /* first and last op of each tensor's operand uses, or NULL */
 } plan_ctx_t;
 
+/* Every tensor's first and last using op, in one pass over the operand lists: a temporary (NULL
+ * when it is not taken, and tensor_lifetime then scans the nodes for each tensor). It is taken
+ * when the planner's own temporaries still fit beside it, or when they do not fit anyway: the
+ * memory-less planner asks for lifetimes many times per buffer. */
+static const int32_t *tensor_uses(mn_interp_t *it) {
+    size_t n_bufs = it->n_scratch;   /* what the planner can get (tensor_lifetime's first test) */
+    for (uint32_t t = 0; t < it->n_tensors; t++) {
+        n_bufs += !(it->tensors[t].flags & (MN_TF_CONST | MN_TF_VARIABLE)) && it->tensors[t].bytes;
+    }
+    const size_t bytes = mn_mul(it->n_tensors, 2 * sizeof(int32_t)), block = MN_BLOCK(bytes);
+    const size_t planner = MN_BLOCK(mn_mul(n_bufs, sizeof(mn_plan_buf_t))) + MN_BLOCK(mn_mul(n_bufs, 2 * sizeof(int32_t)));
+    const size_t avail = it->arena_size - (it->head + it->temp + it->tail);
+    if (!it->n_tensors || bytes > SIZE_MAX / 4 || planner > SIZE_MAX / 4 || block > avail
+        || (planner <= avail && block + planner > avail)) {
+        return NULL;
+    }
+    int32_t *life = mn_arena_temp(it, bytes);
+    if (!life) {
+        return NULL;
+    }
+    for (uint32_t t = 0; t < it->n_tensors; t++) {
+        life[2 * t] = INT32_MAX;
+        life[2 * t + 1] = -1;
+    }
+    for (uint32_t i = 0; i < it->n_nodes; i++) {
+        const mn_node_t *node = &it->nodes[i];
+        const int32_t *lists[3] = { node->inputs, node->outputs, node->intermediates };
+        const uint16_t counts[3] = { node->n_inputs, node->n_outputs, node->n_intermediates };
+        for (int l = 0; l < 3; l++) {
+            for (uint16_t k = 0; k < counts[l]; k++) {
+                const int32_t t = lists[l][k];
+                if (t >= 0 && (uint32_t)t < it->n_tensors) {
+                    if (life[2 * t] == INT32_MAX) {
+                        life[2 * t] = (int32_t)i;
+                    }
+                    life[2 * t + 1] = (int32_t)i;
+                }
+            }
+        }
+    }
+    return life;
+}
+
 /* Op-index lifetime of tensor t; 0 if it gets no planned memory (constant, variable, empty, unused). */
-static int tensor_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int32_t *last) {
+static int tensor_lifetime(const mn_interp_t *it, const int32_t *life, uint32_t t, int32_t *first, int32_t *last) {
     const mn_model_t *m = it->model;
     const mn_tensor_t *tt = &it->tensors[t];
     int32_t end = it->n_nodes > 0 ? (int32_t)it->n_nodes - 1 : 0;
@@ -394,7 +438,15 @@ static int tensor_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, in
         *first = 0;
         *last = (it->cfg.flags & MN_CFG_REUSE_INPUTS) ? 0 : end;
     }
-    for (uint32_t i = 0; i < it->n_nodes; i++) {
+    if (life) {
+        if (life[2 * t] < *first) {
+            *first = life[2 * t];
+        }
+        if (life[2 * t + 1] > *last) {
+            *last = life[2 * t + 1];
+        }
+    }
+    for (uint32_t i = 0; !life && i < it->n_nodes; i++) {
         const mn_node_t *node = &it->nodes[i];
         const int32_t *lists[3] = { node->inputs, node->outputs, node->intermediates };
         uint16_t counts[3] = { node->n_inputs, node->n_outputs, node->n_intermediates };
@@ -427,7 +479,7 @@ static int src_get(void *c, int32_t k, mn_plan_buf_t *out) {
     mn_interp_t *it = pc->it;
     memset(out, 0, sizeof *out);
     if ((uint32_t)k < it->n_tensors) {
-        if (!tensor_lifetime(it, (uint32_t)k, &out->first, &out->last)) {
+        if (!tensor_lifetime(it, pc->life, (uint32_t)k, &out->first, &out->last)) {
             return 0;
         }
         out->size = MN_BLOCK(it->tensors[k].bytes);
@@ -531,8 +583,11 @@ static mn_status_t check_offline_plan(mn_interp_t *it, plan_ctx_t *pc) {
 }
 
 static mn_status_t plan_memory(mn_interp_t *it) {
-    plan_ctx_t pc = { it, NULL };
+    plan_ctx_t pc = { it, NULL, NULL };
     mn_status_t s;
+    /* The planner's temporaries are optional, so they do not count towards the arena needed. */
+    size_t np, saved_needed = it->stats.needed, saved_peak = it->stats.temp_peak;
+    pc.life = tensor_uses(it);
     if (it->cfg.planner == MN_PLANNER_OFFLINE
         && ((s = offline_plan(it, &pc.offline)) || (pc.offline && (s = check_offline_plan(it, &pc))))) {
         return s;
@@ -557,7 +612,6 @@ static mn_status_t plan_memory(mn_interp_t *it) {
         }
     }
     /* Fast path with temporaries if they fit; otherwise the memory-less planner (same result). */
-    size_t np, saved_needed = it->stats.needed, saved_peak = it->stats.temp_peak;
     mn_plan_buf_t *bufs = n ? mn_arena_temp(it, mn_mul((size_t)n, sizeof *bufs)) : NULL;
     int32_t *work = bufs ? mn_arena_temp(it, mn_mul((size_t)n, 2 * sizeof(int32_t))) : NULL;
     if (n && work) {
@@ -576,7 +630,6 @@ static mn_status_t plan_memory(mn_interp_t *it) {
         it->shortfall = 0;  /* the failed temporaries were optional */
         np = mn_plan_nomem(&src, it->cfg.planner);
     }
-    /* The planner's temporaries are optional, so they do not count towards the arena needed. */
     it->stats.needed = saved_needed;
     it->stats.temp_peak = saved_peak;
     mn_arena_temp_reset(it);

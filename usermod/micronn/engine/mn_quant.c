@@ -3,6 +3,7 @@
  * Bare-metal ports link only a single-precision libm (MicroPython's lib/libm), so the
  * double-precision helpers needed here (frexp, round) are implemented locally, exactly. */
 #include "mn_quant.h"
+#include "micronn.h"
 
 #include <math.h>
 #include <string.h>
@@ -98,6 +99,21 @@ static int bit_length64(uint64_t x) {
 #endif
 }
 
+/* n / d (stored in *rem: n % d) for d < 2^24 and a quotient below 2^32, by 32-bit divisions of
+ * eight bits of n at a time: a uint64_t division is a generic library routine on 32-bit cores
+ * (~100 instructions), which this runs once per output channel of every layer. */
+static uint32_t div_by_u24(uint64_t n, uint32_t d, uint32_t *rem) {
+    const uint32_t lo = (uint32_t)n;
+    uint32_t r = (uint32_t)(n >> 32) % d, q = 0;   /* the quotient's high word is 0 */
+    for (int s = 24; s >= 0; s -= 8) {
+        const uint32_t cur = (r << 8) | ((lo >> s) & 0xffu);   /* r < d < 2^24: no overflow */
+        q = (q << 8) | (cur / d);
+        r = cur % d;
+    }
+    *rem = r;
+    return q;
+}
+
 /*
  * mn_quantize_multiplier((double)num * 2^num_e / (double)den_float) without floating point, for a
  * positive integer num < 2^48 and a positive normal float den: the division is rounded to 53
@@ -115,12 +131,12 @@ static int quantize_ratio(uint64_t num, int num_e, float den, int32_t *qm, int *
     const int s = 48 - bit_length64(num);
     num <<= s;
     int e = num_e - s - de;                        /* value = num / d * 2^e */
-    const uint64_t q0 = num / d;
-    const uint64_t r0 = num % d;
+    uint32_t r0, r1;
+    const uint32_t q0 = div_by_u24(num, d, &r0);   /* < 2^25 */
     const int extra = 54 - bit_length64(q0);      /* 53 bits + one guard bit */
-    const uint64_t rs = r0 << extra;               /* r0 < 2^24, extra <= 31 */
-    uint64_t q = (q0 << extra) | (rs / d);
-    const int sticky = (rs % d) != 0;
+    const uint64_t rs = (uint64_t)r0 << extra;     /* r0 < 2^24, extra <= 31: rs / d < 2^31 */
+    uint64_t q = ((uint64_t)q0 << extra) | div_by_u24(rs, d, &r1);
+    const int sticky = r1 != 0;
     e -= extra;
     /* round to 53 bits, ties to even */
     const int guard = (int)(q & 1u);
@@ -156,18 +172,34 @@ void mn_qtype_range(int qtype, int32_t *qmin, int32_t *qmax) {
     }
 }
 
+static void conv_multiplier(float input_scale, float fs, float output_scale, int32_t *mult, int8_t *shift) {
+    uint32_t mi, mf;
+    int ei, ef, s;
+    /* (double)input_scale * (double)fs is exact (48 bits): divide it in integers */
+    if (float_parts(input_scale, &mi, &ei) || float_parts(fs, &mf, &ef) ||
+        quantize_ratio((uint64_t)mi * mf, ei + ef, output_scale, mult, &s)) {
+        mn_quantize_multiplier((double)input_scale * (double)fs / (double)output_scale, mult, &s);
+    }
+    *shift = (int8_t)s;   /* quantize_finish keeps shifts in [-31, 31] */
+}
+
 void mn_conv_multipliers(float input_scale, const float *filter_scales, int n_scales,
     float output_scale, int n_out, int32_t *mult, int8_t *shift) {
     for (int i = 0; i < n_out; ++i) {
-        const float fs = n_scales > 1 ? filter_scales[i] : filter_scales[0];
-        uint32_t mi, mf;
-        int ei, ef, s;
-        /* (double)input_scale * (double)fs is exact (48 bits): divide it in integers */
-        if (float_parts(input_scale, &mi, &ei) || float_parts(fs, &mf, &ef) ||
-            quantize_ratio((uint64_t)mi * mf, ei + ef, output_scale, &mult[i], &s)) {
-            mn_quantize_multiplier((double)input_scale * (double)fs / (double)output_scale, &mult[i], &s);
+        if (i > 0 && n_scales <= 1) {   /* one filter scale: one multiplier */
+            mult[i] = mult[0];
+            shift[i] = shift[0];
+        } else {
+            conv_multiplier(input_scale, n_scales > 1 ? filter_scales[i] : filter_scales[0], output_scale,
+                &mult[i], &shift[i]);
         }
-        shift[i] = (int8_t)s;   /* quantize_finish keeps shifts in [-31, 31] */
+    }
+}
+
+void mn_conv_multipliers_le(float input_scale, const uint8_t *filter_scales, int n, float output_scale,
+    int32_t *mult, int8_t *shift) {
+    for (int i = 0; i < n; ++i) {
+        conv_multiplier(input_scale, mn_ld_f32(filter_scales + 4 * (size_t)i), output_scale, &mult[i], &shift[i]);
     }
 }
 

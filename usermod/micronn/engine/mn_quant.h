@@ -151,6 +151,10 @@ int mn_conv_padding(int stride, int dilation, int in_size, int filter_size, int 
  * to all n_out channels) or n_out. */
 void mn_conv_multipliers(float input_scale, const float *filter_scales, int n_scales,
     float output_scale, int n_out, int32_t *mult, int8_t *shift);
+/* The same for n per-channel scales stored as little-endian float32 at filter_scales (as in the
+ * model, any alignment). */
+void mn_conv_multipliers_le(float input_scale, const uint8_t *filter_scales, int n, float output_scale,
+    int32_t *mult, int8_t *shift);
 
 /* ---- gemmlowp-style fixed point used by the quantized softmax ----------------
  * Raw int32 values; "Qm" means m integer bits and 31 - m fraction bits. */

@@ -98,3 +98,7 @@ const mn_softmax_s8_variant_t *mn_select_softmax_s8(const mn_softmax_q_t *p, int
 const mn_svdf_s8_variant_t *mn_select_svdf_s8(const mn_svdf_params_t *p) {
     MN_SELECT(mn_svdf_s8_variant_t, svdf_s8, (p));
 }
+
+const mn_requant_variant_t *mn_select_requant(int in_dtype, int out_dtype, const mn_requant_t *r) {
+    MN_SELECT(mn_requant_variant_t, requant, (in_dtype, out_dtype, r));
+}

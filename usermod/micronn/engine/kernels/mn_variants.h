@@ -111,6 +111,14 @@ typedef struct mn_svdf_s8_variant {
         int32_t *scratch_out, int8_t *output, const mn_vbuf_t *buf);
 } mn_svdf_s8_variant_t;
 
+/* QUANTIZE int -> int requantization (mn_requantize_<in>_<out>, e.g. mn_requantize_s16_s8): in_dtype
+ * and out_dtype are mn_dtype_t values; in and out point to elements of those types. */
+typedef struct mn_requant_variant {
+    const char *name;
+    bool (*fits)(int in_dtype, int out_dtype, const mn_requant_t *r);
+    void (*run)(size_t n, const mn_requant_t *r, const void *in, void *out);
+} mn_requant_variant_t;
+
 /*
  * One backend: for each compute function, its variants in order of preference (most specialised
  * first), each a NULL-terminated list of pointers; NULL for a function it does not cover.
@@ -129,6 +137,7 @@ typedef struct mn_backend {
     const mn_pool_s8_variant_t *const *maxpool_s8;
     const mn_softmax_s8_variant_t *const *softmax_s8;
     const mn_svdf_s8_variant_t *const *svdf_s8;
+    const mn_requant_variant_t *const *requant;
 } mn_backend_t;
 
 /* The backends compiled in, in order of preference; *n = their number. */
@@ -146,6 +155,7 @@ const mn_pool_s8_variant_t *mn_select_avgpool_s8(const mn_pool_geom_t *g);
 const mn_pool_s8_variant_t *mn_select_maxpool_s8(const mn_pool_geom_t *g);
 const mn_softmax_s8_variant_t *mn_select_softmax_s8(const mn_softmax_q_t *p, int outer, int depth);
 const mn_svdf_s8_variant_t *mn_select_svdf_s8(const mn_svdf_params_t *p);
+const mn_requant_variant_t *mn_select_requant(int in_dtype, int out_dtype, const mn_requant_t *r);
 
 /* Name to report for a selected variant (NULL = "reference"). */
 static inline const char *mn_variant_name(const char *name) {

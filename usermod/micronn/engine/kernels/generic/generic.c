@@ -16,24 +16,26 @@ int32_t mn_generic_dot_s8(const int8_t *a, const int8_t *b, int n) {
     return (int32_t)(acc0 + acc1);
 }
 
-/* Sum of n int8 values, four per step: bytes biased to unsigned (x ^ 0x80) are added in two 16-bit
- * lanes (at most 2 * 255 per step, so 128 steps fit a lane), the bias removed at the end. This is
- * prepare-time work over every weight, so it is worth the few lines. */
+/* Sum of n int8 values, eight per step: bytes biased to unsigned (x ^ 0x80) are added in two
+ * 16-bit lanes (at most 4 * 255 per step, so 64 steps fit a lane), the bias removed at the end.
+ * This is prepare-time work over every weight, so it is worth the few lines. */
 int32_t mn_generic_sum_s8(const int8_t *p, int n) {
     uint32_t total = 0;
     int i = 0;
-    while (i + 4 <= n) {
+    while (i + 8 <= n) {
         uint32_t lanes = 0;
-        const int end = n - i >= 512 ? i + 512 : n - 3;
-        for (; i < end; i += 4) {
-            uint32_t x;
+        const int end = n - i >= 512 ? i + 512 : n - 7;
+        for (; i < end; i += 8) {
+            uint32_t x, y;
             memcpy(&x, p + i, 4);
+            memcpy(&y, p + i + 4, 4);
             x ^= 0x80808080u;
-            lanes += (x & 0x00ff00ffu) + ((x >> 8) & 0x00ff00ffu);
+            y ^= 0x80808080u;
+            lanes += (x & 0x00ff00ffu) + ((x >> 8) & 0x00ff00ffu) + (y & 0x00ff00ffu) + ((y >> 8) & 0x00ff00ffu);
         }
         total += (lanes & 0xffffu) + (lanes >> 16);
     }
-    total -= 128u * (uint32_t)(i & ~3);
+    total -= 128u * (uint32_t)(i & ~7);
     for (; i < n; ++i) {
         total += (uint32_t)p[i];
     }
@@ -57,28 +59,38 @@ void mn_generic_fold_offset(int rows, int cols, int32_t offset, const int8_t *w,
     }
 }
 
-void mn_generic_dot4_s8(const int8_t *x, const int8_t *w, int cols, uint32_t acc[4]) {
+/* Inlined into the matrix-vector loops: for short rows (SVDF's 16 inputs) the call would cost a
+ * quarter of the work. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void dot4_s8(const int8_t *x, const int8_t *w, int cols, uint32_t acc[4]) {
     const int8_t *w0 = w, *w1 = w0 + cols, *w2 = w1 + cols, *w3 = w2 + cols;
     const int8_t *const end = x + cols;
     uint32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
-    /* Pointer walks, two columns per step: without SIMD the loads and the loop bookkeeping are
-     * what costs (GCC indexes every row from the counter otherwise). */
-    while (x + 2 <= end) {
-        const int32_t v = x[0], u = x[1];
-        a0 += (uint32_t)(w0[0] * v + w0[1] * u);
-        a1 += (uint32_t)(w1[0] * v + w1[1] * u);
-        a2 += (uint32_t)(w2[0] * v + w2[1] * u);
-        a3 += (uint32_t)(w3[0] * v + w3[1] * u);
-        x += 2, w0 += 2, w1 += 2, w2 += 2, w3 += 2;
+    /* Pointer walks, four columns per step: without SIMD the loads and the loop bookkeeping are
+     * what costs (GCC indexes every row from the counter otherwise), and four columns spread the
+     * five pointer steps and the branch over 16 multiply-adds. */
+    while (x + 4 <= end) {
+        const int32_t v = x[0], u = x[1], y = x[2], z = x[3];
+        a0 += (uint32_t)(w0[0] * v + w0[1] * u + w0[2] * y + w0[3] * z);
+        a1 += (uint32_t)(w1[0] * v + w1[1] * u + w1[2] * y + w1[3] * z);
+        a2 += (uint32_t)(w2[0] * v + w2[1] * u + w2[2] * y + w2[3] * z);
+        a3 += (uint32_t)(w3[0] * v + w3[1] * u + w3[2] * y + w3[3] * z);
+        x += 4, w0 += 4, w1 += 4, w2 += 4, w3 += 4;
     }
-    if (x < end) {
-        const int32_t v = x[0];
-        a0 += (uint32_t)(w0[0] * v);
-        a1 += (uint32_t)(w1[0] * v);
-        a2 += (uint32_t)(w2[0] * v);
-        a3 += (uint32_t)(w3[0] * v);
+    while (x < end) {
+        const int32_t v = *x++;
+        a0 += (uint32_t)(*w0++ * v);
+        a1 += (uint32_t)(*w1++ * v);
+        a2 += (uint32_t)(*w2++ * v);
+        a3 += (uint32_t)(*w3++ * v);
     }
     acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+}
+
+void mn_generic_dot4_s8(const int8_t *x, const int8_t *w, int cols, uint32_t acc[4]) {
+    dot4_s8(x, w, cols, acc);
 }
 
 void mn_generic_matvec_acc(const int8_t *x, const int8_t *w, const int32_t *init, int cols, int rows, uint32_t *acc) {
@@ -87,7 +99,7 @@ void mn_generic_matvec_acc(const int8_t *x, const int8_t *w, const int32_t *init
         for (int k = 0; k < 4; ++k) {
             acc[o + k] = init ? (uint32_t)init[o + k] : 0u;
         }
-        mn_generic_dot4_s8(x, w + (size_t)o * cols, cols, acc + o);
+        dot4_s8(x, w + (size_t)o * cols, cols, acc + o);
     }
     for (; o < rows; ++o) {
         acc[o] = (init ? (uint32_t)init[o] : 0u) + (uint32_t)mn_generic_dot_s8(x, w + (size_t)o * cols, cols);
@@ -100,7 +112,7 @@ void mn_generic_matvec_s8(const int8_t *x, const int8_t *w, const int32_t *folde
     for (; o + 4 <= rows; o += 4) {
         uint32_t acc[4] = { (uint32_t)folded[o], (uint32_t)folded[o + 1], (uint32_t)folded[o + 2],
                             (uint32_t)folded[o + 3] };
-        mn_generic_dot4_s8(x, w + (size_t)o * cols, cols, acc);
+        dot4_s8(x, w + (size_t)o * cols, cols, acc);
         for (int k = 0; k < 4; ++k) {
             out[o + k] = mn_generic_out(rq, o + k, acc[k]);
         }
@@ -291,6 +303,15 @@ static const mn_svdf_s8_variant_t *const svdf_s8[] = { &mn_generic_svdf_s8, NULL
 #define SVDF_S8 NULL
 #endif
 
+#if MICRONN_OP_QUANTIZE
+static const mn_requant_variant_t *const requant[] = {
+    &mn_generic_requant_s16_s8, &mn_generic_requant_s8_s8, &mn_generic_requant_s16_s16, NULL,
+};
+#define REQUANT requant
+#else
+#define REQUANT NULL
+#endif
+
 const mn_backend_t mn_backend_generic = {
     .name = "generic",
     .conv_s8 = CONV_S8,
@@ -300,4 +321,5 @@ const mn_backend_t mn_backend_generic = {
     .fc_s8 = FC_S8,
     .fc_f32 = FC_F32,
     .svdf_s8 = SVDF_S8,
+    .requant = REQUANT,
 };

@@ -16,16 +16,18 @@ typedef struct {
  * (ab + nudge) / 2^31, truncated toward zero, equals (ab + 2^30) >> 31 for either sign of ab
  * (for ab < 0, ceil((ab + 1 - 2^30) / 2^31) = floor((ab + 2^30) / 2^31)). RoundingDivideByPOT by
  * right adds one when the remainder exceeds 2^(right-1) - 1 + (x < 0), i.e. when
- * remainder - (x < 0) - (mask >> 1) - 1 >= 0, which is also never true for right = 0 (mask 0):
- * no branch, no overflow. On RV32 this is about half the instructions of the literal form (no
- * nudge select, no 64-bit signed division, no saturation test). */
+ * remainder - (x < 0) > mask >> 1 (one signed compare), which is also never true for right = 0
+ * (mask 0): no branch, no overflow. On RV32 this is about half the instructions of the literal
+ * form (no nudge select, no 64-bit signed division, no saturation test). */
 static inline int32_t mn_generic_requant(int32_t acc, int32_t qm, int shift) {
     const int left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
     const int64_t ab = (int64_t)(int32_t)((uint32_t)acc << left) * qm;
-    const int32_t x = (int32_t)((ab + ((int64_t)1 << 30)) >> 31);
+    /* (ab + 2^30) >> 31 from ab's 32-bit halves: 2 hi + floor((lo + 2^30) / 2^31), and for lo in
+     * [0, 2^32) the latter is ((lo >> 30) + 1) >> 1 (no carry to propagate into hi) */
+    const uint32_t lo = (uint32_t)ab;
+    const int32_t x = (int32_t)(((uint32_t)(ab >> 32) << 1) + (((lo >> 30) + 1u) >> 1));
     const int32_t mask = (int32_t)((1u << right) - 1u);
-    const int32_t d = (x & mask) + (x >> 31) - ((mask >> 1) + 1);
-    return (x >> right) + (int32_t)((uint32_t)~d >> 31);
+    return (x >> right) + ((x & mask) + (x >> 31) > (mask >> 1));
 }
 
 /* Whether mn_generic_requant is exact for these n multipliers (none is INT32_MIN). */
@@ -103,5 +105,8 @@ extern const mn_conv_f32_variant_t mn_generic_conv_f32_1x1;
 extern const mn_conv_f32_variant_t mn_generic_conv_f32;
 extern const mn_conv_f32_variant_t mn_generic_depthwise_f32;
 extern const mn_fc_f32_variant_t mn_generic_fc_f32;
+extern const mn_requant_variant_t mn_generic_requant_s8_s8;
+extern const mn_requant_variant_t mn_generic_requant_s16_s8;
+extern const mn_requant_variant_t mn_generic_requant_s16_s16;
 
 #endif /* MN_GENERIC_H */

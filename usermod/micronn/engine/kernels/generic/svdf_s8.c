@@ -23,24 +23,31 @@ static void svdf_precompute(const mn_svdf_params_t *p, const int8_t *w_feature, 
 /* Shifts one filter's memory s[0..nm) left by one, stores the newest value and returns the time-
  * weighted sum, in one pass: shifting each filter's memory is what the reference's whole-buffer
  * shift amounts to, since the value crossing into a filter's last slot is overwritten by the
- * newest one. */
+ * newest one. Four slots per step; the last group of one to four slots ends with the newest value
+ * (memory sizes are usually multiples of four, so that group is one more full step). */
 static uint32_t svdf_shift_dot(int16_t *s, const int16_t *wt, int nm, int32_t newest) {
     uint32_t a0 = 0, a1 = 0;
-    int16_t *const last = s + nm - 1;
-    while (s + 2 <= last) {
-        const int32_t v0 = s[1], v1 = s[2];
-        s[0] = (int16_t)v0, s[1] = (int16_t)v1;
-        a0 += (uint32_t)(wt[0] * v0);
-        a1 += (uint32_t)(wt[1] * v1);
-        s += 2, wt += 2;
+    int16_t *const end = s + ((nm - 1) & ~3);
+    while (s < end) {
+        const int32_t v0 = s[1], v1 = s[2], v2 = s[3], v3 = s[4];
+        s[0] = (int16_t)v0, s[1] = (int16_t)v1, s[2] = (int16_t)v2, s[3] = (int16_t)v3;
+        a0 += (uint32_t)(wt[0] * v0) + (uint32_t)(wt[2] * v2);
+        a1 += (uint32_t)(wt[1] * v1) + (uint32_t)(wt[3] * v3);
+        s += 4, wt += 4;
     }
-    if (s < last) {
+    if ((nm & 3) == 0) {
+        const int32_t v0 = s[1], v1 = s[2], v2 = s[3];
+        s[0] = (int16_t)v0, s[1] = (int16_t)v1, s[2] = (int16_t)v2, s[3] = (int16_t)newest;
+        a0 += (uint32_t)(wt[0] * v0) + (uint32_t)(wt[2] * v2);
+        a1 += (uint32_t)(wt[1] * v1) + (uint32_t)(wt[3] * newest);
+        return a0 + a1;
+    }
+    for (int k = (nm - 1) & 3; k > 0; --k) {
         const int32_t v0 = s[1];
-        s[0] = (int16_t)v0;
-        a0 += (uint32_t)(wt[0] * v0);
-        ++wt;
+        *s++ = (int16_t)v0;
+        a0 += (uint32_t)(*wt++ * v0);
     }
-    *last = (int16_t)newest;
+    *s = (int16_t)newest;
     return a0 + a1 + (uint32_t)(wt[0] * newest);
 }
 

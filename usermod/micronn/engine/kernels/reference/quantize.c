@@ -92,7 +92,13 @@ typedef struct {
     size_t inner;
     const float *scales;
     const int32_t *zps;
+    const mn_requant_variant_t *variant;   /* int -> int compute variant (mn_variants.h); NULL: reference */
 } quantize_data_t;
+
+static const char *quantize_variant(const mn_node_t *node) {
+    const quantize_data_t *d = (const quantize_data_t *)node->user_data;
+    return d && d->variant ? d->variant->name : NULL;
+}
 
 /* Per-channel output scales and zero points (float input only, as TFLite). */
 static mn_status_t quantize_prepare_per_channel(mn_ctx_t *ctx, const mn_tensor_t *out, quantize_data_t *d) {
@@ -158,6 +164,7 @@ static mn_status_t quantize_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         const double eff = (double)in->scale / (double)out->scale;
         mn_quantize_multiplier(eff, &d->r.mult, &d->r.shift);
         d->r.in_zp = in->zero_point;
+        d->variant = mn_select_requant(i, o, &d->r);
     } else {
         return ref_fail_combo(ctx, in, out);
     }
@@ -188,7 +195,9 @@ static mn_status_t quantize_eval(mn_ctx_t *ctx, mn_node_t *node) {
     const void *in = mn_input(ctx, node, 0)->data;
     void *out = mn_output(ctx, node, 0)->data;
     const int i = d->in_dtype, o = d->out_dtype;
-    if (i == MN_FLOAT32) {
+    if (d->variant) {
+        d->variant->run(d->n, &d->r, in, out);
+    } else if (i == MN_FLOAT32) {
         quantize_float(d, (const float *)in, out);
     } else if (i == MN_INT8) {
         if (o == MN_INT8) {
@@ -220,6 +229,6 @@ static mn_status_t quantize_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_QUANTIZE = { NULL, quantize_prepare, quantize_eval, NULL, NULL };
+const mn_kernel_t mn_kernel_QUANTIZE = { NULL, quantize_prepare, quantize_eval, NULL, quantize_variant };
 
 #endif /* MICRONN_OP_QUANTIZE */

@@ -52,16 +52,22 @@ mn_status_t ref_conv_prepare_quant(mn_ctx_t *ctx, const mn_tensor_t *in, const m
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter quantized_dimension %d not supported (need %d)",
                 (int)filter->q_dim, (int)filter_q_dim);
         }
-        for (int32_t c = 0; c < out_c; ++c) {
-            const int32_t ch = nq > 1 ? c : 0;
+        for (int32_t ch = 0; ch < nq || ch == 0; ++ch) {
             if (mn_tensor_zero_point(filter, ch) != 0) {
                 return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter zero point %d not supported (int8 filters are symmetric)",
                     (int)mn_tensor_zero_point(filter, ch));
             }
-            if (!mn_sizing_only(ctx)) {
-                const float fs = mn_tensor_scale(filter, ch);
-                mn_conv_multipliers(in->scale, &fs, 1, out->scale, 1, &mult[c], &shift[c]);
-                if (wide && shift[c] > 14) {   /* mn_mul_by_qm64's range */
+        }
+        if (!mn_sizing_only(ctx)) {
+            /* one call per layer: per-channel scales read in place, a per-tensor scale computed once */
+            if (nq > 1 && filter->q_scale_raw) {
+                mn_conv_multipliers_le(in->scale, filter->q_scale_raw, out_c, out->scale, mult, shift);
+            } else {
+                const float fs = mn_tensor_scale(filter, 0);
+                mn_conv_multipliers(in->scale, &fs, 1, out->scale, out_c, mult, shift);
+            }
+            for (int32_t c = 0; wide && c < out_c; ++c) {
+                if (shift[c] > 14) {   /* mn_mul_by_qm64's range */
                     return mn_fail(ctx, MN_ERR_UNSUPPORTED, "output multiplier 2^%d too large", (int)shift[c]);
                 }
             }
