@@ -6,6 +6,13 @@ process group (so a Ctrl-C aimed at pytest does not kill it half-way, and we can
 everything it spawned), it is killed at interpreter exit, and on Linux it is also told to die with
 its parent (``PR_SET_PDEATHSIG``) so that even a SIGKILLed test run leaves no orphans.
 
+Boards whose ``board.json`` has ``qemu.storage`` get their machine RAM (which holds littlefs and
+ROMFS) from a file, the storage image (``BoardSpec.storage_path``): the board writes straight
+into it, so files survive restarts of QEMU, even a SIGKILL. One QEMU at a time owns an image (an
+exclusive ``flock``); a second QEMU of the same board, started while the first runs, gets a
+private copy of the image as it is at that moment, deleted when it stops, and its writes do not
+persist (``QemuProcess.storage_note`` says so).
+
 CLI (used by the Makefile)::
 
     python -m micronn_tools.qemu run BOARD    # first line of stdout: the pty path; runs until killed
@@ -15,6 +22,7 @@ CLI (used by the Makefile)::
 import atexit
 import collections
 import ctypes
+import fcntl
 import os
 import re
 import signal
@@ -54,12 +62,20 @@ class QemuProcess:
     exits, so pass False when starting it from a short-lived worker thread.
     """
 
-    def __init__(self, spec, serial="pty", extra_args=(), firmware=None, die_with_parent=True):
+    def __init__(self, spec, serial="pty", extra_args=(), firmware=None, die_with_parent=True,
+                 storage=True):
         self.spec = spec
         self.serial = serial
         self.die_with_parent = die_with_parent
-        self.argv = spec.qemu_argv(serial=serial, firmware=firmware or spec.require_firmware(),
-                                   extra=extra_args)
+        self.firmware = firmware or spec.require_firmware()
+        self.extra_args = extra_args
+        #: True: the board's storage image; a path: that image; False: volatile RAM
+        self.storage = storage
+        self.storage_file = None  # the image QEMU maps while running
+        self.storage_note = None  # why it is not the board's own image, when it is not
+        self._lock_fd = None
+        self._snapshot = None
+        self.argv = spec.qemu_argv(serial=serial, firmware=self.firmware, extra=extra_args)
         self.proc = None
         self.pty = None
         self.log = collections.deque(maxlen=200)
@@ -71,12 +87,16 @@ class QemuProcess:
             return self
         self.pty = None
         self._pty_seen.clear()
+        self._open_storage()
+        self.argv = self.spec.qemu_argv(serial=self.serial, firmware=self.firmware,
+                                        extra=self.extra_args, storage=self.storage_file)
         try:
             self.proc = subprocess.Popen(
                 self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT, start_new_session=True,
                 preexec_fn=_die_with_parent if self.die_with_parent else None)
         except FileNotFoundError:
+            self._release_storage()
             raise QemuError(f"{self.spec.name}: {self.argv[0]} not found (run `make setup`)")
         _live.add(self)
         threading.Thread(target=self._drain, args=(self.proc,), daemon=True,
@@ -87,10 +107,44 @@ class QemuProcess:
                 if self.proc.poll() is not None or time.monotonic() > deadline:
                     why = ("exited with status %d" % self.proc.returncode
                            if self.proc.poll() is not None else "did not announce a pty")
+                    argv = self.argv
                     self.stop()
                     raise QemuError(f"{self.spec.name}: QEMU {why}.\ncommand: "
-                                    f"{' '.join(self.argv)}\noutput:\n{self.output()}")
+                                    f"{' '.join(argv)}\noutput:\n{self.output()}")
         return self
+
+    def _open_storage(self):
+        """Lock the storage image for this QEMU, or fall back to a private snapshot of it."""
+        self._release_storage()
+        path = self.spec.storage_path if self.storage is True else self.storage
+        if not path or self.spec.storage_bytes is None:
+            return
+        path = os.path.abspath(path)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            snap = f"{path}.{os.getpid()}.{id(self):x}.snapshot"
+            # --sparse: the images are mostly holes (2 GiB of DDR on MPS3_AN547)
+            subprocess.run(["cp", "--sparse=always", path, snap], check=True)
+            self._snapshot = self.storage_file = snap
+            self.storage_note = (f"{path} is in use by another QEMU: this one runs on a "
+                                 "private copy; its file changes will not persist")
+            return
+        self._lock_fd, self.storage_file = fd, path
+
+    def _release_storage(self):
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # drops the flock
+            self._lock_fd = None
+        if self._snapshot:
+            try:
+                os.unlink(self._snapshot)
+            except OSError:
+                pass
+        self._snapshot = self.storage_file = self.storage_note = None
 
     def _drain(self, proc):
         for line in iter(proc.stdout.readline, b""):
@@ -113,6 +167,7 @@ class QemuProcess:
         proc, self.proc = self.proc, None
         _live.discard(self)
         if proc is None:
+            self._release_storage()
             return
         for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
             if proc.poll() is not None:
@@ -134,6 +189,7 @@ class QemuProcess:
             proc.wait(1)
         except subprocess.TimeoutExpired:
             pass
+        self._release_storage()
 
     def restart(self, timeout=10.0):
         self.stop()
@@ -178,6 +234,9 @@ def _cmd_run(spec):
         print(q.pty, flush=True)
         print(f"{spec.name}: UART on {q.pty}; try `mpremote connect {q.pty} repl`. "
               "Stop with Ctrl-C.", file=sys.stderr, flush=True)
+        if q.storage_file:
+            print(f"{spec.name}: storage (littlefs, ROMFS): {q.storage_note or q.storage_file}",
+                  file=sys.stderr, flush=True)
         rc = q.proc.wait()
         print(f"QEMU exited with status {rc}:\n{q.output()}", file=sys.stderr)
         return rc or 1
@@ -188,7 +247,16 @@ def _cmd_run(spec):
 
 
 def _cmd_repl(spec):
-    argv = spec.qemu_argv(serial="mon:stdio", firmware=spec.require_firmware())
+    storage = spec.storage_path
+    if storage is not None:
+        # exec keeps this open file, and with it the lock, for QEMU's lifetime
+        os.makedirs(storage.parent, exist_ok=True)
+        fd = os.open(storage, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise QemuError(f"{storage} is in use by another QEMU of {spec.name}; stop it first")
+    argv = spec.qemu_argv(serial="mon:stdio", firmware=spec.require_firmware(), storage=storage)
     print(f"{spec.name}: MicroPython REPL on this terminal. Ctrl-A x quits QEMU, "
           "Ctrl-A Ctrl-A sends Ctrl-A (raw REPL).", file=sys.stderr, flush=True)
     os.execvp(argv[0], argv)
@@ -208,7 +276,7 @@ def main(argv=None):
         if not spec.emulated:
             raise boards.BoardConfigError(f"{spec.name} is not an emulated board")
         if args.command == "argv":
-            print(" ".join(spec.qemu_argv()))
+            print(" ".join(spec.qemu_argv(storage=spec.storage_path)))
             return 0
         return _cmd_run(spec) if args.command == "run" else _cmd_repl(spec)
     except (boards.BoardConfigError, QemuError) as e:

@@ -15,7 +15,7 @@ void mp_rv32_irq_enable(unsigned irq);
 
 void mp_port_uart_init(void) {
     LCR = 0x03;     // 8N1
-    FCR = 0x07;     // FIFO on and cleared, interrupt at 1 byte
+    FCR = 0xc7;     // FIFO on and cleared, interrupt at 14 bytes (or the RX timeout)
     MCR = 0x08;     // OUT2 gates the IRQ line on PC-style wiring
 }
 
@@ -33,9 +33,12 @@ int mp_port_uart_rx(void) {
 
 void mp_port_uart_service(void) {
     int c;
-    while ((c = mp_port_uart_rx()) >= 0) {
+    while (mp_port_stdin_room() && (c = mp_port_uart_rx()) >= 0) {
         mp_port_stdin_push(c);
     }
+    // "Data available" is level-triggered: masked while a byte waits for room
+    // in the ring (the polled service unmasks it).
+    IER = mp_port_stdin_room() ? 0x01 : 0x00;
 }
 
 void mp_port_uart_tx(const char *buf, size_t len) {
