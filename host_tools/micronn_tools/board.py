@@ -813,21 +813,27 @@ class QemuBoard(SerialBoard):
         enc = _escape(bytes(data))
         self._ensure_raw()
         what = remote or "ROMFS"
+        ser = self._ser
         try:
             self.transport.exec_raw_no_follow(
                 f"_mn_recv({remote!r}, {len(enc)}, {self.STREAM_BLOCK})")
-            ser = self._ser
-            deadline = time.monotonic() + max(timeout, len(enc) / 20000)
+            # ``timeout`` bounds a stall (no byte taken for that long), not the whole transfer,
+            # whose speed depends on the host's load
+            ser.write_timeout = timeout
             for off in range(0, len(enc), self.STREAM_WRITE):
                 if ser.in_waiting:
                     break  # the board never talks while receiving: it reset or failed
                 ser.write(enc[off:off + self.STREAM_WRITE])
-                if time.monotonic() > deadline:
-                    raise _PendingTimeout("")
                 if progress:
                     sent = min(len(enc), off + self.STREAM_WRITE)
                     progress(sent * len(data) // len(enc), len(data))
             out, err = self._follow(max(timeout, 10))
+        except serial.SerialTimeoutException:
+            recovered = self._recover_after_timeout()
+            if remote:
+                self._remove_quietly(remote)
+            raise TransferError(f"{self.name}: put {what}: the board took no data for "
+                                f"{timeout} s (recovered by: {recovered})") from None
         except (TransportError, OSError, serial.SerialException) as e:
             self.dirty = True
             raise TransferError(f"{self.name}: put {what}: link failed: {e}") from None
@@ -840,6 +846,9 @@ class QemuBoard(SerialBoard):
         except BaseException:
             self.dirty = True
             raise
+        finally:
+            if self.transport is not None:
+                ser.write_timeout = None
         if err:
             e = BoardExecError(_text(out), _text(err), self.name)
             if remote is None:

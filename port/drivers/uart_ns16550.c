@@ -15,7 +15,7 @@ void mp_rv32_irq_enable(unsigned irq);
 
 void mp_port_uart_init(void) {
     LCR = 0x03;     // 8N1
-    FCR = 0xc7;     // FIFO on and cleared, interrupt at 14 bytes (or the RX timeout)
+    FCR = 0x07;     // FIFO on and cleared, interrupt at 1 byte
     MCR = 0x08;     // OUT2 gates the IRQ line on PC-style wiring
 }
 

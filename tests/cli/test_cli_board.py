@@ -194,3 +194,20 @@ def test_flash_model_that_does_not_fit_says_so_first(cli, model):
     r = cli("flash", model("hello_world_int8.tflite"), pd, "--board", "NETDUINOPLUS2")
     assert r.code == 1 and "2 files (303,272 bytes) do not fit" in r.err, r
     assert "written" not in r.err, r
+
+
+def test_run_copies_a_model_once_across_qemu_boots(cli, model, default_board, tmp_path):
+    """The board's filesystem outlives QEMU (storage image): a second `micronn run`, in a new
+    QEMU, finds the model by its sha256 instead of copying it again."""
+    from cli_helpers import patch_model
+
+    def rename(mt):  # a model the firmware cannot have built in
+        mt.subgraphs[0].tensors[0].name = f"once-{os.getpid()}".encode()
+    m = tmp_path / "copy_once.tflite"
+    m.write_bytes(patch_model(open(model("hello_world_int8.tflite"), "rb").read(), rename))
+    first = cli("run", m, "--zeros")
+    assert first.code == 0 and "sha256 verified on the board" in first.err, first
+    second = cli("run", m, "--zeros")
+    assert second.code == 0, second
+    assert "already on" in second.err and "sha256 matches" in second.err, second
+    assert first.out == second.out

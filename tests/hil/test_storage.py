@@ -99,8 +99,7 @@ def test_romfs_model_is_used_in_place(board):
     run = ("import micronn\n"
            "_it = micronn.Interpreter(micronn.load({src}))\n"
            "_t = _it.input(0)\n"
-           "for _i in range(_t.nbytes):\n"
-           "    _t[_i] = (_i * 7) % 256 - 128 if _t.dtype == 'int8' else 0\n"
+           "_t[:] = bytes((_i * 7) & 255 for _i in range(_t.nbytes))\n"
            "_it.invoke()\n"
            "print(bytes(_it.output(0)).hex())\n")
     in_place = board.exec(run.format(src=repr("/rom/" + MODEL)))
