@@ -134,7 +134,7 @@ def space_needed(size, block_size):
 # Device-side helper for put/get/sha256. Kept tiny: it is pasted once per connection (and again
 # after any reset) and must run on boards without binascii (falls back to repr/literal_eval).
 _HELPER = r"""
-import hashlib, os, vfs
+import hashlib, os
 try:
     import binascii
     _mn_a2b = binascii.a2b_base64
@@ -186,7 +186,9 @@ def _mn_recv(p, n, c):
     o = 0
     x = None
     global _mn_f
-    if p is not None:
+    if p is None:
+        import vfs
+    else:
         _mn_f = open(p, 'wb')
     while n:
         k = min(n, c)
@@ -359,6 +361,7 @@ class Board:
         The board is soft-reset first: a Model still referencing the old image would otherwise
         see its bytes change under it. Returns the hex digest; TransferError on any failure."""
         image = bytes(image)
+        image += bytes(-len(image) % 16)  # whole flash words on boards with a minimum write
         size = self.romfs_size()
         if not size:
             raise TransferError(f"{self.name}: this firmware has no ROMFS region")
@@ -367,7 +370,7 @@ class Board:
                                f"the {size}-byte ROMFS region", len(image), size, len(image))
         self.soft_reset()
         self._ensure_helper()
-        e = self.eval("_e", pre="try:\n vfs.umount('/rom')\nexcept OSError:\n pass\n"
+        e = self.eval("_e", pre="import vfs\ntry:\n vfs.umount('/rom')\nexcept OSError:\n pass\n"
                                 f"_e = vfs.rom_ioctl(3, 0, {len(image)})")
         if e < 0:
             raise TransferError(f"{self.name}: ROMFS erase failed (rom_ioctl error {e})")
@@ -375,10 +378,11 @@ class Board:
             self._rom_write(image, progress, timeout)
         except BoardExecError as e:
             raise TransferError(f"{self.name}: writing ROMFS failed: {e}") from e
-        self.exec("vfs.rom_ioctl(5, 0)\nvfs.mount(vfs.VfsRom(vfs.rom_ioctl(2, 0)), '/rom')")
+        self.exec("import vfs\nvfs.rom_ioctl(5, 0)\nvfs.mount(vfs.VfsRom(vfs.rom_ioctl(2, 0)), '/rom')")
         want = hashlib.sha256(image).hexdigest()
         got = self.eval(f"''.join('%02x' % x for x in hashlib.sha256("
-                        f"memoryview(vfs.rom_ioctl(2, 0))[:{len(image)}]).digest())")
+                        f"memoryview(vfs.rom_ioctl(2, 0))[:{len(image)}]).digest())",
+                        pre="import hashlib, vfs")
         if got != want:
             raise TransferError(f"{self.name}: ROMFS holds sha256 {got}, host sent {want}")
         return want
@@ -388,7 +392,7 @@ class Board:
         chunk = 4096
         for off in range(0, len(image), chunk):
             lit = base64.b64encode(image[off:off + chunk])
-            self.exec(f"_e = vfs.rom_ioctl(4, 0, {off}, _mn_a2b({lit!r}))\n"
+            self.exec(f"import vfs\n_e = vfs.rom_ioctl(4, 0, {off}, _mn_a2b({lit!r}))\n"
                       "if _e < 0:\n raise OSError(-_e)", timeout=timeout)
             if progress:
                 progress(min(off + chunk, len(image)), len(image))

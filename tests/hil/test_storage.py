@@ -118,3 +118,22 @@ def test_romfs_refuses_an_image_too_large(board):
     assert size == board.spec.raw["romfs_bytes"]
     with pytest.raises(TransferError):
         board.romfs_deploy(romfs.build_image([("big.bin", bytes(size))]))
+
+
+def test_romfs_deploy_in_acknowledged_chunks(board):
+    """The path real boards take (one exec per base64 chunk, no UART back-pressure needed)
+    writes the same image as the emulated boards' streamed one."""
+    import types
+    from micronn_tools.board import Board
+    _needs_romfs(board)
+    with open(os.path.join(MODELS, "hello_world_int8.tflite"), "rb") as f:
+        data = f.read()
+    img = romfs.build_image([("hw.tflite", data), ("odd.bin", b"\x03\x1b" * 2501)])
+    board._rom_write = types.MethodType(Board._rom_write, board)
+    try:
+        board.romfs_deploy(img)
+    finally:
+        del board._rom_write
+    got = board.eval("open('/rom/odd.bin', 'rb').read() == b'\\x03\\x1b' * 2501 and "
+                     "len(open('/rom/hw.tflite', 'rb').read())")
+    assert got == len(data)
