@@ -211,3 +211,18 @@ def test_run_copies_a_model_once_across_qemu_boots(cli, model, default_board, tm
     assert second.code == 0, second
     assert "already on" in second.err and "sha256 matches" in second.err, second
     assert first.out == second.out
+
+
+def test_flash_romfs_then_load_in_place(cli, model, default_board):
+    """`micronn flash --romfs` writes the model into the ROMFS region; a later boot finds it on
+    /rom and micronn.load uses it there (the heap grows by far less than the model)."""
+    from micronn_tools.board import open_board
+    ks = model("keyword_scrambled.tflite")
+    r = cli("flash", "--romfs", ks)
+    assert r.code == 0, r
+    assert "/rom/keyword_scrambled.tflite: 34576 bytes" in r.err and "verified on the board" in r.err
+    with open_board(default_board.name) as b:
+        grown = b.eval("_a - gc.mem_free()", pre="import gc, micronn\ngc.collect()\n_a = gc.mem_free()\n"
+                       "_m = micronn.load('/rom/keyword_scrambled.tflite')\ngc.collect()")
+    assert grown < 1024
+    assert cli("flash", "--romfs").code == 2
