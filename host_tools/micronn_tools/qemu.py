@@ -252,6 +252,7 @@ def _cmd_repl(spec):
         # exec keeps this open file, and with it the lock, for QEMU's lifetime
         os.makedirs(storage.parent, exist_ok=True)
         fd = os.open(storage, os.O_RDWR | os.O_CREAT, 0o644)
+        os.set_inheritable(fd, True)  # Python opens with O_CLOEXEC
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
