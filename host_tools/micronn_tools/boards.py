@@ -18,7 +18,9 @@ A ``board.json`` looks like::
 ``"qemu": {..., "storage": {"size": "16M"}}`` says that QEMU's machine RAM of that size holds the
 board's non-volatile regions (littlefs, ROMFS): the launcher backs it with a file, the board's
 *storage image*, so files survive a restart of the emulator as they survive a power cycle of
-flash. ``"romfs_bytes"`` is the size of the board's ROMFS region (0: none).
+flash. ``"storage": {"region": ["0x20020000", "64K"]}`` is for machines without such RAM: the
+launcher writes the image into that memory before the board runs and reads it back when it stops
+QEMU (through QEMU's gdbstub), so files survive a clean stop (not a SIGKILL of the launcher). ``"romfs_bytes"`` is the size of the board's ROMFS region (0: none).
 
 Environment variables for development and tests of the host tools themselves:
 ``MICRONN_BOARDS_DIR`` (where the ``board.json`` directories are, default ``<repo>/boards``),
@@ -121,10 +123,26 @@ class BoardSpec:
         return build_dir() / self.name / self.firmware
 
     @property
+    def storage_region(self):
+        """``(address, size)`` of the memory the launcher saves to the storage image when QEMU
+        stops and writes back before the board runs (``qemu.storage.region``), for machines
+        whose RAM cannot be file-backed; None otherwise."""
+        st = (self.qemu or {}).get("storage") or {}
+        if "region" not in st:
+            return None
+        addr, size = st["region"]
+        return (_parse_int(addr, f"{self.name}: qemu.storage.region"),
+                _parse_size(size, f"{self.name}: qemu.storage.region"))
+
+    @property
     def storage_bytes(self) -> Optional[int]:
-        """Size of the file-backed machine RAM holding littlefs and ROMFS (None: volatile)."""
+        """Size of the storage image (None: the board's storage is volatile)."""
         st = (self.qemu or {}).get("storage")
-        return _parse_size(st["size"], f"{self.name}: qemu.storage.size") if st else None
+        if not st:
+            return None
+        if "region" in st:
+            return self.storage_region[1]
+        return _parse_size(st["size"], f"{self.name}: qemu.storage.size")
 
     @property
     def storage_path(self) -> Optional[Path]:
@@ -163,7 +181,7 @@ class BoardSpec:
             raise BoardConfigError(f"{self.name}: board.json qemu.binary is missing")
         common = ["-nographic"] if serial.startswith("mon:") else list(COMMON_QEMU_ARGS)
         mem = []
-        if storage is not None:
+        if storage is not None and self.storage_region is None:
             if self.storage_bytes is None:
                 raise BoardConfigError(f"{self.name}: board.json has no qemu.storage")
             path = str(storage).replace(",", ",,")  # QEMU's option syntax escapes commas

@@ -11,7 +11,9 @@ ROMFS) from a file, the storage image (``BoardSpec.storage_path``): the board wr
 into it, so files survive restarts of QEMU, even a SIGKILL. One QEMU at a time owns an image (an
 exclusive ``flock``); a second QEMU of the same board, started while the first runs, gets a
 private copy of the image as it is at that moment, deleted when it stops, and its writes do not
-persist (``QemuProcess.storage_note`` says so).
+persist (``QemuProcess.storage_note`` says so). Boards with ``qemu.storage.region`` instead
+(machines whose RAM cannot be file-backed) start paused; the image is written into the region
+through QEMU's gdbstub before the board runs, and read back from it when ``stop()`` ends QEMU.
 
 CLI (used by the Makefile)::
 
@@ -25,9 +27,12 @@ import ctypes
 import fcntl
 import os
 import re
+import shutil
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import weakref
@@ -75,6 +80,7 @@ class QemuProcess:
         self.storage_note = None  # why it is not the board's own image, when it is not
         self._lock_fd = None
         self._snapshot = None
+        self._gdb_dir = None
         self.argv = spec.qemu_argv(serial=serial, firmware=self.firmware, extra=extra_args)
         self.proc = None
         self.pty = None
@@ -88,8 +94,12 @@ class QemuProcess:
         self.pty = None
         self._pty_seen.clear()
         self._open_storage()
+        extra = list(self.extra_args)
+        if self.storage_file and self.spec.storage_region:
+            self._gdb_dir = tempfile.mkdtemp(prefix="micronn-gdb-")
+            extra += ["-S", "-gdb", f"unix:{self._gdb_dir}/gdb.sock,server=on,wait=off"]
         self.argv = self.spec.qemu_argv(serial=self.serial, firmware=self.firmware,
-                                        extra=self.extra_args, storage=self.storage_file)
+                                        extra=extra, storage=self.storage_file)
         try:
             self.proc = subprocess.Popen(
                 self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -111,7 +121,49 @@ class QemuProcess:
                     self.stop()
                     raise QemuError(f"{self.spec.name}: QEMU {why}.\ncommand: "
                                     f"{' '.join(argv)}\noutput:\n{self.output()}")
+        if self._gdb_dir:
+            try:
+                self._region_restore(timeout)
+            except (OSError, QemuError) as e:
+                self.stop(save=False)
+                raise QemuError(f"{self.spec.name}: cannot load the storage image: {e}") from None
         return self
+
+    # -- storage region (machines without file-backed RAM) ----------------------------------
+    def _gdb(self, timeout):
+        path = os.path.join(self._gdb_dir, "gdb.sock")
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                return _GdbLink(path, timeout)
+            except OSError:
+                if time.monotonic() > deadline or not self.alive():
+                    raise
+                time.sleep(0.05)
+
+    def _region_restore(self, timeout):
+        """Write the image into the region while the board is held at reset (-S), then let it
+        run (gdb detach resumes the machine). An empty image leaves the region as it is."""
+        addr, size = self.spec.storage_region
+        with open(self.storage_file, "rb") as f:
+            image = f.read()
+        with self._gdb(timeout) as g:
+            if len(image) == size:
+                for off in range(0, size, _GdbLink.CHUNK):
+                    g.write(addr + off, image[off:off + _GdbLink.CHUNK])
+            g.detach()
+
+    def _region_save(self):
+        """Read the region into the image (connecting the gdbstub pauses the machine)."""
+        addr, size = self.spec.storage_region
+        with self._gdb(5.0) as g:
+            image = b"".join(g.read(addr + off, min(_GdbLink.CHUNK, size - off))
+                             for off in range(0, size, _GdbLink.CHUNK))
+        fd = self._lock_fd if self._lock_fd is not None else None
+        if fd is None:
+            return  # a private snapshot: nothing to keep
+        os.pwrite(fd, image, 0)
+        os.ftruncate(fd, size)
 
     def _open_storage(self):
         """Lock the storage image for this QEMU, or fall back to a private snapshot of it."""
@@ -136,6 +188,9 @@ class QemuProcess:
         self._lock_fd, self.storage_file = fd, path
 
     def _release_storage(self):
+        if self._gdb_dir:
+            shutil.rmtree(self._gdb_dir, ignore_errors=True)
+            self._gdb_dir = None
         if self._lock_fd is not None:
             os.close(self._lock_fd)  # drops the flock
             self._lock_fd = None
@@ -162,8 +217,14 @@ class QemuProcess:
         """QEMU's recent own output (errors, pty notice), for error messages."""
         return "\n".join(self.log)
 
-    def stop(self, grace=2.0):
-        """Terminate QEMU and its process group; SIGKILL after ``grace`` seconds. Idempotent."""
+    def stop(self, grace=2.0, save=True):
+        """Terminate QEMU and its process group; SIGKILL after ``grace`` seconds. Idempotent.
+        A board with a storage region has it saved to its image first (``save``)."""
+        if save and self._gdb_dir and self._snapshot is None and self.alive():
+            try:
+                self._region_save()
+            except (OSError, QemuError) as e:
+                self.log.append(f"micronn: storage region not saved: {e}")
         proc, self.proc = self.proc, None
         _live.discard(self)
         if proc is None:
@@ -208,6 +269,66 @@ class QemuProcess:
             pass
 
 
+class _GdbLink:
+    """The few GDB remote-protocol packets the storage region needs (memory read/write,
+    detach), over QEMU's gdbstub socket."""
+
+    CHUNK = 1024  # bytes per packet: 2 KiB of hex, well inside QEMU's packet buffer
+
+    def __init__(self, path, timeout):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.settimeout(timeout)
+        try:
+            self.sock.connect(path)
+        except OSError:
+            self.sock.close()
+            raise
+        self.buf = b""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.sock.close()
+
+    def _packet(self):
+        while True:
+            i = self.buf.find(b"$")
+            j = self.buf.find(b"#", i + 1) if i >= 0 else -1
+            if j >= 0 and len(self.buf) >= j + 3:
+                data, self.buf = self.buf[i + 1:j], self.buf[j + 3:]
+                self.sock.sendall(b"+")
+                return data
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise QemuError("gdbstub closed the connection")
+            self.buf += chunk
+
+    def command(self, data):
+        self.sock.sendall(b"$%s#%02x" % (data, sum(data) & 0xFF))
+        while True:
+            reply = self._packet()
+            # connecting stops the machine and QEMU may report it ("T02thread:01;") at any
+            # point: not the answer (which is OK, Exx or hex digits)
+            if not reply.startswith((b"T", b"S")):
+                return reply
+
+    def write(self, addr, data):
+        reply = self.command(b"M%x,%x:%s" % (addr, len(data), data.hex().encode()))
+        if reply != b"OK":
+            raise QemuError(f"gdbstub refused a write at 0x{addr:x}: {reply!r}")
+
+    def read(self, addr, n):
+        reply = self.command(b"m%x,%x" % (addr, n))
+        if len(reply) != 2 * n or reply.startswith(b"E"):
+            raise QemuError(f"gdbstub refused a read at 0x{addr:x}: {reply[:20]!r}")
+        return bytes.fromhex(reply.decode())
+
+    def detach(self):
+        self.sock.sendall(b"$D#44")
+        self.sock.recv(16)  # "+" and "$OK#9a"; the machine runs from here
+
+
 @atexit.register
 def stop_all():
     """Kill every QEMU this process started (also run at interpreter exit)."""
@@ -247,7 +368,8 @@ def _cmd_run(spec):
 
 
 def _cmd_repl(spec):
-    storage = spec.storage_path
+    # QEMU replaces this process: a storage region (saved by the launcher) cannot be kept here
+    storage = spec.storage_path if spec.storage_region is None else None
     if storage is not None:
         # exec keeps this open file, and with it the lock, for QEMU's lifetime
         os.makedirs(storage.parent, exist_ok=True)
