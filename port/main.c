@@ -27,6 +27,11 @@ soft_reset:
     gc_init(_heap_start, _heap_end);
     mp_init();
 
+    #if MICROPY_VFS_ROM
+    // /rom first, as upstream ports do: it adds /rom and /rom/lib to sys.path. An erased or
+    // never-written region is not a ROMFS image and is simply not mounted.
+    mp_vfs_mount_romfs_protected();
+    #endif
     // _boot.py mounts the filesystem; then the usual boot.py/main.py pair,
     // main.py only for the friendly REPL so mpremote's raw REPL stays usable.
     pyexec_frozen_module("_boot.py", false);

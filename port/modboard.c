@@ -9,6 +9,9 @@
 
 extern uint8_t _fs_start[], _fs_end[];
 extern uint8_t _heap_start[], _heap_end[];
+#if MICROPY_VFS_ROM
+extern uint8_t _romfs_start[], _romfs_end[];
+#endif
 
 // Survives a reset because .noinit is neither loaded nor zeroed.
 #define RESET_MAGIC (0x6d6e5253)
@@ -50,7 +53,7 @@ static mp_obj_t board_info(void) {
     uint8_t *fs;
     size_t fs_len;
     mp_board_fs_region(&fs, &fs_len);
-    mp_obj_t d = mp_obj_new_dict(10);
+    mp_obj_t d = mp_obj_new_dict(12);
     #define ADD(k, v) mp_obj_dict_store(d, MP_OBJ_NEW_QSTR(MP_QSTR_##k), (v))
     ADD(name, mp_obj_new_str_from_cstr(MICROPY_HW_BOARD_NAME));
     ADD(mcu, mp_obj_new_str_from_cstr(MICROPY_HW_MCU_NAME));
@@ -60,6 +63,13 @@ static mp_obj_t board_info(void) {
     ADD(heap_bytes, mp_obj_new_int_from_uint(_heap_end - _heap_start));
     ADD(fs_bytes, mp_obj_new_int_from_uint(fs_len));
     ADD(fs_addr, mp_obj_new_int_from_uint((uintptr_t)fs));
+    #if MICROPY_VFS_ROM
+    ADD(romfs_bytes, mp_obj_new_int_from_uint(_romfs_end - _romfs_start));
+    ADD(romfs_addr, mp_obj_new_int_from_uint((uintptr_t)_romfs_start));
+    #else
+    ADD(romfs_bytes, MP_OBJ_NEW_SMALL_INT(0));
+    ADD(romfs_addr, mp_const_none);
+    #endif
     ADD(fault_address, mp_obj_new_int_from_uint(MICROPY_HW_FAULT_ADDRESS));
     ADD(reset_cause, MP_OBJ_NEW_SMALL_INT(mp_port_reset_cause));
     #undef ADD

@@ -37,7 +37,8 @@
 
 #define MICROPY_PY_SYS_PLATFORM             "micronn"
 #define MICROPY_PY_SYS_STDIO_BUFFER         (1)
-#define MICROPY_PY_SELECT                   (0)
+// select.poll on sys.stdin: mpremote mount's protocol needs it.
+#define MICROPY_PY_SELECT                   (1)
 #define MICROPY_PY_ASYNCIO                  (0)
 #define MICROPY_PY_OS_UNAME                 (1)
 #define MICROPY_PY_OS_SYNC                  (0)
@@ -58,6 +59,12 @@
 #define MICROPY_PY_BINASCII                 (1)
 #define MICROPY_PY_RANDOM_SEED_INIT_FUNC    ((uint32_t)mp_hal_ticks_cpu64())
 #define MICROPY_VFS                         (1)
+// Boards with a ROMFS region (MICROPY_HW_ROMFS in mpconfigboard.h, _romfs_start/_romfs_end in
+// the linker script) get vfs.rom_ioctl and VfsRom, mounted at /rom at boot (port/romfs.c).
+#ifndef MICROPY_HW_ROMFS
+#define MICROPY_HW_ROMFS                    (0)
+#endif
+#define MICROPY_VFS_ROM                     (MICROPY_HW_ROMFS)
 
 // mphalport.h provides uint64_t mp_hal_ticks_cpu64(): the _micronn profiler uses it.
 #define MICRONN_HAVE_TICKS_CPU64            (1)

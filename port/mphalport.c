@@ -9,6 +9,14 @@
 static uint8_t stdin_buf[MICROPY_HW_STDIN_BUFFER_LEN];
 static volatile uint16_t stdin_head, stdin_tail;
 
+// The drivers stop taking bytes from the UART while this is false and leave
+// the next one in its data register. An emulated UART then stops reading the
+// host's pty, so a host that sends faster than Python reads waits instead of
+// losing bytes (QEMU's serial back-pressure: bulk transfers need no acks).
+bool mp_port_stdin_room(void) {
+    return (stdin_head + 1) % MICROPY_HW_STDIN_BUFFER_LEN != stdin_tail;
+}
+
 void mp_port_stdin_push(int c) {
     if (c == mp_interrupt_char) {
         mp_sched_keyboard_interrupt();
@@ -30,18 +38,23 @@ static void service_polled(void) {
 }
 
 static int stdin_pop(void) {
-    service_polled();
     if (stdin_tail == stdin_head) {
         return -1;
     }
+    bool was_full = !mp_port_stdin_room();
     int c = stdin_buf[stdin_tail];
     stdin_tail = (stdin_tail + 1) % MICROPY_HW_STDIN_BUFFER_LEN;
+    if (was_full) {
+        service_polled();  // take the byte the UART held back while the ring was full
+    }
     return c;
 }
 
 uintptr_t mp_hal_stdio_poll(uintptr_t poll_flags) {
     uintptr_t ret = 0;
-    service_polled();
+    if (stdin_tail == stdin_head) {
+        service_polled();
+    }
     if ((poll_flags & MP_STREAM_POLL_RD) && stdin_tail != stdin_head) {
         ret |= MP_STREAM_POLL_RD;
     }
@@ -52,10 +65,17 @@ uintptr_t mp_hal_stdio_poll(uintptr_t poll_flags) {
 }
 
 int mp_hal_stdin_rx_chr(void) {
-    for (;;) {
+    for (uint32_t n = 0;; ++n) {
         int c = stdin_pop();
         if (c >= 0) {
             return c;
+        }
+        // The ISR fills the ring. Polling the UART as well costs MMIO, which under QEMU
+        // serialises with the emulator's I/O thread (the one feeding the UART): done on every
+        // spin it cut host->board throughput to a few KB/s. So only now and then, in case an
+        // interrupt went missing.
+        if ((n & 1023) == 1023) {
+            service_polled();
         }
         // Deliberately no WFI here: the REPL polls so that QEMU's -icount
         // clock keeps moving and the host sees prompt echo.

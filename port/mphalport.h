@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include "py/mpconfig.h"
 #include "shared/runtime/interrupt_char.h"
 
@@ -31,8 +32,10 @@ void mp_hal_delay_ms(mp_uint_t ms);
 void mp_hal_delay_us(mp_uint_t us);
 uint64_t mp_hal_time_ns(void);
 
-// Called by the UART driver (usually from its ISR) for each received byte.
+// Called by the UART driver (usually from its ISR) for each received byte,
+// only while mp_port_stdin_room() (else the byte stays in the UART).
 void mp_port_stdin_push(int c);
+bool mp_port_stdin_room(void);
 
 // Low-level console output that bypasses everything, for fault reports.
 void mp_port_uart_init(void);

@@ -68,11 +68,28 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
+    # Emulated boards keep littlefs and ROMFS in a storage image that outlives QEMU. Each test
+    # session starts from empty images of its own (xdist workers inherit the directory), so no
+    # test sees files an earlier run or a developer's `make run` left behind.
+    if not os.environ.get("MICRONN_STORAGE_DIR"):
+        import tempfile
+        base = boards.build_dir() / "test-storage"
+        base.mkdir(parents=True, exist_ok=True)
+        os.environ["MICRONN_STORAGE_DIR"] = config._micronn_storage = tempfile.mkdtemp(
+            prefix="session-", dir=base)
     config.addinivalue_line("markers", "emulated_only: needs an emulated board (QEMU)")
     config.addinivalue_line("markers", "serial_only: needs a board with a raw REPL "
                                        "(emulated or real; not UNIX)")
     if config.getoption("--board") or config.getoption("--port"):
         _targets(config)  # a bad board name is a usage error, reported once, up front
+
+
+def pytest_unconfigure(config):
+    storage = getattr(config, "_micronn_storage", None)
+    if storage:
+        import shutil
+        shutil.rmtree(storage, ignore_errors=True)
+        os.environ.pop("MICRONN_STORAGE_DIR", None)
 
 
 def _labgrid_active(config):

@@ -13,3 +13,6 @@
 
 // Nothing decodes 0x50000000-0xdfffffff on this image: a load faults.
 #define MICROPY_HW_FAULT_ADDRESS    (0x70000000)
+
+// ROMFS region (linker script): models deployed there are used in place.
+#define MICROPY_HW_ROMFS            (1)

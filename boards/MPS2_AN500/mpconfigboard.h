@@ -14,3 +14,6 @@
 // PSRAM ends at 0x61000000 and the Ethernet MAC is at 0xa0000000; nothing
 // decodes 0x70000000, so a load faults.
 #define MICROPY_HW_FAULT_ADDRESS    (0x70000000)
+
+// ROMFS region (linker script): models deployed there are used in place.
+#define MICROPY_HW_ROMFS            (1)

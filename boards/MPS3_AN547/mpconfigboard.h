@@ -14,3 +14,6 @@
 #define MICROPY_HW_FS_BLOCK_SIZE    (1024)
 
 #define MICROPY_HW_FAULT_ADDRESS    (0x00100000)
+
+// ROMFS region (linker script): models deployed there are used in place.
+#define MICROPY_HW_ROMFS            (1)

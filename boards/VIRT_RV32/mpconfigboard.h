@@ -14,3 +14,6 @@
 
 // Nothing is mapped between the test finisher/RTC and the CLINT.
 #define MICROPY_HW_FAULT_ADDRESS    (0x00200000)
+
+// ROMFS region (linker script): models deployed there are used in place.
+#define MICROPY_HW_ROMFS            (1)

@@ -176,6 +176,47 @@ def _mn_mv(t, p):
     except OSError:
         os.remove(p)  # FAT cannot rename over an existing file
         os.rename(t, p)
+def _mn_recv(p, n, c):
+    # n escaped bytes follow on stdin (see _escape), decoded in blocks of about c and written to
+    # file p, or with p None to the ROMFS region from its start (vfs.rom_ioctl write)
+    import sys
+    r = sys.stdin.buffer
+    b = bytearray(c + 1)
+    m = memoryview(b)
+    o = 0
+    x = None
+    global _mn_f
+    if p is None:
+        import vfs
+    else:
+        _mn_f = open(p, 'wb')
+    while n:
+        k = min(n, c)
+        r.readinto(m[:k])
+        if b[k - 1] == 27:  # an escape pair split by the block end
+            r.readinto(m[k:k + 1])
+            k += 1
+        n -= k
+        if x:
+            continue  # keep reading: what the host still sends must not reach the REPL
+        d = bytes(m[:k])
+        if b'\x1b' in d:
+            d = d.replace(b'\x1b\x02', b'\x03').replace(b'\x1b\x01', b'\x1b')
+        try:
+            if p is None:
+                e = vfs.rom_ioctl(4, 0, o, d)
+                if e < 0:
+                    raise OSError(-e)
+                o += len(d)
+            elif _mn_f.write(d) != len(d):
+                raise OSError('short write')
+        except OSError as e:
+            x = e
+    if p is not None:
+        _mn_f.close()
+        _mn_f = None
+    if x:
+        raise x
 def _mn_dump(p, c):
     with open(p, 'rb') as f:
         while True:
@@ -184,6 +225,13 @@ def _mn_dump(p, c):
                 break
             print(_mn_b2a(d).decode().strip() if _mn_b2a else repr(d))
 """
+
+
+def _escape(data):
+    """Stream encoding for _mn_recv: Ctrl-C (0x03) would interrupt the board, so it is sent as
+    ESC 0x02, and ESC (0x1b) itself as ESC 0x01. Every ESC in the result starts a pair, which is
+    what lets the board decode any block with two replaces."""
+    return data.replace(b"\x1b", b"\x1b\x01").replace(b"\x03", b"\x1b\x02")
 
 
 class Board:
@@ -300,6 +348,54 @@ class Board:
 
     def remove(self, remote):
         self.exec(f"import os\nos.remove({_check_remote(remote)!r})")
+
+    # -- ROMFS -----------------------------------------------------------------------------
+    def romfs_size(self):
+        """Bytes of the board's ROMFS region (``vfs.rom_ioctl``), 0 when it has none."""
+        return self.eval("len(vfs.rom_ioctl(2, 0)) if hasattr(vfs, 'rom_ioctl') and "
+                         "vfs.rom_ioctl(1) > 0 else 0", pre="import vfs")
+
+    def romfs_deploy(self, image, progress=None, timeout=DEFAULT_TIMEOUT):
+        """Write a ROMFS ``image`` (romfs.build_image) to the board's ROMFS region and mount it
+        at /rom, as ``mpremote romfs deploy`` does, then check its sha256 computed on the board.
+        The board is soft-reset first: a Model still referencing the old image would otherwise
+        see its bytes change under it. Returns the hex digest; TransferError on any failure."""
+        image = bytes(image)
+        image += bytes(-len(image) % 16)  # whole flash words on boards with a minimum write
+        size = self.romfs_size()
+        if not size:
+            raise TransferError(f"{self.name}: this firmware has no ROMFS region")
+        if len(image) > size:
+            raise NoSpaceError(f"{self.name}: ROMFS image of {len(image)} bytes does not fit "
+                               f"the {size}-byte ROMFS region", len(image), size, len(image))
+        self.soft_reset()
+        self._ensure_helper()
+        e = self.eval("_e", pre="import vfs\ntry:\n vfs.umount('/rom')\nexcept OSError:\n pass\n"
+                                f"_e = vfs.rom_ioctl(3, 0, {len(image)})")
+        if e < 0:
+            raise TransferError(f"{self.name}: ROMFS erase failed (rom_ioctl error {e})")
+        try:
+            self._rom_write(image, progress, timeout)
+        except BoardExecError as e:
+            raise TransferError(f"{self.name}: writing ROMFS failed: {e}") from e
+        self.exec("import vfs\nvfs.rom_ioctl(5, 0)\nvfs.mount(vfs.VfsRom(vfs.rom_ioctl(2, 0)), '/rom')")
+        want = hashlib.sha256(image).hexdigest()
+        got = self.eval(f"''.join('%02x' % x for x in hashlib.sha256("
+                        f"memoryview(vfs.rom_ioctl(2, 0))[:{len(image)}]).digest())",
+                        pre="import hashlib, vfs")
+        if got != want:
+            raise TransferError(f"{self.name}: ROMFS holds sha256 {got}, host sent {want}")
+        return want
+
+    def _rom_write(self, image, progress, timeout):
+        """Acknowledged chunks (one exec each): safe on any serial link."""
+        chunk = 4096
+        for off in range(0, len(image), chunk):
+            lit = base64.b64encode(image[off:off + chunk])
+            self.exec(f"import vfs\n_e = vfs.rom_ioctl(4, 0, {off}, _mn_a2b({lit!r}))\n"
+                      "if _e < 0:\n raise OSError(-_e)", timeout=timeout)
+            if progress:
+                progress(min(off + chunk, len(image)), len(image))
 
     def _remove_quietly(self, remote):
         try:
@@ -590,25 +686,30 @@ class SerialBoard(Board):
                     progress(done, len(data))
             self.exec("_mn_f.close()\n_mn_f = None", timeout=timeout)
         except BoardExecError as e:
-            try:
-                self.exec("_mn_f.close()\n_mn_f = None", timeout=10)
-            except BoardError:
-                pass
-            self._remove_quietly(remote)
+            self._close_and_remove(remote)
             last = e.traceback.strip().splitlines()[-1] if e.traceback.strip() else ""
-            if re.search(r"\b(28|ENOSPC)\b", last):
-                try:
-                    bsize, free = self.free_space(remote)
-                except BoardError:
-                    bsize, free = 0, -1
-                raise NoSpaceError(
-                    f"{self.name}: {remote}: the filesystem filled up after {done} of {len(data)} "
-                    f"bytes ({last}); partial file removed", len(data), free,
-                    space_needed(len(data), bsize)) from e
-            raise TransferError(f"{self.name}: put {remote} failed after {done} of {len(data)} "
-                                f"bytes; partial file removed. {e}") from e
+            self._raise_put_error(e, remote, len(data), f"after {done} of {len(data)} bytes", last)
         if progress and not data:
             progress(0, 0)
+
+    def _close_and_remove(self, remote):
+        try:
+            self.exec("_mn_f.close()\n_mn_f = None", timeout=10)
+        except BoardError:
+            pass
+        self._remove_quietly(remote)
+
+    def _raise_put_error(self, e, remote, size, when, last):
+        if re.search(r"\b(28|ENOSPC)\b", last):
+            try:
+                bsize, free = self.free_space(remote)
+            except BoardError:
+                bsize, free = 0, -1
+            raise NoSpaceError(
+                f"{self.name}: {remote}: the filesystem filled up {when} ({last}); partial file "
+                f"removed", size, free, space_needed(size, bsize)) from e
+        raise TransferError(f"{self.name}: put {remote} failed {when}; partial file removed. "
+                            f"{e}") from e
 
     def _get_data(self, remote, size, progress, chunk_size, timeout):
         self._ensure_helper()
@@ -664,11 +765,11 @@ class _PendingTimeout(Exception):
 class QemuBoard(SerialBoard):
     """An emulated board: QEMU (started here) plus a SerialBoard on its pty."""
 
-    def __init__(self, spec, connect_timeout=15.0, extra_qemu_args=()):
+    def __init__(self, spec, connect_timeout=15.0, extra_qemu_args=(), storage=True):
         from .qemu import QemuProcess
         if isinstance(spec, str):
             spec = boards.get(spec)
-        self.qemu = QemuProcess(spec, extra_args=extra_qemu_args)
+        self.qemu = QemuProcess(spec, extra_args=extra_qemu_args, storage=storage)
         self.qemu.start()
         #: how many times the emulator was restarted (tests use it to tell a board that
         #: recovered by itself from one the harness had to restart)
@@ -696,6 +797,74 @@ class QemuBoard(SerialBoard):
                 raise
             raise BoardCrash(f"{e}\nQEMU exited; its output:\n{self.qemu.output()}",
                              e.output) from None
+
+    #: bytes the board decodes per block of a streamed put, and the host writes per progress step
+    STREAM_BLOCK = 2048
+    STREAM_WRITE = 4096
+
+    def _put_data(self, data, remote, progress, chunk_size, timeout):
+        """Stream the file in one exec: the board reads it from stdin while the host writes.
+
+        No acknowledgements are needed: when the board's input ring is full its UART leaves the
+        next byte unread, QEMU stops reading the pty and the host's write waits (port/mphalport.c).
+        A real UART has no such back-pressure (bytes arriving at a full ring would be lost),
+        so SerialBoard keeps its acknowledged chunks."""
+        self._stream(data, remote, progress, timeout)
+
+    def _stream(self, data, remote, progress, timeout):
+        """_mn_recv(remote, ...) fed with ``data``; remote None: the ROMFS region."""
+        self._ensure_helper()
+        enc = _escape(bytes(data))
+        self._ensure_raw()
+        what = remote or "ROMFS"
+        ser = self._ser
+        try:
+            self.transport.exec_raw_no_follow(
+                f"_mn_recv({remote!r}, {len(enc)}, {self.STREAM_BLOCK})")
+            # ``timeout`` bounds a stall (no byte taken for that long), not the whole transfer,
+            # whose speed depends on the host's load
+            ser.write_timeout = timeout
+            for off in range(0, len(enc), self.STREAM_WRITE):
+                if ser.in_waiting:
+                    break  # the board never talks while receiving: it reset or failed
+                ser.write(enc[off:off + self.STREAM_WRITE])
+                if progress:
+                    sent = min(len(enc), off + self.STREAM_WRITE)
+                    progress(sent * len(data) // len(enc), len(data))
+            out, err = self._follow(max(timeout, 10))
+        except serial.SerialTimeoutException:
+            recovered = self._recover_after_timeout()
+            if remote:
+                self._remove_quietly(remote)
+            raise TransferError(f"{self.name}: put {what}: the board took no data for "
+                                f"{timeout} s (recovered by: {recovered})") from None
+        except (TransportError, OSError, serial.SerialException) as e:
+            self.dirty = True
+            raise TransferError(f"{self.name}: put {what}: link failed: {e}") from None
+        except _PendingTimeout:
+            recovered = self._recover_after_timeout()
+            if remote:
+                self._remove_quietly(remote)
+            raise TransferError(f"{self.name}: put {what}: no answer within the timeout "
+                                f"(recovered by: {recovered})") from None
+        except BaseException:
+            self.dirty = True
+            raise
+        finally:
+            if self.transport is not None:
+                ser.write_timeout = None
+        if err:
+            e = BoardExecError(_text(out), _text(err), self.name)
+            if remote is None:
+                raise TransferError(f"{self.name}: writing ROMFS failed: {e}") from e
+            self._close_and_remove(remote)
+            last = e.traceback.strip().splitlines()[-1] if e.traceback.strip() else ""
+            self._raise_put_error(e, remote, len(data), "during the transfer", last)
+        if progress and not data:
+            progress(0, 0)
+
+    def _rom_write(self, image, progress, timeout):
+        self._stream(image, None, progress, timeout)
 
     def hard_reset(self, timeout=None):
         """Restart the emulator process (a power cycle) and reconnect to the new pty."""

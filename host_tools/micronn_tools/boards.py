@@ -15,9 +15,18 @@ A ``board.json`` looks like::
 
 ``"qemu": null`` marks a board that is not emulated (``UNIX``: the firmware is a host executable).
 
-Two environment variables exist for development and tests of the host tools themselves:
-``MICRONN_BOARDS_DIR`` (where the ``board.json`` directories are, default ``<repo>/boards``) and
-``MICRONN_BUILD_DIR`` (where firmware is built, default ``<repo>/build``).
+``"qemu": {..., "storage": {"size": "16M"}}`` says that QEMU's machine RAM of that size holds the
+board's non-volatile regions (littlefs, ROMFS): the launcher backs it with a file, the board's
+*storage image*, so files survive a restart of the emulator as they survive a power cycle of
+flash. ``"storage": {"region": ["0x20020000", "64K"]}`` is for machines without such RAM: the
+launcher writes the image into that memory before the board runs and reads it back when it stops
+QEMU (through QEMU's gdbstub), so files survive a clean stop (not a SIGKILL of the launcher). ``"romfs_bytes"`` is the size of the board's ROMFS region (0: none).
+
+Environment variables for development and tests of the host tools themselves:
+``MICRONN_BOARDS_DIR`` (where the ``board.json`` directories are, default ``<repo>/boards``),
+``MICRONN_BUILD_DIR`` (where firmware is built, default ``<repo>/build``) and
+``MICRONN_STORAGE_DIR`` (where storage images are, default ``build/<board>/``; the tests point
+it at a fresh directory per session so no test sees files left by an earlier run).
 """
 import json
 import os
@@ -34,7 +43,8 @@ ICOUNT_ARGS = ["-icount", "shift=0,align=off,sleep=off"]
 COMMON_QEMU_ARGS = ["-nographic", "-monitor", "null"]
 
 _REQUIRED = ("name", "firmware")
-_INT_FIELDS = ("ram_bytes", "flash_bytes", "fs_bytes", "heap_bytes", "cpu_hz")
+_INT_FIELDS = ("ram_bytes", "flash_bytes", "fs_bytes", "heap_bytes", "cpu_hz", "romfs_bytes")
+_SIZE_SUFFIX = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 
 
 class BoardConfigError(Exception):
@@ -51,6 +61,22 @@ def boards_dir() -> Path:
 
 def build_dir() -> Path:
     return Path(os.environ.get("MICRONN_BUILD_DIR") or Path(repo_root()) / "build")
+
+
+def storage_dir() -> Optional[Path]:
+    d = os.environ.get("MICRONN_STORAGE_DIR")
+    return Path(d) if d else None
+
+
+def _parse_size(value, what):
+    """QEMU-style sizes: 16M, 2G, or a plain number of bytes."""
+    text = str(value).strip().upper()
+    try:
+        if text[-1:] in _SIZE_SUFFIX:
+            return int(text[:-1]) * _SIZE_SUFFIX[text[-1]]
+        return int(text, 0)
+    except ValueError:
+        raise BoardConfigError(f"{what}: not a size: {value!r}") from None
 
 
 def _parse_int(value, what):
@@ -80,6 +106,7 @@ class BoardSpec:
     real_counterpart: Optional[str] = None
     qemu: Optional[dict] = None
     cpu_hz: Optional[int] = None
+    romfs_bytes: Optional[int] = None
     instructions_per_tick: Optional[float] = None
     fault_address: Optional[int] = None
     default: bool = False
@@ -96,6 +123,37 @@ class BoardSpec:
         return build_dir() / self.name / self.firmware
 
     @property
+    def storage_region(self):
+        """``(address, size)`` of the memory the launcher saves to the storage image when QEMU
+        stops and writes back before the board runs (``qemu.storage.region``), for machines
+        whose RAM cannot be file-backed; None otherwise."""
+        st = (self.qemu or {}).get("storage") or {}
+        if "region" not in st:
+            return None
+        addr, size = st["region"]
+        return (_parse_int(addr, f"{self.name}: qemu.storage.region"),
+                _parse_size(size, f"{self.name}: qemu.storage.region"))
+
+    @property
+    def storage_bytes(self) -> Optional[int]:
+        """Size of the storage image (None: the board's storage is volatile)."""
+        st = (self.qemu or {}).get("storage")
+        if not st:
+            return None
+        if "region" in st:
+            return self.storage_region[1]
+        return _parse_size(st["size"], f"{self.name}: qemu.storage.size")
+
+    @property
+    def storage_path(self) -> Optional[Path]:
+        """The storage image QEMU maps as this board's non-volatile memory: ``build/<name>/
+        storage.img``, or ``$MICRONN_STORAGE_DIR/<name>.img`` (None: the board has none)."""
+        if self.storage_bytes is None:
+            return None
+        d = storage_dir()
+        return d / f"{self.name}.img" if d else build_dir() / self.name / "storage.img"
+
+    @property
     def build_command(self) -> str:
         return f"make firmware BOARD={self.name}"
 
@@ -108,11 +166,13 @@ class BoardSpec:
                 f"`{self.build_command}`")
         return path
 
-    def qemu_argv(self, serial: str = "pty", firmware=None, extra=()) -> List[str]:
+    def qemu_argv(self, serial: str = "pty", firmware=None, extra=(), storage=None) -> List[str]:
         """The full QEMU command line for this board.
 
         ``serial`` is a QEMU -serial backend (``pty``, ``mon:stdio``, ``tcp:...``). With
         ``mon:stdio`` the ``-monitor null`` is left out so QEMU's Ctrl-A escapes work.
+        ``storage``: path of the storage image backing the machine RAM (shared mapping: every
+        write the board makes lands in the file); None leaves QEMU's RAM volatile.
         """
         if not self.emulated:
             raise BoardConfigError(f"{self.name} is not an emulated board (\"qemu\": null)")
@@ -120,7 +180,14 @@ class BoardSpec:
         if not binary:
             raise BoardConfigError(f"{self.name}: board.json qemu.binary is missing")
         common = ["-nographic"] if serial.startswith("mon:") else list(COMMON_QEMU_ARGS)
-        return ([binary] + list(self.qemu.get("args", [])) + common + ["-serial", serial]
+        mem = []
+        if storage is not None and self.storage_region is None:
+            if self.storage_bytes is None:
+                raise BoardConfigError(f"{self.name}: board.json has no qemu.storage")
+            path = str(storage).replace(",", ",,")  # QEMU's option syntax escapes commas
+            mem = ["-object", f"memory-backend-file,id=mn-storage,size={self.storage_bytes},"
+                              f"mem-path={path},share=on", "-machine", "memory-backend=mn-storage"]
+        return ([binary] + list(self.qemu.get("args", [])) + mem + common + ["-serial", serial]
                 + ICOUNT_ARGS + ["-kernel", str(firmware or self.firmware_path)] + list(extra))
 
     def instructions(self, ticks: int) -> Optional[int]:

@@ -3,6 +3,7 @@
 Three jobs, chosen by the arguments:
   micronn flash --firmware FILE.elf [--board B]           install an emulated board's image
   micronn flash FILE ... [--board B | --port P] [--dest D] copy models/scripts to a board
+  micronn flash --romfs MODEL ... [--board B | --port P]    models into the board's ROMFS
   micronn flash --esp32 --port P [--firmware fw.bin] [--model m.tflite ...]   esptool
 """
 import argparse
@@ -29,9 +30,15 @@ Put firmware and/or files on a board.
    Copies models (.tflite, .bin), scripts (.py, .mpy) or anything else with mpremote-style
    transfers (raw REPL), each verified by a sha256 computed on the board; a file whose sha256 is
    already there is skipped (--force copies anyway). A transfer cut by a board reset is retried
-   once and otherwise reported as failed, with the partial file removed. Files copied to an
-   emulated board live in its RAM filesystem and are gone when QEMU stops: use this with
-   real boards (--port), or build models into the firmware (make firmware MODELS=...).
+   once and otherwise reported as failed, with the partial file removed. An emulated board
+   keeps its filesystem in its storage image (build/<BOARD>/storage.img), so files stay there
+   across QEMU restarts, as on a real board's flash.
+
+   --romfs MODEL...: instead, write the files as one ROMFS image into the board's ROMFS region
+   (vfs.rom_ioctl, MicroPython 1.25), replacing what it held, mounted at /rom. The data of each
+   file starts 16-byte aligned, and micronn.load('/rom/NAME') uses it in place: no heap copy.
+   The board is soft-reset first (nothing may still use the old image); the image's sha256 is
+   checked on the board. Needs firmware with a ROMFS region (board.info()['romfs_bytes']).
 
 3. ESP32 over its ROM bootloader (esptool):  micronn flash --esp32 --port PORT
         [--chip esp32] [--baud 460800] [--firmware firmware.bin [--firmware-offset ADDR]]
@@ -60,6 +67,8 @@ def add_parser(sub):
     p.add_argument("--firmware", metavar="IMAGE", help="firmware image (emulated: ELF; --esp32: firmware.bin)")
     p.add_argument("--dest", default="", metavar="DIR", help="directory on the board for FILEs (default: the root)")
     p.add_argument("--force", action="store_true", help="copy FILEs even when the board has the same sha256")
+    p.add_argument("--romfs", action="store_true",
+                   help="write FILEs as a ROMFS image to the board's ROMFS region (/rom, zero-copy models)")
     p.add_argument("--dry-run", action="store_true", help="print what would be done (the esptool command) and stop")
     e = p.add_argument_group("ESP32 (esptool)")
     e.add_argument("--esp32", action="store_true", help="flash an ESP32-family chip with esptool")
@@ -218,8 +227,6 @@ def copy_files(args):
         if not os.path.isfile(f):
             raise CliError(f"{f}: no such file")
     spec = board_spec(args)
-    if not args.port and spec is not None and spec.emulated:
-        say(f"note: {spec.name} is emulated; its filesystem is in RAM and lost when QEMU stops", args.quiet)
     if args.dry_run:
         for f in args.files:
             print(f"would copy {f} -> {_remote(args, f)} on {args.port or spec.name}")
@@ -236,6 +243,45 @@ def copy_files(args):
                          firmware_hint=_hint(board, f), force=args.force)
     finally:
         board.close()
+    return 0
+
+
+def flash_romfs(args):
+    from . import romfs
+    from .board import BoardError, TransferError
+    from .cli_common import Progress
+    for f in args.files:
+        if not os.path.isfile(f):
+            raise CliError(f"{f}: no such file")
+    if args.dest:
+        raise CliError("--dest does not apply to --romfs (files go to /rom)", code=2)
+    try:
+        image = romfs.build_from_paths(args.files)
+    except ValueError as e:
+        raise CliError(f"cannot build the ROMFS image: {e}") from None
+    spec = board_spec(args)
+    if args.dry_run:
+        print(f"would write a {len(image)}-byte ROMFS image ({', '.join(os.path.basename(f) for f in args.files)}) "
+              f"to {args.port or spec.name}")
+        return 0
+    board = open_target(args, spec)
+    try:
+        size = board.romfs_size()
+        if not size:
+            raise CliError(f"{board.name}: this firmware has no ROMFS region (vfs.rom_ioctl)")
+        if len(image) > size:
+            raise CliError(f"{board.name}: the ROMFS image is {len(image)} bytes, the region holds {size}")
+        digest = board.romfs_deploy(image, progress=Progress("romfs", args.quiet), timeout=args.timeout)
+    except TransferError as e:
+        raise CliError(f"writing ROMFS to {board.name} failed: {e}") from None
+    except BoardError as e:
+        raise CliError(f"{board.name}: {e}") from None
+    finally:
+        board.close()
+    for f in args.files:
+        say(f"/rom/{os.path.basename(f)}: {os.path.getsize(f)} bytes", args.quiet)
+    say(f"ROMFS: {len(image)} of {size} bytes written, sha256 {digest[:16]}... verified on the board",
+        args.quiet)
     return 0
 
 
@@ -275,6 +321,10 @@ def run(args):
                        "to a board's filesystem give it as FILE", code=2)
     if args.firmware and args.files:
         raise CliError("give either --firmware (install an image) or FILEs (copy to a board), not both", code=2)
+    if args.romfs:
+        if args.firmware or not args.files:
+            raise CliError("--romfs takes FILEs (and no --firmware)", code=2)
+        return flash_romfs(args)
     if args.firmware:
         return install_firmware(args)
     if args.files:

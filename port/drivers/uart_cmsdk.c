@@ -45,9 +45,11 @@ int mp_port_uart_rx(void) {
 
 void mp_port_uart_service(void) {
     // Clear before draining so a byte landing mid-drain re-raises the IRQ.
+    // A byte left unread when the ring is full raises nothing more: the next
+    // polled service (stdin_pop) takes it.
     UART->INTSTATUS = INT_RX;
     int c;
-    while ((c = mp_port_uart_rx()) >= 0) {
+    while (mp_port_stdin_room() && (c = mp_port_uart_rx()) >= 0) {
         mp_port_stdin_push(c);
     }
 }

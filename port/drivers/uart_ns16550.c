@@ -33,9 +33,12 @@ int mp_port_uart_rx(void) {
 
 void mp_port_uart_service(void) {
     int c;
-    while ((c = mp_port_uart_rx()) >= 0) {
+    while (mp_port_stdin_room() && (c = mp_port_uart_rx()) >= 0) {
         mp_port_stdin_push(c);
     }
+    // "Data available" is level-triggered: masked while a byte waits for room
+    // in the ring (the polled service unmasks it).
+    IER = mp_port_stdin_room() ? 0x01 : 0x00;
 }
 
 void mp_port_uart_tx(const char *buf, size_t len) {

@@ -41,8 +41,15 @@ int mp_port_uart_rx(void) {
 
 void mp_port_uart_service(void) {
     int c;
-    while ((c = mp_port_uart_rx()) >= 0) {
+    while (mp_port_stdin_room() && (c = mp_port_uart_rx()) >= 0) {
         mp_port_stdin_push(c);
+    }
+    // RXNE is level-triggered: with a byte left unread (ring full) the IRQ
+    // would fire forever, so it is masked until the polled service makes room.
+    if (mp_port_stdin_room()) {
+        USART->CR1 |= CR1_RXNEIE;
+    } else {
+        USART->CR1 &= ~CR1_RXNEIE;
     }
 }
 

@@ -23,14 +23,18 @@ _INT_RANGE = {
 
 
 def load_file(path):
-    """Model from a file: read once into an immutable bytes object (one heap block of the file's
-    size) that the Model then uses in place."""
+    """Model from a file. A file on ROMFS (/rom) is memory the CPU reads directly (flash on a
+    real board): the Model uses it in place, no heap copy. Any other file is read once into an
+    immutable bytes object (one heap block of the file's size) that the Model then uses."""
     import os
     from _micronn import read_bytes
 
-    size = os.stat(path)[6]
     with open(path, "rb") as f:
-        return Model(read_bytes(f, size))
+        try:
+            return Model(memoryview(f))  # read-only buffer: referenced, never copied
+        except TypeError:  # not memory-mapped (littlefs, FAT, host files)
+            pass
+        return Model(read_bytes(f, os.stat(path)[6]))
 
 
 def load(source):

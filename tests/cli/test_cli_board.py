@@ -194,3 +194,35 @@ def test_flash_model_that_does_not_fit_says_so_first(cli, model):
     r = cli("flash", model("hello_world_int8.tflite"), pd, "--board", "NETDUINOPLUS2")
     assert r.code == 1 and "2 files (303,272 bytes) do not fit" in r.err, r
     assert "written" not in r.err, r
+
+
+def test_run_copies_a_model_once_across_qemu_boots(cli, model, default_board, tmp_path):
+    """The board's filesystem outlives QEMU (storage image): a second `micronn run`, in a new
+    QEMU, finds the model by its sha256 instead of copying it again."""
+    from cli_helpers import patch_model
+
+    def rename(mt):  # a model the firmware cannot have built in
+        mt.subgraphs[0].tensors[0].name = f"once-{os.getpid()}".encode()
+    m = tmp_path / "copy_once.tflite"
+    m.write_bytes(patch_model(open(model("hello_world_int8.tflite"), "rb").read(), rename))
+    first = cli("run", m, "--zeros")
+    assert first.code == 0 and "sha256 verified on the board" in first.err, first
+    second = cli("run", m, "--zeros")
+    assert second.code == 0, second
+    assert "already on" in second.err and "sha256 matches" in second.err, second
+    assert first.out == second.out
+
+
+def test_flash_romfs_then_load_in_place(cli, model, default_board):
+    """`micronn flash --romfs` writes the model into the ROMFS region; a later boot finds it on
+    /rom and micronn.load uses it there (the heap grows by far less than the model)."""
+    from micronn_tools.board import open_board
+    ks = model("keyword_scrambled.tflite")
+    r = cli("flash", "--romfs", ks)
+    assert r.code == 0, r
+    assert "/rom/keyword_scrambled.tflite: 34576 bytes" in r.err and "verified on the board" in r.err
+    with open_board(default_board.name) as b:
+        grown = b.eval("_a - gc.mem_free()", pre="import gc, micronn\ngc.collect()\n_a = gc.mem_free()\n"
+                       "_m = micronn.load('/rom/keyword_scrambled.tflite')\ngc.collect()")
+    assert grown < 1024
+    assert cli("flash", "--romfs").code == 2

@@ -17,7 +17,7 @@ def test_board_json(spec):
     if not spec.emulated:
         assert spec.firmware
         return
-    for key in ("ram_bytes", "flash_bytes", "fs_bytes", "heap_bytes", "cpu_hz",
+    for key in ("ram_bytes", "flash_bytes", "fs_bytes", "romfs_bytes", "heap_bytes", "cpu_hz",
                 "instructions_per_tick", "fault_address", "emulated_machine", "core"):
         assert getattr(spec, key) is not None, f"{spec.name}: board.json lacks {key}"
     assert spec.heap_bytes <= spec.ram_bytes

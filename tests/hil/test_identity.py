@@ -18,8 +18,8 @@ def _info(board):
     return board.eval("board.info()", pre="import board")
 
 
-@pytest.mark.parametrize("key", ["ram_bytes", "flash_bytes", "fs_bytes", "heap_bytes", "cpu_hz",
-                                 "fault_address"])
+@pytest.mark.parametrize("key", ["ram_bytes", "flash_bytes", "fs_bytes", "romfs_bytes",
+                                 "heap_bytes", "cpu_hz", "fault_address"])
 def test_reported_size_matches_board_json(board, board_spec, key):
     claimed = getattr(board_spec, key)
     if claimed is None:

@@ -1,0 +1,25 @@
+"""The streamed put's wire encoding (host_tools/micronn_tools/board.py: _escape on the host,
+_mn_recv on the board), checked without a board by the UNIX build reading the stream on stdin."""
+import subprocess
+
+import pytest
+
+
+def test_stream_codec_on_block_boundaries(tmp_path):
+    """The streamed put's escaping (host _escape, board _mn_recv) round-trips any byte, also
+    when an escape pair straddles the board's block boundary. Run by the UNIX build with the
+    stream on its stdin: no board needed, every boundary position forced."""
+    from micronn_tools import boards
+    from micronn_tools.board import _HELPER, _escape
+    try:
+        exe = boards.get("UNIX").require_firmware()
+    except boards.FirmwareMissing as e:
+        pytest.fail(str(e), pytrace=False)
+    block = 16
+    for shift in range(block + 1):
+        data = bytes(range(7)) * 3 + b"A" * shift + b"\x03\x1b" * 20 + bytes(range(256))
+        enc = _escape(data)
+        script = tmp_path / "recv.py"
+        script.write_text(_HELPER + f"_mn_recv('out.bin', {len(enc)}, {block})\n")
+        subprocess.run([str(exe), str(script)], input=enc, cwd=tmp_path, check=True, timeout=30)
+        assert (tmp_path / "out.bin").read_bytes() == data, f"shift {shift}"
