@@ -108,9 +108,13 @@ uint64_t mn_udivmod64(uint64_t n, uint32_t d, uint32_t *rem) {
         return q;
     }
     if (d < (1u << 24)) {
-        /* long division in base 256: each partial remainder is < d, so (r << 8 | digit) < 2^32 */
-        uint32_t r = 0;
-        for (int s = (bit_length64(n) - 1) & ~7; s >= 0; s -= 8) {
+        /* the top (at most) 32 bits at once, then long division in base 256: each partial
+         * remainder is < d, so (r << 8 | digit) < 2^32 */
+        int s = (bit_length64(n) - 32 + 7) & ~7;   /* >= 8, as n >= 2^32 */
+        uint32_t r = (uint32_t)(n >> s);
+        q = r / d;
+        r -= (uint32_t)q * d;
+        for (s -= 8; s >= 0; s -= 8) {
             const uint32_t cur = (r << 8) | (uint32_t)((n >> s) & 0xffu);
             const uint32_t digit = cur / d;
             q = (q << 8) | digit;
