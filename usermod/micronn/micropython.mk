@@ -51,8 +51,8 @@ endif
 
 # ---- double-precision libm --------------------------------------------------------------------
 # The engine computes a few tables like TFLite in double (exp, floor, round). It takes them from
-# MicroPython's own lib/libm_dbl compiled under micronn_ names (libm/), so no port has to link a
-# double libm and none can clash with it (see mn_config.h).
+# MicroPython's own lib/libm_dbl compiled under micronn_ names (libm/; on hosted ports the C
+# library's), so no port has to link a double libm and none can clash with it (mn_config.h).
 SRC_USERMOD_LIB_C += $(addprefix $(MICRONN_DIR)/libm/,exp.c floor.c round.c scalbn.c)
 CFLAGS_USERMOD += -DMICRONN_OWN_LIBM_DBL=1
 # Third-party code: its libm.h redefines DBL_EPSILON & co. when the C library's float.h (e.g.
