@@ -154,13 +154,21 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason="the UNIX board has no raw REPL/device"))
 
 
+# Tests that build into the same directories run on one worker, one after the other.
+SHARED_BUILD_DIRS = {
+    "tests/docs/": "builds:upstream-docs",
+    "tests/build/test_upstream_ports.py": "builds:upstream-docs",
+}
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_xdist_make_scheduler(config, log):
     """With ``--dist loadgroup`` (pytest.ini): one xdist work unit per board.
 
     All tests of a board then run on one worker, which boots that board once. (xdist's own
     ``xdist_group`` marks cannot do this here: xdist 3.8 renames ``item._nodeid``, which
-    pytest 9 no longer reads.) Tests that take no board are scheduled one by one."""
+    pytest 9 no longer reads.) Tests that take no board are scheduled one by one, except
+    those sharing build directories (SHARED_BUILD_DIRS)."""
     if config.getvalue("dist") != "loadgroup":
         return None
     import re
@@ -175,6 +183,9 @@ def pytest_xdist_make_scheduler(config, log):
     class BoardScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid):
             nodeid = nodeid.split("@", 1)[0]
+            for prefix, group in SHARED_BUILD_DIRS.items():
+                if nodeid.startswith(prefix):
+                    return group
             m = param_re.search(nodeid)
             for part in (m.group(1).split("-") if m else ()):
                 if part in names:

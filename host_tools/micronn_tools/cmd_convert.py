@@ -31,7 +31,8 @@ as aligned C arrays, so they stay zero-copy.
 def add_parser(sub):
     p = sub.add_parser("convert", help="model -> .py/.mpy/.c/.h/.bin (verified by the engine first)",
                        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
-                       epilog="exit status: 0 ok, 1 error (bad model, unknown suffix, ...), 2 usage")
+                       epilog="exit status: 0 ok, 1 error (bad model, missing output directory, ...), "
+                              "2 usage (including an OUT suffix not listed above)")
     p.add_argument("model", metavar="MODEL.tflite")
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help="output file: .py, .mpy, .c, .h or .bin")

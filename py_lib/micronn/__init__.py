@@ -128,7 +128,8 @@ def profile_report(it, instructions_per_tick=None, cpu_hz=None, file=None):
     """Print and return a per-op profile of an Interpreter made with ``profile=True``.
 
     Ticks are in units of ``micronn.PROFILE_CLOCK``: ``"cpu"`` = CPU clock cycles (bare-metal
-    port), ``"ns"`` (UNIX), ``"us"`` (other ports). On an emulated board run with QEMU's
+    port), ``"ns"`` (UNIX), ``"us"`` (other ports), ``"none"`` (a port without a clock: ticks are
+    0, calls are counted). On an emulated board run with QEMU's
     ``-icount shift=0``, ``instructions_per_tick`` (board.json; 40 on the MPS2 boards) turns cycles
     into executed instructions; ``cpu_hz`` turns cycles into microseconds. Returns a list of
     (op_index, op_name, calls, ticks, per_call) where per_call is in instructions when

@@ -153,6 +153,8 @@ def test_convert_errors_write_nothing(cli, model, tmp_path):
     assert r.code == 1 and "rejected by the engine" in r.err and not out.exists(), r
     r = cli("convert", model("hello_world_int8.tflite"), "-o", tmp_path / "x.txt")
     assert r.code == 2 and "unknown output form" in r.err
+    # --help says so
+    assert "2 usage (including an OUT suffix" in " ".join(cli("convert", "--help").out.split())
     r = cli("convert", model("hello_world_int8.tflite"), "-o", tmp_path / "nodir" / "x.c")
     assert r.code == 1 and "does not exist" in r.err
 

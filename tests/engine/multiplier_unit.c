@@ -1,7 +1,8 @@
 /*
  * mn_conv_multipliers (integer path for positive normal scales) against TFLite's formula in
  * double precision, QuantizeMultiplier(double(in) * double(filter) / double(out)), on random and
- * adversarial scales. Prints "N passed, M failed"; exit status 1 on any difference.
+ * adversarial scales; and mn_udivmod64 (the engine's 64/32-bit division without libgcc) against
+ * the compiler's 64-bit division. Prints "N passed, M failed"; exit status 1 on any difference.
  */
 #include <math.h>
 #include <stdio.h>
@@ -53,6 +54,22 @@ int main(void) {
             if (failed < 10) {
                 printf("in %a filter %a out %a: got %ld<<%d, want %ld<<%d\n", (double)in, (double)f, (double)out,
                     (long)m, s, (long)m_ref, s_ref);
+            }
+            ++failed;
+        } else {
+            ++passed;
+        }
+    }
+    for (long i = 0; i < 2000000; ++i) {
+        const uint64_t n = ((uint64_t)next() << 32 | next()) >> (next() % 64);
+        uint32_t d = next() >> (next() % 32);  /* every path: 32-bit n, base 256, base 2 */
+        d = d ? d : 1;
+        uint32_t r = 0;
+        const uint64_t q = mn_udivmod64(n, d, &r);
+        if (q != n / d || r != n % d) {
+            if (failed < 10) {
+                printf("udivmod64 %llu / %lu: got %llu rem %lu\n", (unsigned long long)n, (unsigned long)d,
+                    (unsigned long long)q, (unsigned long)r);
             }
             ++failed;
         } else {

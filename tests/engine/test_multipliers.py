@@ -1,5 +1,6 @@
 """mn_conv_multipliers' integer path against TFLite's double-precision formula
-(tests/engine/multiplier_unit.c: 2 M random and edge-case scale triples)."""
+(tests/engine/multiplier_unit.c: 2 M random and edge-case scale triples), and the engine's
+64/32-bit division mn_udivmod64 against the compiler's (2 M random operands)."""
 import pathlib
 import subprocess
 
@@ -13,4 +14,4 @@ def test_conv_multipliers_match_double_formula(tmp_path):
                     str(HERE / "multiplier_unit.c"), str(ENGINE / "mn_quant.c"), "-lm"], check=True)
     run = subprocess.run([str(exe)], capture_output=True, text=True, env={})
     assert run.returncode == 0, run.stdout
-    assert run.stdout.strip().splitlines()[-1] == "2000000 passed, 0 failed"
+    assert run.stdout.strip().splitlines()[-1] == "4000000 passed, 0 failed"

@@ -50,21 +50,14 @@ $(MICRONN_OBJ_DIR)/engine/%.o: CFLAGS += $(MICRONN_COPT)
 endif
 
 # ---- double-precision libm --------------------------------------------------------------------
-# The engine computes quantization multipliers in double, like TFLite (frexp, round, floor, ...),
-# and the int16 SOFTMAX tables with double exp.
-# Bare-metal ports link -nostdlib with MicroPython's single-precision lib/libm only, so by default
-# cross builds (CROSS_COMPILE set) also compile these few functions from MicroPython's
-# lib/libm_dbl. Set MICRONN_LIBM_DBL=0 if the port already links a double libm (e.g. newlib's
-# libm, or lib/libm_dbl for MICROPY_FLOAT_IMPL_DOUBLE); 1 forces them in.
-MICRONN_LIBM_DBL ?= $(if $(CROSS_COMPILE),1,0)
-ifeq ($(MICRONN_LIBM_DBL),1)
-SRC_USERMOD_LIB_C += $(addprefix lib/libm_dbl/,frexp.c round.c floor.c ceil.c trunc.c exp.c scalbn.c)
+# The engine computes a few tables like TFLite in double (exp, floor, round). It takes them from
+# MicroPython's own lib/libm_dbl compiled under micronn_ names (libm/; on hosted ports the C
+# library's), so no port has to link a double libm and none can clash with it (mn_config.h).
+SRC_USERMOD_LIB_C += $(addprefix $(MICRONN_DIR)/libm/,exp.c floor.c round.c scalbn.c)
+CFLAGS_USERMOD += -DMICRONN_OWN_LIBM_DBL=1
 # Third-party code: its libm.h redefines DBL_EPSILON & co. when the C library's float.h (e.g.
-# picolibc's) already did, with the same values.
-# -fpermitted-flt-eval-methods=c11: on cores with half-precision arithmetic (Cortex-M55) GCC
-# reports FLT_EVAL_METHOD 16, for which the C library defines no double_t (scalbn.c uses it).
-$(BUILD)/lib/libm_dbl/%.o: CFLAGS += -w -fpermitted-flt-eval-methods=c11
-endif
+# picolibc's) already did, with the same values; -Wdouble-promotion and the like do not apply.
+$(MICRONN_OBJ_DIR)/libm/%.o: CFLAGS += -w
 
 # ---- op selection ------------------------------------------------------------------------------
 MICRONN_KNOWN_OPS := ${shell sed -n 's/^MN_OP(\([A-Z0-9_]*\),.*/\1/p' $(MICRONN_ENGINE)/mn_ops.h}

@@ -9,7 +9,9 @@
 #include "mn_builtin.h"
 
 // A port with a 64-bit CPU cycle counter, mp_hal_ticks_cpu64(), says so in its mpconfigport.h
-// (micronn's own bare-metal port does); others get a host clock or ticks_us.
+// (micronn's own bare-metal port does); others get a host clock, or mp_hal_ticks_us when the port
+// has the time module (which needs it), or no clock at all (upstream's qemu port has none): then
+// the profiler still counts calls and every tick count is 0.
 #if !defined(MICRONN_HAVE_TICKS_CPU64)
 #define MICRONN_HAVE_TICKS_CPU64 (0)
 #endif
@@ -36,13 +38,20 @@ static uint64_t micronn_ticks(void *user) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 const uint64_t micronn_ticks_mask = 0;
-#else
+#elif MICROPY_PY_TIME
 #define MICRONN_PROFILE_CLOCK "us"
 static uint64_t micronn_ticks(void *user) {
     (void)user;
     return mp_hal_ticks_us();
 }
 const uint64_t micronn_ticks_mask = (mp_uint_t)-1;
+#else
+#define MICRONN_PROFILE_CLOCK "none"
+static uint64_t micronn_ticks(void *user) {
+    (void)user;
+    return 0;
+}
+const uint64_t micronn_ticks_mask = 0;
 #endif
 const mn_ticks_fn micronn_ticks_fn = micronn_ticks;
 

@@ -317,4 +317,21 @@
 #define MICRONN_PROFILE 1
 #endif
 
+/* The double-precision libm functions the engine calls (TFLite computes some tables and the
+ * float FLOOR_DIV in double): the C library's, or with MICRONN_OWN_LIBM_DBL=1 (the MicroPython
+ * module) MicroPython's lib/libm_dbl compiled under micronn_ names (usermod/micronn/libm/), so
+ * the module needs no double libm from the port and never clashes with one. */
+#if MICRONN_OWN_LIBM_DBL
+double micronn_exp(double x);
+double micronn_floor(double x);
+double micronn_round(double x);
+#define MN_EXP_F64 micronn_exp
+#define MN_FLOOR_F64 micronn_floor
+#define MN_ROUND_F64 micronn_round
+#else
+#define MN_EXP_F64 exp
+#define MN_FLOOR_F64 floor
+#define MN_ROUND_F64 round
+#endif
+
 #endif /* MN_CONFIG_H */

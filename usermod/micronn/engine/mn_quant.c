@@ -99,18 +99,46 @@ static int bit_length64(uint64_t x) {
 #endif
 }
 
-/* n / d (stored in *rem: n % d) for d < 2^24 and a quotient below 2^32, by 32-bit divisions of
- * eight bits of n at a time: a uint64_t division is a generic library routine on 32-bit cores
- * (~100 instructions), which this runs once per output channel of every layer. */
-static uint32_t div_by_u24(uint64_t n, uint32_t d, uint32_t *rem) {
-    const uint32_t lo = (uint32_t)n;
-    uint32_t r = (uint32_t)(n >> 32) % d, q = 0;   /* the quotient's high word is 0 */
-    for (int s = 24; s >= 0; s -= 8) {
-        const uint32_t cur = (r << 8) | ((lo >> s) & 0xffu);   /* r < d < 2^24: no overflow */
-        q = (q << 8) | (cur / d);
-        r = cur % d;
+uint64_t mn_udivmod64(uint64_t n, uint32_t d, uint32_t *rem) {
+    uint64_t q = 0;
+    if ((n >> 32) == 0) {
+        q = (uint32_t)n / d;
+        if (rem) {
+            *rem = (uint32_t)n - (uint32_t)q * d;
+        }
+        return q;
     }
-    *rem = r;
+    if (d < (1u << 24)) {
+        /* the top (at most) 32 bits at once, then long division in base 256: each partial
+         * remainder is < d, so (r << 8 | digit) < 2^32 */
+        int s = (bit_length64(n) - 32 + 7) & ~7;   /* >= 8, as n >= 2^32 */
+        uint32_t r = (uint32_t)(n >> s);
+        q = r / d;
+        r -= (uint32_t)q * d;
+        for (s -= 8; s >= 0; s -= 8) {
+            const uint32_t cur = (r << 8) | (uint32_t)((n >> s) & 0xffu);
+            const uint32_t digit = cur / d;
+            q = (q << 8) | digit;
+            r = cur - digit * d;
+        }
+        if (rem) {
+            *rem = r;
+        }
+        return q;
+    }
+    /* base 2 (divisors this large come only from absurd model parameters) */
+    uint64_t r = 0;
+    for (int s = bit_length64(n) - 1; s >= 0; s--) {
+        r = (r << 1) | ((n >> s) & 1u);
+        q <<= 1;
+        if (r >= d) {
+            r -= d;
+            q |= 1u;
+        }
+    }
+    if (rem) {
+        *rem = (uint32_t)r;
+    }
     return q;
 }
 
@@ -131,12 +159,12 @@ static int quantize_ratio(uint64_t num, int num_e, float den, int32_t *qm, int *
     const int s = 48 - bit_length64(num);
     num <<= s;
     int e = num_e - s - de;                        /* value = num / d * 2^e */
-    uint32_t r0, r1;
-    const uint32_t q0 = div_by_u24(num, d, &r0);   /* < 2^25 */
+    uint32_t r0, rs_rem;
+    const uint64_t q0 = mn_udivmod64(num, d, &r0);
     const int extra = 54 - bit_length64(q0);      /* 53 bits + one guard bit */
-    const uint64_t rs = (uint64_t)r0 << extra;     /* r0 < 2^24, extra <= 31: rs / d < 2^31 */
-    uint64_t q = ((uint64_t)q0 << extra) | div_by_u24(rs, d, &r1);
-    const int sticky = r1 != 0;
+    const uint64_t rs = (uint64_t)r0 << extra;     /* r0 < 2^24, extra <= 31 */
+    uint64_t q = (q0 << extra) | mn_udivmod64(rs, d, &rs_rem);
+    const int sticky = rs_rem != 0;
     e -= extra;
     /* round to 53 bits, ties to even */
     const int guard = (int)(q & 1u);
@@ -295,18 +323,22 @@ const char *mn_fused_act_name(int act) {
 int mn_conv_out_size(int padding, int in_size, int filter_size, int stride, int dilation) {
     /* 64-bit so that absurd sizes from a malformed model cannot overflow */
     const int64_t eff = ((int64_t)filter_size - 1) * dilation + 1;
-    int64_t out;
+    int64_t num;
     if (stride <= 0) {
         return 0;
     }
     if (padding == 0) {
-        out = ((int64_t)in_size + stride - 1) / stride;
+        num = (int64_t)in_size + stride - 1;
     } else if (padding == 1) {
-        out = ((int64_t)in_size + stride - eff) / stride;
+        num = (int64_t)in_size + stride - eff;
     } else {
         return 0;
     }
-    return out < 0 ? 0 : (out > INT32_MAX ? INT32_MAX : (int)out);
+    if (num < 0) {
+        return 0; /* what truncating division then clamping to 0 gives */
+    }
+    const uint64_t out = mn_udivmod64((uint64_t)num, (uint32_t)stride, NULL);
+    return out > INT32_MAX ? INT32_MAX : (int)out;
 }
 
 int mn_conv_padding(int stride, int dilation, int in_size, int filter_size, int out_size) {

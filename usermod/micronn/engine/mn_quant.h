@@ -113,6 +113,11 @@ static inline float mn_clamp_f32(float x, float lo, float hi) {
     return y > hi ? hi : y;
 }
 
+/* n / d (and n % d in *rem when rem is not NULL) for any d > 0, using 32-bit divisions only:
+ * libgcc's 64-bit division (__aeabi_uldivmod) carries an unwind table (.ARM.exidx) that the
+ * linker scripts of bare-metal ports, e.g. upstream MicroPython's qemu port, do not place. */
+uint64_t mn_udivmod64(uint64_t n, uint32_t d, uint32_t *rem);
+
 /* Integer range of a quantized type code (MN_QTYPE_*). */
 enum {
     MN_QTYPE_INT8 = 0,

@@ -3,6 +3,7 @@
  * needs no stdio and works on bare-metal libc-less builds), error records.
  */
 #include "mn_internal.h"
+#include "mn_quant.h"
 
 const char *mn_status_str(mn_status_t s) {
     switch (s) {
@@ -63,9 +64,9 @@ static void put_u(fmt_buf_t *f, uint64_t v, unsigned base) {
     char tmp[24];
     int n = 0;
     do {
-        unsigned d = (unsigned)(v % base);
+        uint32_t d;
+        v = mn_udivmod64(v, base, &d);
         tmp[n++] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
-        v /= base;
     } while (v);
     while (n) {
         put_c(f, tmp[--n]);

@@ -11,7 +11,7 @@ static inline float div_f32(int op, float a, float b) {
         return a / b;
     }
     if (op == MN_FLOOR_DIV) {
-        return (float)floor((double)a / (double)b);
+        return (float)MN_FLOOR_F64((double)a / (double)b);
     }
     const float m = fmodf(a, b);
     return (m != 0.0f && ((b < 0.0f) != (m < 0.0f))) ? m + b : m;

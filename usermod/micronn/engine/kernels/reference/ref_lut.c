@@ -74,7 +74,7 @@ void mn_lut_s8(size_t n, const int8_t *lut, const int8_t *in, int8_t *out) {
 
 #if MICRONN_OP_SOFTMAX
 #define CALL_F64(x) f(x)
-DEFINE_LUT_S16_INIT(mn_lut_s16_init_f64, double, round, double (*f)(double), CALL_F64)
+DEFINE_LUT_S16_INIT(mn_lut_s16_init_f64, double, MN_ROUND_F64, double (*f)(double), CALL_F64)
 #endif
 
 #if MN_NEED_LUT_S16

@@ -135,7 +135,7 @@ typedef struct {
 } softmax_data_t;
 
 static double exp_f64(double x) {
-    return exp(x);
+    return MN_EXP_F64(x);
 }
 
 static double one_over_one_plus_f64(double x) {
