@@ -59,7 +59,8 @@ class _Tensor(ctypes.Structure):
 
 class _Stats(ctypes.Structure):
     _fields_ = [(n, ctypes.c_size_t) for n in (
-        "arena_size", "persistent", "nonpersistent", "temp_peak", "needed", "copied_bytes", "n_scratch")]
+        "arena_size", "persistent", "nonpersistent", "temp_peak", "needed", "copied_bytes", "n_scratch",
+        "kernel_persistent")]
 
 
 class _OpInfo(ctypes.Structure):
@@ -90,6 +91,7 @@ class _Profile(ctypes.Structure):
         ("calls", ctypes.c_uint32),
         ("ticks", ctypes.c_uint64),
         ("variant", ctypes.c_char_p),
+        ("persistent", ctypes.c_size_t),
     ]
 
 
@@ -504,7 +506,8 @@ class Interpreter:
             p = _Profile()
             self._L.mn_interp_profile(self._it, i, ctypes.byref(p))
             out.append({"index": i, "name": p.name.decode(errors="replace"), "builtin": p.builtin, "calls": p.calls,
-                        "ticks": p.ticks, "variant": p.variant.decode(errors="replace")})
+                        "ticks": p.ticks, "variant": p.variant.decode(errors="replace"),
+                        "persistent": p.persistent})
         return out
 
     # LiteRT-style aliases

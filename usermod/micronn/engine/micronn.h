@@ -127,6 +127,7 @@ static inline float mn_ld_f32(const uint8_t *p) {
 #define MN_TF_OUTPUT 0x08    /* model (subgraph 0) output */
 #define MN_TF_COPIED 0x10    /* constant data was copied to the arena for alignment */
 #define MN_TF_SCRATCH_ONLY 0x20 /* (internal) */
+#define MN_TF_INPLACE 0x40   /* output of an in-place op: shares its input's memory (mn_inplace.c) */
 
 /*
  * Runtime tensor descriptor, used by callers and kernels alike.
@@ -262,6 +263,8 @@ typedef struct mn_arena_stats {
     size_t needed;          /* max(persistent + nonpersistent, peak during prepare) + alignment */
     size_t copied_bytes;    /* constant data copied for alignment (part of persistent) */
     size_t n_scratch;       /* scratch buffers requested by kernels */
+    size_t kernel_persistent; /* part of persistent the ops' kernels took (per op: mn_interp_profile);
+                             * the rest is the engine's tensor/op records, variables and copies */
 } mn_arena_stats_t;
 
 typedef struct mn_scratch mn_scratch_t;   /* internal */
@@ -363,6 +366,7 @@ typedef struct mn_op_profile {
     uint32_t calls;
     uint64_t ticks;
     const char *variant;  /* compute variant prepare chose ("reference" or "<backend>.<function>") */
+    size_t persistent;    /* persistent arena bytes of this op (kernel data + scratch records) */
 } mn_op_profile_t;
 size_t mn_interp_num_ops(const mn_interp_t *it);
 mn_status_t mn_interp_profile(const mn_interp_t *it, size_t op, mn_op_profile_t *out);

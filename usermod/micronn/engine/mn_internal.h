@@ -179,6 +179,21 @@ typedef struct mn_plan_src {
 } mn_plan_src_t;
 size_t mn_plan_nomem(const mn_plan_src_t *src, int kind);
 
+/* Op-index lifetime of tensor t ([first, last], a group's union for the source of in-place
+ * outputs); 0 if it gets no planned memory of its own (constant, variable, empty, unused, or
+ * an in-place output). */
+int mn_tensor_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int32_t *last);
+
+/* ---- in-place ops (mn_inplace.c) ------------------------------------------------------------ */
+
+#define MN_TF_ALIASED 0x80   /* (planning) a tensor some in-place output shares memory with */
+/* Before planning (greedy plans only): mark in-place outputs (MN_TF_INPLACE; their data field
+ * holds the source tensor's index until mn_inplace_resolve gives them the source's pointer). */
+void mn_inplace_mark(mn_interp_t *it);
+void mn_inplace_resolve(mn_interp_t *it);
+/* The tensor whose planned memory t uses (t itself unless it is an in-place output). */
+int32_t mn_inplace_root(const mn_interp_t *it, int32_t t);
+
 /* Scratch request record (persistent, linked, newest first; 16 bytes on 32-bit targets). The
  * list holds requests n_scratch-1 ... 0 in that order, so a record's index is its position. */
 struct mn_scratch {

@@ -233,11 +233,12 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
     it->cur_op = i;
     node->model = m;
     node->index = i;
-    node->builtin = mn_opcode_builtin(b, oc);
-    node->version = fb_i32(b, oc, F_OC_VERSION, 1);
+    const int32_t builtin = mn_opcode_builtin(b, oc), version = fb_i32(b, oc, F_OC_VERSION, 1);
+    node->builtin = (int16_t)(builtin >= INT16_MIN && builtin <= INT16_MAX ? builtin : INT16_MIN);
+    node->version = (uint16_t)(version < 0 ? 0 : (version > 0xffff ? 0xffff : version));
     const char *custom = fb_str(b, oc, F_OC_CUSTOM_CODE);
-    const mn_registration_t *reg = mn_registry_lookup(&it->cfg, node->builtin, custom);
-    node->kernel = mn_registry_find(&it->cfg, node->builtin, custom);
+    const mn_registration_t *reg = mn_registry_lookup(&it->cfg, builtin, custom);
+    node->kernel = mn_registry_find(&it->cfg, builtin, custom);
     if (!node->kernel) {
         if (node->builtin == MN_BUILTIN_CUSTOM) {
             return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "unsupported custom op \"%s\" (op %u)",
@@ -246,19 +247,18 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
         if (reg) {
             return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u %s: this firmware was built without "
                 "the %s kernel (rebuild with OPS=%s or MODELS=<this model>)", (unsigned)i,
-                mn_op_name(node->builtin), mn_op_name(node->builtin), mn_op_name(node->builtin));
+                mn_op_name(builtin), mn_op_name(builtin), mn_op_name(builtin));
         }
         return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u %s: micronn has no kernel for %s yet "
-            "(builtin %d)", (unsigned)i, mn_op_name(node->builtin), mn_op_name(node->builtin),
-            (int)node->builtin);
+            "(builtin %d)", (unsigned)i, mn_op_name(builtin), mn_op_name(builtin), (int)builtin);
     }
     /* Options are read by field id, which only means something in the op's own options table. */
     node->options_type = (uint8_t)fb_u8(b, o, F_OP_OPTIONS_TYPE, 0);
     if (reg && reg->max_version) {
-        if (node->version < 1 || node->version > reg->max_version) {
+        if (version < 1 || version > reg->max_version) {
             return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u %s: opcode version %d not supported "
                 "(the kernel implements versions 1 to %d)", (unsigned)i, node_name(it, node),
-                (int)node->version, (int)reg->max_version);
+                (int)version, (int)reg->max_version);
         }
         if (node->options_type != MN_OPTIONS_NONE && node->options_type != reg->options_type) {
             return mn_err_set(&it->err, MN_ERR_MODEL, "op %u %s: builtin options table is %s, "
@@ -350,7 +350,7 @@ static mn_status_t dry_release(mn_interp_t *it, size_t tail0, mn_scratch_t *list
 static mn_status_t prepare_node(mn_interp_t *it, uint32_t i) {
     mn_node_t *node = &it->nodes[i];
     mn_status_t s = MN_OK;
-    size_t tail0 = it->tail;
+    size_t tail0 = it->tail, extra0 = it->dry_extra;
     mn_scratch_t *list0 = it->scratch_req;
     it->cur_op = i;
     it->err.status = MN_OK;
@@ -370,6 +370,9 @@ static mn_status_t prepare_node(mn_interp_t *it, uint32_t i) {
     if (s == MN_OK && it->dry_run) {
         s = dry_release(it, tail0, list0);
     }
+    /* (a dry run moved this op's blocks to dry_extra: the sum is the same) */
+    node->persistent = (uint32_t)(it->tail + it->dry_extra - tail0 - extra0);
+    it->stats.kernel_persistent += node->persistent;
     return s;
 }
 
@@ -379,20 +382,16 @@ typedef struct {
     const uint8_t *offline;
 } plan_ctx_t;
 
-/* Op-index lifetime of tensor t; 0 if it gets no planned memory (constant, variable, empty, unused). */
-static int tensor_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int32_t *last) {
-    const mn_model_t *m = it->model;
+/* Merge the ops using tensor t (and its fate after invoke) into [*first, *last]. */
+static void own_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int32_t *last) {
     const mn_tensor_t *tt = &it->tensors[t];
     int32_t end = it->n_nodes > 0 ? (int32_t)it->n_nodes - 1 : 0;
-    if ((tt->flags & (MN_TF_CONST | MN_TF_VARIABLE)) || tt->bytes == 0) {
-        return 0;
-    }
-    *first = INT32_MAX;
-    *last = -1;
     if (tt->flags & MN_TF_INPUT) {
         /* Inputs are written before invoke; they keep their value unless the caller allows reuse. */
         *first = 0;
-        *last = (it->cfg.flags & MN_CFG_REUSE_INPUTS) ? 0 : end;
+        if (!(it->cfg.flags & MN_CFG_REUSE_INPUTS)) {
+            *last = end;
+        }
     }
     for (uint32_t i = 0; i < it->n_nodes; i++) {
         const mn_node_t *node = &it->nodes[i];
@@ -418,7 +417,23 @@ static int tensor_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, in
         }
         *last = end;
     }
-    (void)m;
+}
+
+int mn_tensor_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int32_t *last) {
+    const mn_tensor_t *tt = &it->tensors[t];
+    if ((tt->flags & (MN_TF_CONST | MN_TF_VARIABLE | MN_TF_INPLACE)) || tt->bytes == 0) {
+        return 0;
+    }
+    *first = INT32_MAX;
+    *last = (tt->flags & MN_TF_INPUT) ? 0 : -1;
+    own_lifetime(it, t, first, last);
+    if (tt->flags & MN_TF_ALIASED) {
+        for (uint32_t u = 0; u < it->n_tensors; u++) {
+            if ((it->tensors[u].flags & MN_TF_INPLACE) && mn_inplace_root(it, (int32_t)u) == (int32_t)t) {
+                own_lifetime(it, u, first, last);
+            }
+        }
+    }
     return *last >= 0;
 }
 
@@ -427,7 +442,7 @@ static int src_get(void *c, int32_t k, mn_plan_buf_t *out) {
     mn_interp_t *it = pc->it;
     memset(out, 0, sizeof *out);
     if ((uint32_t)k < it->n_tensors) {
-        if (!tensor_lifetime(it, (uint32_t)k, &out->first, &out->last)) {
+        if (!mn_tensor_lifetime(it, (uint32_t)k, &out->first, &out->last)) {
             return 0;
         }
         out->size = MN_BLOCK(it->tensors[k].bytes);
@@ -460,7 +475,7 @@ static int src_get_offset(void *c, int32_t k, size_t *offset) {
     mn_interp_t *it = ((plan_ctx_t *)c)->it;
     size_t v;
     if ((uint32_t)k < it->n_tensors) {
-        if (it->tensors[k].flags & (MN_TF_CONST | MN_TF_VARIABLE)) {
+        if (it->tensors[k].flags & (MN_TF_CONST | MN_TF_VARIABLE | MN_TF_INPLACE)) {
             return 0;
         }
         v = (size_t)(uintptr_t)it->tensors[k].data;
@@ -537,6 +552,9 @@ static mn_status_t plan_memory(mn_interp_t *it) {
         && ((s = offline_plan(it, &pc.offline)) || (pc.offline && (s = check_offline_plan(it, &pc))))) {
         return s;
     }
+    if (it->cfg.planner == MN_PLANNER_GREEDY || (it->cfg.planner == MN_PLANNER_OFFLINE && !pc.offline)) {
+        mn_inplace_mark(it);   /* not with a fixed offline plan, nor with no-reuse (all stay readable) */
+    }
     mn_plan_src_t src = { src_get, src_set_offset, src_get_offset, &pc, (int32_t)(it->n_tensors + it->n_scratch) };
     mn_plan_buf_t tmp;
     uint32_t idx = it->n_scratch;
@@ -601,6 +619,7 @@ static mn_status_t plan_memory(mn_interp_t *it) {
             it->scratch_ptr[(uint32_t)k - it->n_tensors] = p;
         }
     }
+    mn_inplace_resolve(it);
     if (!fits && !it->dry_run) {
         return MN_ERR_ARENA;
     }
@@ -905,6 +924,7 @@ mn_status_t mn_interp_profile(const mn_interp_t *it, size_t op, mn_op_profile_t 
     out->builtin = node->builtin;
     out->calls = it->prof_calls ? it->prof_calls[op] : 0;
     out->ticks = it->prof_ticks ? it->prof_ticks[op] : 0;
+    out->persistent = node->persistent;
     const char *v = node->kernel && node->kernel->variant ? node->kernel->variant(node) : NULL;
     out->variant = v ? v : "reference";
     return MN_OK;
