@@ -189,6 +189,8 @@ def lib(path=None):
                              ctypes.POINTER(SZ), ctypes.POINTER(SZ), ctypes.POINTER(_Error)]),
         "mn_status_str": (ctypes.c_char_p, [S]),
         "mn_tensor_struct_size": (SZ, []),
+        "mn_interp_set_persistent": (S, [P, P, SZ]),
+        "mn_arena_needed_stats": (S, [P, ctypes.POINTER(_Config), P, SZ, ctypes.POINTER(_Stats), ctypes.POINTER(_Error)]),
     }
     for name, (res, args) in optional.items():
         f = getattr(L, name, None)
@@ -354,6 +356,24 @@ class Model:
         raise MicronnError(ERR_ARENA, err.msg.decode(errors="replace"))
 
 
+    def arena_split(self, planner="greedy", reuse_inputs=False):
+        """Dry run for split arenas: (persistent buffer bytes, arena bytes), each with the slack
+        for an unaligned start."""
+        cfg = _make_config(planner, reuse_inputs, None)
+        size = self._L.mn_dry_run_work_hint(self._m)
+        for _ in range(8):
+            work = ctypes.create_string_buffer(size)
+            st, err = _Stats(), _Error()
+            s = self._L.mn_arena_needed_stats(self._m, ctypes.byref(cfg), work, size, ctypes.byref(st),
+                                              ctypes.byref(err))
+            if s == OK:
+                return st.persistent + 15, max(st.nonpersistent, st.temp_peak) + 15
+            if s != ERR_ARENA:
+                raise MicronnError(s, err.msg.decode(errors="replace"))
+            size = max(2 * size, st.needed + 1024)
+        raise MicronnError(ERR_ARENA, err.msg.decode(errors="replace"))
+
+
 _dummy_ticks = _TICKS_FN(lambda user: 0)
 
 
@@ -395,7 +415,7 @@ class Interpreter:
     """
 
     def __init__(self, model, arena_size=None, planner="greedy", reuse_inputs=False, profile=False,
-                 arena_offset=0):
+                 arena_offset=0, persistent_size=None):
         self.model = model
         self._L = model._L
         if arena_size is None:
@@ -408,6 +428,10 @@ class Interpreter:
         self.arena_size = arena_size
         base = ctypes.addressof(self._arena) + arena_offset
         s = self._L.mn_interp_init(self._it, model._m, ctypes.c_void_p(base), arena_size, ctypes.byref(self._cfg))
+        # persistent_size: split arenas, the persistent data in a buffer of its own
+        self._pers = ctypes.create_string_buffer(persistent_size) if persistent_size is not None else None
+        if s == OK and self._pers is not None:
+            s = self._L.mn_interp_set_persistent(self._it, self._pers, persistent_size)
         if s == OK:
             s = self._L.mn_interp_prepare(self._it)
         if s != OK:

@@ -283,6 +283,9 @@ typedef struct mn_interp {
     size_t temp;                  /* current temporaries above head */
     size_t shortfall;             /* bytes missing when allocations failed (for "need N") */
     size_t dry_extra;             /* dry run: kernel persistent bytes counted but already released */
+    uint8_t *pers;                /* split arenas: aligned persistent buffer, NULL = the arena's tail */
+    size_t pers_size;
+    size_t pers_shortfall;        /* split arenas: persistent bytes missing */
     mn_tensor_t *tensors;
     uint32_t n_tensors;
     struct mn_node *nodes;
@@ -313,6 +316,15 @@ mn_status_t mn_interp_init(mn_interp_t *it, const mn_model_t *m, void *arena, si
     const mn_config_t *cfg);
 
 /*
+ * Split arenas (optional, after mn_interp_init, before prepare): persistent data (tensor and op
+ * records, kernel data, variable tensors, aligned copies) goes to `buf` (any alignment), e.g. slow
+ * or less precious RAM, while the arena keeps activations, scratch and prepare temporaries, e.g.
+ * fast SRAM. stats.persistent is then what `buf` needs and stats.needed what the arena needs (each
+ * with MN_ARENA_ALIGN-1 bytes of slack for an unaligned start: see mn_arena_needed_stats).
+ */
+mn_status_t mn_interp_set_persistent(mn_interp_t *it, void *buf, size_t size);
+
+/*
  * Allocate and plan everything: tensor metadata, kernel init+prepare, memory plan, variable
  * tensors. After success the interpreter can be invoked any number of times with no further
  * allocation. On MN_ERR_ARENA the message reads "arena too small: need N bytes, have M" and
@@ -336,6 +348,12 @@ mn_status_t mn_interp_prepare(mn_interp_t *it);
 mn_status_t mn_arena_needed(const mn_model_t *m, const mn_config_t *cfg, void *work, size_t work_size,
     size_t *needed, mn_error_t *err);
 size_t mn_dry_run_work_hint(const mn_model_t *m);
+/* The same dry run, giving all its figures: out->needed as mn_arena_needed, out->persistent and
+ * out->nonpersistent; with split arenas (mn_interp_set_persistent) the persistent buffer needs
+ * out->persistent + MN_ARENA_ALIGN - 1 bytes and the arena max(out->nonpersistent, out->temp_peak)
+ * + MN_ARENA_ALIGN - 1. */
+mn_status_t mn_arena_needed_stats(const mn_model_t *m, const mn_config_t *cfg, void *work, size_t work_size,
+    mn_arena_stats_t *out, mn_error_t *err);
 
 /* Run subgraph 0 once. Performs no allocation. */
 mn_status_t mn_interp_invoke(mn_interp_t *it);

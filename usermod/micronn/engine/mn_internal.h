@@ -147,6 +147,11 @@ static inline size_t mn_mul(size_t a, size_t b) {
 #define MN_BLOCK(n) MN_ALIGN_UP((n) + MICRONN_ASAN_REDZONE)
 
 void mn_arena_setup(mn_interp_t *it, void *arena, size_t size);
+void mn_arena_setup_persistent(mn_interp_t *it, void *buf, size_t size);
+/* One past the persistent stack's bottom (it grows down from there). */
+uint8_t *mn_arena_tail_end(const mn_interp_t *it);
+/* Does a plan of np bytes fit beside the persistent data? */
+int mn_arena_fits_plan(const mn_interp_t *it, size_t np);
 void *mn_arena_persistent(mn_interp_t *it, size_t bytes);
 void *mn_arena_temp(mn_interp_t *it, size_t bytes);
 void mn_arena_temp_reset(mn_interp_t *it);

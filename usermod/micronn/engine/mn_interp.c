@@ -108,6 +108,17 @@ mn_status_t mn_interp_init(mn_interp_t *it, const mn_model_t *m, void *arena, si
     return MN_OK;
 }
 
+mn_status_t mn_interp_set_persistent(mn_interp_t *it, void *buf, size_t size) {
+    if (!it || it->state != ST_INIT || !it->model) {
+        return MN_ERR_STATE;
+    }
+    mn_arena_setup_persistent(it, buf, size);
+    if (!it->pers) {
+        return mn_err_set(&it->err, MN_ERR_ARG, "persistent arena: no buffer (or smaller than its alignment)");
+    }
+    return MN_OK;
+}
+
 /* ---- prepare --------------------------------------------------------------------------------- */
 
 static void free_kernels(mn_interp_t *it);
@@ -327,7 +338,7 @@ static mn_status_t dry_release(mn_interp_t *it, size_t tail0, mn_scratch_t *list
         tmp[j].op = r->op;
     }
     size_t used = it->tail - tail0;
-    MN_POISON(it->arena + it->arena_size - it->tail, used);
+    MN_POISON(mn_arena_tail_end(it) - it->tail, used);
     it->tail = tail0;
     it->dry_extra += used;
     it->scratch_req = list0;
@@ -600,10 +611,11 @@ static mn_status_t plan_memory(mn_interp_t *it) {
     mn_arena_temp_reset(it);
     it->stats.nonpersistent = np;
     it->stats.persistent = it->tail + it->dry_extra;
-    if (np + it->stats.persistent > it->stats.needed) {
-        it->stats.needed = np + it->stats.persistent;
+    size_t arena_np = np + (it->pers ? 0 : it->stats.persistent);   /* split: persistent is elsewhere */
+    if (arena_np > it->stats.needed) {
+        it->stats.needed = arena_np;
     }
-    int fits = np <= it->arena_size && it->tail <= it->arena_size - np;
+    int fits = mn_arena_fits_plan(it, np);
     /* Offsets -> pointers (NULL in a dry run or when the plan does not fit). */
     for (int32_t k = 0; k < src.n; k++) {
         size_t off;
@@ -712,7 +724,14 @@ mn_status_t mn_interp_prepare(mn_interp_t *it) {
     }
     /* Headroom for an arbitrarily aligned arena start. */
     it->stats.needed = MN_ALIGN_UP(it->stats.needed) + (MN_ARENA_ALIGN - 1);
-    if (s == MN_ERR_ARENA && it->shortfall && !it->dry_run && it->arena) {
+    if (s == MN_ERR_ARENA && it->pers_shortfall) {
+        /* Split arenas: the persistent buffer is what was short (a lower bound: the prepare
+         * stopped there); mn_arena_needed_stats gives both exact figures. */
+        it->state = ST_FAILED;
+        return mn_err_set(&it->err, MN_ERR_ARENA, "persistent arena too small: need at least %zu bytes, have %zu",
+            MN_ALIGN_UP(it->pers_shortfall) + (MN_ARENA_ALIGN - 1), it->pers_size);
+    }
+    if (s == MN_ERR_ARENA && it->shortfall && !it->dry_run && it->arena && !it->pers) {
         /* Even the persistent part did not fit, so the total is unknown. A dry run needs much
          * less memory (one op's kernel data at a time): run it in this (now unused) arena. */
         size_t exact;
@@ -764,6 +783,16 @@ size_t mn_dry_run_work_hint(const mn_model_t *m) {
 
 mn_status_t mn_arena_needed(const mn_model_t *m, const mn_config_t *cfg, void *work, size_t work_size,
     size_t *needed, mn_error_t *err) {
+    mn_arena_stats_t st;
+    mn_status_t s = mn_arena_needed_stats(m, cfg, work, work_size, &st, err);
+    if (needed) {
+        *needed = st.needed;
+    }
+    return s;
+}
+
+mn_status_t mn_arena_needed_stats(const mn_model_t *m, const mn_config_t *cfg, void *work, size_t work_size,
+    mn_arena_stats_t *out, mn_error_t *err) {
     mn_interp_t it;
     mn_status_t s = mn_interp_init(&it, m, work, work_size, cfg);
     if (s == MN_OK) {
@@ -777,8 +806,9 @@ mn_status_t mn_arena_needed(const mn_model_t *m, const mn_config_t *cfg, void *w
         mn_err_set(&it.err, MN_ERR_ARENA, "dry run: work buffer too small: need at least %zu bytes, have %zu",
             n, work_size);
     }
-    if (needed) {
-        *needed = n;
+    if (out) {
+        *out = it.stats;
+        out->needed = n;
     }
     if (err) {
         *err = it.err;
@@ -862,6 +892,9 @@ static void free_kernels(mn_interp_t *it) {
 void mn_interp_deinit(mn_interp_t *it) {
     if (it && it->arena) {
         MN_UNPOISON(it->arena, it->arena_size);  /* hand the memory back clean */
+    }
+    if (it && it->pers) {
+        MN_UNPOISON(it->pers, it->pers_size);
     }
     if (!it || !it->nodes) {
         return;
