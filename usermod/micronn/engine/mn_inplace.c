@@ -47,9 +47,23 @@ static int inplace_kind(int32_t builtin) {
     }
 }
 
+/* Input 0 of the op that first writes tensor t, if that op has it as its only output; else -1.
+ * Derived from the graph (not stored), so it holds before, during and after planning. */
+static int32_t source_of(const mn_interp_t *it, int32_t t) {
+    for (uint32_t i = 0; i < it->n_nodes; i++) {
+        const mn_node_t *node = &it->nodes[i];
+        for (uint16_t k = 0; k < node->n_outputs; k++) {
+            if (node->outputs[k] == t) {
+                return (node->n_outputs == 1 && node->n_inputs >= 1) ? node->inputs[0] : -1;
+            }
+        }
+    }
+    return -1;
+}
+
 int32_t mn_inplace_root(const mn_interp_t *it, int32_t t) {
     while (it->tensors[t].flags & MN_TF_INPLACE) {
-        t = (int32_t)(uintptr_t)it->tensors[t].data;   /* the source, while planning */
+        t = source_of(it, t);
     }
     return t;
 }
@@ -75,7 +89,13 @@ static int group_dies_at(const mn_interp_t *it, int32_t r, uint32_t i) {
     return 1;
 }
 
-void mn_inplace_mark(mn_interp_t *it) {
+void mn_inplace_clear(mn_interp_t *it) {
+    for (uint32_t t = 0; t < it->n_tensors; t++) {
+        it->tensors[t].flags &= (uint8_t)~(MN_TF_INPLACE | MN_TF_ALIASED);
+    }
+}
+
+void mn_inplace_mark(mn_interp_t *it, const uint8_t *offline) {
     for (uint32_t i = 0; i < it->n_nodes; i++) {
         const mn_node_t *node = &it->nodes[i];
         int kind = inplace_kind(node->builtin);
@@ -85,8 +105,12 @@ void mn_inplace_mark(mn_interp_t *it) {
             continue;
         }
         int32_t in = node->inputs[0], out = node->outputs[0];
-        if (in < 0 || out < 0 || in == out) {
+        /* (only the first op writing `out`: a hostile model may name it twice) */
+        if (in < 0 || out < 0 || in == out || source_of(it, out) != in) {
             continue;
+        }
+        if (offline && mn_ld_i32(offline + 4 * (uint32_t)out) >= 0) {
+            continue;   /* a stored plan gave it a place of its own */
         }
         mn_tensor_t *a = &it->tensors[in], *o = &it->tensors[out];
         if (!plannable(a) || !plannable(o) || a->bytes != o->bytes || mn_tensor_count(a) != mn_tensor_count(o)
@@ -98,22 +122,14 @@ void mn_inplace_mark(mn_interp_t *it) {
             continue;
         }
         o->flags |= MN_TF_INPLACE;
-        o->data = (void *)(uintptr_t)in;
         it->tensors[r].flags |= MN_TF_ALIASED;
     }
 }
 
 void mn_inplace_resolve(mn_interp_t *it) {
-    /* Sources first become group roots (never aliased themselves, so they hold pointers), then
-     * every member takes its root's pointer: each tensor is visited once whatever the op order. */
     for (uint32_t t = 0; t < it->n_tensors; t++) {
         if (it->tensors[t].flags & MN_TF_INPLACE) {
-            it->tensors[t].data = (void *)(uintptr_t)mn_inplace_root(it, (int32_t)t);
-        }
-    }
-    for (uint32_t t = 0; t < it->n_tensors; t++) {
-        if (it->tensors[t].flags & MN_TF_INPLACE) {
-            it->tensors[t].data = it->tensors[(uint32_t)(uintptr_t)it->tensors[t].data].data;
+            it->tensors[t].data = it->tensors[mn_inplace_root(it, (int32_t)t)].data;
         }
     }
 }

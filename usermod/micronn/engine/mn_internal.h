@@ -192,9 +192,11 @@ int mn_tensor_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int32_
 /* ---- in-place ops (mn_inplace.c) ------------------------------------------------------------ */
 
 #define MN_TF_ALIASED 0x80   /* (planning) a tensor some in-place output shares memory with */
-/* Before planning (greedy plans only): mark in-place outputs (MN_TF_INPLACE; their data field
- * holds the source tensor's index until mn_inplace_resolve gives them the source's pointer). */
-void mn_inplace_mark(mn_interp_t *it);
+/* Before planning (not with the no-reuse planner; with a stored plan only for the tensors it
+ * leaves to the engine): mark in-place outputs (MN_TF_INPLACE: not planned; after
+ * planning mn_inplace_resolve gives them their group's pointer). */
+void mn_inplace_mark(mn_interp_t *it, const uint8_t *offline);   /* offline: stored plan's offsets or NULL */
+void mn_inplace_clear(mn_interp_t *it);
 void mn_inplace_resolve(mn_interp_t *it);
 /* The tensor whose planned memory t uses (t itself unless it is an in-place output). */
 int32_t mn_inplace_root(const mn_interp_t *it, int32_t t);
