@@ -16,14 +16,18 @@ JSON_DOC = """\
   operators[]                index, name (builtin name or custom code), builtin (code), version,
                              custom (bool), inputs, outputs (tensor indices, -1 = omitted),
                              input_dtypes, supported (bool: the engine prepared it),
-                             error (null or {status, message}: the engine's reason)
+                             error (null or {status, message}: the engine's reason),
+                             persistent (persistent arena bytes of its kernel on a 32-bit board:
+                             per-channel multipliers, precomputed data, scratch records; null
+                             if the arena is not computable)
   tensors[]                  index, name, dtype, shape, bytes, const, variable,
                              quantization (null or {scale[], zero_point[], quantized_dimension})
   supported                  true when every operator prepared in the engine
   unsupported[]              op, name, dtypes, reason: one entry per failing operator
   arena                      bytes (exact arena the engine needs on a 32-bit board, null if
-                             unsupported ops), persistent, nonpersistent, computed_by,
-                             pointer_bits (32), error
+                             unsupported ops), persistent, nonpersistent, kernel_persistent
+                             (the operators' part of persistent; the rest is tensor/op records,
+                             variable tensors and copies), computed_by, pointer_bits (32), error
   host_arena                 the same keys from the 64-bit host library (= the UNIX build)
   board_arena                (only with --board/--port) bytes, persistent, nonpersistent,
                              board: the same figures from the board's own engine"""
@@ -80,7 +84,7 @@ def collect(path):
             "index": op["index"], "name": op["name"], "builtin": op["builtin"],
             "version": op["version"], "custom": op["builtin"] == 32,
             "inputs": ins, "outputs": outs, "input_dtypes": dts,
-            "supported": chk is None,
+            "supported": chk is None, "persistent": None,
             "error": None if chk is None else {"status": STATUS.get(chk[0], str(chk[0])),
                                                "message": chk[1]},
         }
@@ -98,7 +102,7 @@ def collect(path):
         out_t.append({"index": t["index"], "name": t["name"], "dtype": t["dtype"],
                       "shape": list(t["shape"]), "bytes": t["bytes"], "const": t["const"],
                       "variable": t["variable"], "quantization": q})
-    host_arena = {"bytes": None, "persistent": None, "nonpersistent": None,
+    host_arena = {"bytes": None, "persistent": None, "nonpersistent": None, "kernel_persistent": None,
                   "computed_by": "engine, 64-bit host library",
                   "pointer_bits": 8 * ctypes.sizeof(ctypes.c_void_p), "error": None}
     arena = dict(host_arena, computed_by="engine, 32-bit host build", pointer_bits=32)
@@ -107,8 +111,12 @@ def collect(path):
             # "offline": a plan stored in the model is used, as on the board (else greedy).
             need = m.arena_needed(planner="offline")
             st = engine.Interpreter(m, arena_size=need, planner="offline").stats()
-            host_arena.update(bytes=need, persistent=st["persistent"], nonpersistent=st["nonpersistent"])
-            arena.update(arena32(path))
+            host_arena.update(bytes=need, persistent=st["persistent"], nonpersistent=st["nonpersistent"],
+                              kernel_persistent=st["kernel_persistent"])
+            a32 = arena32(path)
+            for op, b in zip(out_ops, a32.pop("op_persistent")):
+                op["persistent"] = b
+            arena.update(a32)
         except engine.MicronnError as e:
             arena["error"] = host_arena["error"] = str(e)
     else:
@@ -131,7 +139,8 @@ def arena32(path):
     if p.returncode != 0:
         raise engine.MicronnError(engine.ERR_MODEL, p.stderr.strip() or f"mn_arena32 exit {p.returncode}")
     r = json.loads(p.stdout)
-    return {"bytes": r["bytes"], "persistent": r["persistent"], "nonpersistent": r["nonpersistent"]}
+    return {"bytes": r["bytes"], "persistent": r["persistent"], "nonpersistent": r["nonpersistent"],
+            "kernel_persistent": r["kernel_persistent"], "op_persistent": r["op_persistent"]}
 
 
 def board_arena(args, data, model):
@@ -173,12 +182,13 @@ def print_text(r, no_tensors=False):
             print(f"  {kind[:-1]} {i}: tensor {t} {d['name']!r} {d['dtype']} {_shape(d['shape'])}"
                   + (f" ({_quant(d['quantization'])})" if d["quantization"] else ""))
     print("\nOperators:")
-    print(f"  {'op':>3}  {'name':<30} {'inputs':<18} {'outputs':<10} support")
+    print(f"  {'op':>3}  {'name':<30} {'inputs':<18} {'outputs':<10} {'persist':>7}  support")
     for op in r["operators"]:
         ins = ",".join(map(str, op["inputs"]))
         outs = ",".join(map(str, op["outputs"]))
         sup = "ok" if op["supported"] else "NO: " + op["error"]["message"]
-        print(f"  {op['index']:>3}  {op['name']:<30} {ins:<18} {outs:<10} {sup}")
+        pers = "-" if op["persistent"] is None else str(op["persistent"])
+        print(f"  {op['index']:>3}  {op['name']:<30} {ins:<18} {outs:<10} {pers:>7}  {sup}")
     if not no_tensors:
         print("\nTensors:")
         print(f"  {'idx':>3}  {'name':<44} {'dtype':<8} {'shape':<16} {'bytes':>8}  {'kind':<8} quantization")
@@ -198,7 +208,9 @@ def print_text(r, no_tensors=False):
     if a["bytes"] is not None:
         h = r["host_arena"]
         print(f"Arena on a 32-bit board: {a['bytes']} bytes "
-              f"(persistent {a['persistent']} + non-persistent {a['nonpersistent']} + alignment slack)")
+              f"(persistent {a['persistent']} + non-persistent {a['nonpersistent']} + alignment slack; "
+              f"persistent = operators {a['kernel_persistent']} + tensor/op records, variables, copies "
+              f"{a['persistent'] - a['kernel_persistent']})")
         print(f"Arena on a 64-bit host (UNIX build): {h['bytes']} bytes")
     else:
         print(f"Arena: not computable: {a['error']}")

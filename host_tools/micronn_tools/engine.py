@@ -59,7 +59,8 @@ class _Tensor(ctypes.Structure):
 
 class _Stats(ctypes.Structure):
     _fields_ = [(n, ctypes.c_size_t) for n in (
-        "arena_size", "persistent", "nonpersistent", "temp_peak", "needed", "copied_bytes", "n_scratch")]
+        "arena_size", "persistent", "nonpersistent", "temp_peak", "needed", "copied_bytes", "n_scratch",
+        "kernel_persistent")]
 
 
 class _OpInfo(ctypes.Structure):
@@ -90,6 +91,7 @@ class _Profile(ctypes.Structure):
         ("calls", ctypes.c_uint32),
         ("ticks", ctypes.c_uint64),
         ("variant", ctypes.c_char_p),
+        ("persistent", ctypes.c_size_t),
     ]
 
 
@@ -198,6 +200,8 @@ def lib(path=None):
                              ctypes.POINTER(SZ), ctypes.POINTER(SZ), ctypes.POINTER(_Error)]),
         "mn_status_str": (ctypes.c_char_p, [S]),
         "mn_tensor_struct_size": (SZ, []),
+        "mn_interp_set_persistent": (S, [P, P, SZ]),
+        "mn_arena_needed_stats": (S, [P, ctypes.POINTER(_Config), P, SZ, ctypes.POINTER(_Stats), ctypes.POINTER(_Error)]),
         "mn_interp_plan_buffer": (S, [P, SZ, ctypes.POINTER(_PlanInfo)]),
     }
     for name, (res, args) in optional.items():
@@ -364,6 +368,24 @@ class Model:
         raise MicronnError(ERR_ARENA, err.msg.decode(errors="replace"))
 
 
+    def arena_split(self, planner="greedy", reuse_inputs=False):
+        """Dry run for split arenas: (persistent buffer bytes, arena bytes), each with the slack
+        for an unaligned start."""
+        cfg = _make_config(planner, reuse_inputs, None)
+        size = self._L.mn_dry_run_work_hint(self._m)
+        for _ in range(8):
+            work = ctypes.create_string_buffer(size)
+            st, err = _Stats(), _Error()
+            s = self._L.mn_arena_needed_stats(self._m, ctypes.byref(cfg), work, size, ctypes.byref(st),
+                                              ctypes.byref(err))
+            if s == OK:
+                return st.persistent + 15, max(st.nonpersistent, st.temp_peak) + 15
+            if s != ERR_ARENA:
+                raise MicronnError(s, err.msg.decode(errors="replace"))
+            size = max(2 * size, st.needed + 1024)
+        raise MicronnError(ERR_ARENA, err.msg.decode(errors="replace"))
+
+
 _dummy_ticks = _TICKS_FN(lambda user: 0)
 
 
@@ -405,7 +427,7 @@ class Interpreter:
     """
 
     def __init__(self, model, arena_size=None, planner="greedy", reuse_inputs=False, profile=False,
-                 arena_offset=0):
+                 arena_offset=0, persistent_size=None):
         self.model = model
         self._L = model._L
         if arena_size is None:
@@ -418,6 +440,10 @@ class Interpreter:
         self.arena_size = arena_size
         base = ctypes.addressof(self._arena) + arena_offset
         s = self._L.mn_interp_init(self._it, model._m, ctypes.c_void_p(base), arena_size, ctypes.byref(self._cfg))
+        # persistent_size: split arenas, the persistent data in a buffer of its own
+        self._pers = ctypes.create_string_buffer(persistent_size) if persistent_size is not None else None
+        if s == OK and self._pers is not None:
+            s = self._L.mn_interp_set_persistent(self._it, self._pers, persistent_size)
         if s == OK:
             s = self._L.mn_interp_prepare(self._it)
         if s != OK:
@@ -536,7 +562,8 @@ class Interpreter:
             p = _Profile()
             self._L.mn_interp_profile(self._it, i, ctypes.byref(p))
             out.append({"index": i, "name": p.name.decode(errors="replace"), "builtin": p.builtin, "calls": p.calls,
-                        "ticks": p.ticks, "variant": p.variant.decode(errors="replace")})
+                        "ticks": p.ticks, "variant": p.variant.decode(errors="replace"),
+                        "persistent": p.persistent})
         return out
 
     # LiteRT-style aliases

@@ -13,6 +13,19 @@ version, PROFILE_CLOCK, ticks(). The helpers below are thin Python on top of it.
 from _micronn import *  # noqa: F401,F403
 from _micronn import Model, Interpreter, models, PROFILE_CLOCK
 
+
+def arena_size(*models, **options):
+    """Bytes of a micronn.Arena that Interpreters of all these models share (made in any order,
+    with the same options, e.g. reuse_inputs=True): their persistent parts stacked plus the
+    largest of the rest, which the engine's dry runs give exactly.
+
+        shared = micronn.Arena(micronn.arena_size(m1, m2))
+        it1 = micronn.Interpreter(m1, arena=shared)
+        it2 = micronn.Interpreter(m2, arena=shared)
+    """
+    parts = [load(m).arena_needed(detail=True, **options) for m in models]
+    return sum(p["persistent"] for p in parts) + max(p["needed"] - p["persistent"] for p in parts)
+
 _INT_RANGE = {
     "int8": (-128, 127),
     "uint8": (0, 255),

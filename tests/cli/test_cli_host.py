@@ -80,6 +80,23 @@ def test_inspect_json_matches_engine_and_litert(cli, model, name):
     assert r.code == 0 and "Operators:" in r.out and "Arena" in r.out and "supported" in r.out
 
 
+def test_inspect_persistent_per_op(cli, model):
+    """Per-operator persistent bytes (32-bit engine): they add up to the operators' share of
+    persistent, per-channel ops need the most, and the text table shows them."""
+    j = json.loads(cli("inspect", model("person_detect.tflite"), "--json").out)
+    ops, a = j["operators"], j["arena"]
+    assert all(isinstance(op["persistent"], int) and op["persistent"] % 16 == 0 for op in ops)
+    assert sum(op["persistent"] for op in ops) == a["kernel_persistent"]
+    assert 0 < a["kernel_persistent"] < a["persistent"]
+    # the widest CONV_2D (256 channels: int32 multiplier + int8 shift each) holds more than 1280 bytes
+    conv = [op for op in ops if op["name"] == "CONV_2D"]
+    assert max(op["persistent"] for op in conv) > 256 * 5
+    reshape = [op for op in ops if op["name"] == "RESHAPE"][0]
+    assert reshape["persistent"] == 0
+    out = cli("inspect", model("person_detect.tflite"), "--no-tensors").out
+    assert "persist" in out and f"operators {a['kernel_persistent']} + tensor/op records" in out
+
+
 def test_inspect_unsupported_op(cli, lsh_model):
     r = cli("inspect", lsh_model, "--json")
     assert r.code == 0, r

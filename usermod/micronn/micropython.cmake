@@ -122,6 +122,7 @@ target_sources(usermod_micronn INTERFACE
     ${MICRONN_DIR}/mod_model.c
     ${MICRONN_DIR}/mod_interp.c
     ${MICRONN_DIR}/mod_tensor.c
+    ${MICRONN_DIR}/mod_arena.c
     ${MICRONN_DIR}/mod_models.c
     ${MICRONN_ENGINE_SRC}
     ${MICRONN_LIBM_SRC}

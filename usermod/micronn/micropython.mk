@@ -33,7 +33,8 @@ SRC_USERMOD_C += \
 	$(MICRONN_DIR)/modmicronn.c \
 	$(MICRONN_DIR)/mod_model.c \
 	$(MICRONN_DIR)/mod_interp.c \
-	$(MICRONN_DIR)/mod_tensor.c
+	$(MICRONN_DIR)/mod_tensor.c \
+	$(MICRONN_DIR)/mod_arena.c
 
 # The portable engine and the built-in model table use no qstrs.
 SRC_USERMOD_LIB_C += $(MICRONN_DIR)/mod_models.c $(MICRONN_ENGINE_SRC)

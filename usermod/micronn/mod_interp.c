@@ -90,18 +90,18 @@ void micronn_config_init(mn_config_t *cfg, bool profile, bool preserve_all, bool
     }
 }
 
-size_t micronn_arena_needed(const mn_model_t *model, const mn_config_t *cfg) {
+void micronn_arena_stats(const mn_model_t *model, const mn_config_t *cfg, mn_arena_stats_t *out) {
     size_t work_size = mn_dry_run_work_hint(model);
     mn_error_t err;
     mn_status_t st = MN_ERR_ARENA;
     for (int attempt = 0; attempt < 8; attempt++) {
         uint8_t *work = m_new(uint8_t, work_size);
-        size_t needed = 0;
         memset(&err, 0, sizeof(err));
-        st = mn_arena_needed(model, cfg, work, work_size, &needed, &err);
+        st = mn_arena_needed_stats(model, cfg, work, work_size, out, &err);
         m_del(uint8_t, work, work_size);
+        size_t needed = out->needed;
         if (st == MN_OK) {
-            return needed;
+            return;
         }
         if (st != MN_ERR_ARENA) {
             break;
@@ -114,6 +114,40 @@ size_t micronn_arena_needed(const mn_model_t *model, const mn_config_t *cfg) {
         raise_unsupported_ops(model, cfg);
     }
     raise_copy(st, &err);
+}
+
+size_t micronn_arena_needed(const mn_model_t *model, const mn_config_t *cfg) {
+    mn_arena_stats_t st;
+    micronn_arena_stats(model, cfg, &st);
+    return st.needed;
+}
+
+// Buffer for the engine: a user object used in place (recorded in *obj / *buf_rec so later uses
+// can check it did not move) or a heap block of the given size (*alloc). `what` names it in errors.
+static uint8_t *get_arena_buffer(mp_obj_t user, size_t size, mp_obj_t *obj, void **buf_rec, uint8_t **alloc,
+    size_t *len) {
+    if (mp_obj_is_int(user)) {
+        mp_int_t n = mp_obj_get_int(user);
+        if (n <= 0) {
+            mp_raise_ValueError(MP_ERROR_TEXT("arena size must be > 0"));
+        }
+        size = (size_t)n;
+    } else if (user != mp_const_none) {
+        mp_buffer_info_t bufinfo;
+        mp_get_buffer_raise(user, &bufinfo, MP_BUFFER_RW);
+        *obj = user;
+        *buf_rec = bufinfo.buf;
+        *len = bufinfo.len;
+        return bufinfo.buf;
+    }
+    uint8_t *p = m_new_maybe(uint8_t, size);
+    if (p == NULL) {
+        mp_raise_msg_varg(&mp_type_MemoryError,
+            MP_ERROR_TEXT("cannot allocate an arena of %u bytes from the heap"), (unsigned)size);
+    }
+    *alloc = p;
+    *len = size;
+    return p;
 }
 
 // Append the ops of kernel state `state` (MN_KERNEL_*) to msg as "NAME (op i), ...";
@@ -165,9 +199,12 @@ static void check_ops(const mn_model_t *m, const mn_config_t *cfg) {
 }
 
 // Interpreter(model, arena_size=None, arena=None, *, profile=False, preserve_all=False,
-//             reuse_inputs=False)
+//             reuse_inputs=False, persistent_arena=None)
 //   model: a Model, or any buffer holding a .tflite flatbuffer (a Model is made of it).
-//   arena: a writable buffer used in place as the arena (e.g. a bytearray made once at boot).
+//   arena: a writable buffer used in place as the arena (e.g. a bytearray made once at boot),
+//     or a micronn.Arena shared with other Interpreters (see mod_arena.c).
+//   persistent_arena: split arenas: a buffer (or a size to allocate) for the persistent part;
+//     `arena` then holds only activations, scratch and prepare temporaries.
 //   arena_size: allocate an arena of this many bytes once.
 //   neither: the engine's dry run computes the exact size, then it is allocated once.
 //   profile: record per-op ticks (see profile()).
@@ -175,7 +212,8 @@ static void check_ops(const mn_model_t *m, const mn_config_t *cfg) {
 //   reuse_inputs: let the planner reuse input memory once the inputs are consumed (as TFLM does;
 //     smaller arena, but the inputs no longer hold their values after invoke()).
 static mp_obj_t interp_make_new(const mp_obj_type_t *type, size_t n_args, size_t n_kw, const mp_obj_t *all_args) {
-    enum { ARG_model, ARG_arena_size, ARG_arena, ARG_profile, ARG_preserve_all, ARG_reuse_inputs };
+    enum { ARG_model, ARG_arena_size, ARG_arena, ARG_profile, ARG_preserve_all, ARG_reuse_inputs,
+           ARG_persistent_arena };
     static const mp_arg_t allowed_args[] = {
         { MP_QSTR_model, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
         { MP_QSTR_arena_size, MP_ARG_OBJ, {.u_obj = mp_const_none} },
@@ -183,6 +221,7 @@ static mp_obj_t interp_make_new(const mp_obj_type_t *type, size_t n_args, size_t
         { MP_QSTR_profile, MP_ARG_KW_ONLY | MP_ARG_BOOL, {.u_bool = false} },
         { MP_QSTR_preserve_all, MP_ARG_KW_ONLY | MP_ARG_BOOL, {.u_bool = false} },
         { MP_QSTR_reuse_inputs, MP_ARG_KW_ONLY | MP_ARG_BOOL, {.u_bool = false} },
+        { MP_QSTR_persistent_arena, MP_ARG_KW_ONLY | MP_ARG_OBJ, {.u_obj = mp_const_none} },
     };
     mp_arg_val_t args[MP_ARRAY_SIZE(allowed_args)];
     mp_arg_parse_all_kw_array(n_args, n_kw, all_args, MP_ARRAY_SIZE(allowed_args), allowed_args, args);
@@ -208,11 +247,37 @@ static mp_obj_t interp_make_new(const mp_obj_type_t *type, size_t n_args, size_t
     self->inputs = mp_const_empty_tuple;
     self->outputs = mp_const_empty_tuple;
     self->profile = args[ARG_profile].u_bool;
+    self->shared = mp_const_none;
+    self->pers_obj = mp_const_none;
+    self->pers_buf = NULL;
+    self->pers_alloc = NULL;
+    self->pers_len = 0;
     memset(&self->interp, 0, sizeof(self->interp));
+
+    micronn_arena_obj_t *shared = micronn_get_arena(arena_obj);
+    mp_obj_t pers_arg = args[ARG_persistent_arena].u_obj;
+    if (shared != NULL && pers_arg != mp_const_none) {
+        mp_raise_ValueError(MP_ERROR_TEXT("a shared Arena holds the persistent parts itself: no persistent_arena"));
+    }
+    mn_arena_stats_t dry;
+    uint8_t *pers = NULL;
+    if (pers_arg != mp_const_none) {
+        // Split arenas: sizes not given come from the dry run (+ slack for an unaligned start).
+        micronn_arena_stats(&model->model, &cfg, &dry);
+        pers = get_arena_buffer(pers_arg, dry.persistent + MN_ARENA_ALIGN - 1, &self->pers_obj, &self->pers_buf,
+            &self->pers_alloc, &self->pers_len);
+        if (arena_obj == mp_const_none && size_obj == mp_const_none) {
+            size_obj = mp_obj_new_int_from_uint(
+                (dry.nonpersistent > dry.temp_peak ? dry.nonpersistent : dry.temp_peak) + MN_ARENA_ALIGN - 1);
+        }
+    }
 
     uint8_t *arena;
     size_t arena_len;
-    if (arena_obj != mp_const_none) {
+    if (shared != NULL) {
+        self->shared = arena_obj;
+        micronn_arena_region(shared, &arena, &arena_len);
+    } else if (arena_obj != mp_const_none) {
         mp_buffer_info_t bufinfo;
         mp_get_buffer_raise(arena_obj, &bufinfo, MP_BUFFER_RW);
         self->arena_obj = arena_obj;
@@ -240,8 +305,20 @@ static mp_obj_t interp_make_new(const mp_obj_type_t *type, size_t n_args, size_t
 
     mn_interp_t *it = &self->interp;
     mn_status_t st = mn_interp_init(it, &model->model, arena, arena_len, &cfg);
+    if (st == MN_OK && pers != NULL) {
+        st = mn_interp_set_persistent(it, pers, self->pers_len);
+    }
     if (st == MN_OK) {
         st = mn_interp_prepare(it);
+    }
+    size_t shared_need = 0;
+    if (shared != NULL && (st != MN_OK || !micronn_arena_commit(shared, MP_OBJ_FROM_PTR(self), &it->stats, &shared_need))) {
+        shared->owner = mp_const_none;   // this prepare used the shared part: nobody's data is there
+    }
+    if (st == MN_OK && shared != NULL && shared->owner == mp_const_none) {
+        mn_interp_deinit(it);
+        mp_raise_msg_varg(&mp_type_MemoryError, MP_ERROR_TEXT("shared arena too small: need %u bytes, have %u"),
+            (unsigned)shared_need, (unsigned)shared->alloc_len);
     }
     if (st != MN_OK) {
         mn_error_t err = it->err;
@@ -249,8 +326,27 @@ static mp_obj_t interp_make_new(const mp_obj_type_t *type, size_t n_args, size_t
             m_del(uint8_t, self->arena_alloc, arena_len);
             self->arena_alloc = NULL;
         }
+        if (self->pers_alloc != NULL) {
+            m_del(uint8_t, self->pers_alloc, self->pers_len);
+            self->pers_alloc = NULL;
+        }
         if (st == MN_ERR_UNSUPPORTED) {
             raise_unsupported_ops(&model->model, &cfg);
+        }
+        if (st == MN_ERR_ARENA && shared != NULL) {
+            // Its prepare needs the dry run's figure above the parts already stacked, and its
+            // persistent part must then clear the largest activations.
+            micronn_arena_stats(&model->model, &cfg, &dry);
+            size_t np = dry.nonpersistent > shared->nonpersistent ? dry.nonpersistent : shared->nonpersistent;
+            size_t need = shared->persistent + dry.persistent + np + MN_ARENA_ALIGN - 1;
+            if (shared->persistent + dry.needed > need) {
+                need = shared->persistent + dry.needed;
+            }
+            mp_raise_msg_varg(&mp_type_MemoryError, MP_ERROR_TEXT("shared arena too small: need %u bytes, have %u"),
+                (unsigned)need, (unsigned)shared->alloc_len);
+        }
+        if (st == MN_ERR_ARENA && pers != NULL) {
+            raise_copy(st, &err);   // the engine names which of the two buffers is short
         }
         if (st == MN_ERR_ARENA) {
             // The engine may only know a lower bound after a failed prepare: state the exact need.
@@ -281,18 +377,37 @@ static mp_obj_t interp_make_new(const mp_obj_type_t *type, size_t n_args, size_t
 // frees the memory the engine's tensors, node list and activations live in. So every use of an
 // Interpreter with a user arena first checks that the buffer is still the same block; a moved
 // arena is an error for the rest of the Interpreter's life (the old memory may be reused).
+static bool buffer_moved(mp_obj_t obj, void **rec, size_t len) {
+    mp_buffer_info_t b;
+    if (obj == mp_const_none) {
+        return false;
+    }
+    if (*rec == NULL || !mp_get_buffer(obj, &b, MP_BUFFER_RW) || b.buf != *rec || b.len != len) {
+        *rec = NULL;
+        return true;
+    }
+    return false;
+}
+
 void micronn_interp_check(mp_obj_t interp) {
     micronn_interp_obj_t *self = MP_OBJ_TO_PTR(interp);
-    if (self->arena_obj == mp_const_none) {
-        return;
+    if (self->shared != mp_const_none) {
+        return;   // the Arena owns its memory
     }
-    mp_buffer_info_t b;
-    if (self->arena_buf == NULL || !mp_get_buffer(self->arena_obj, &b, MP_BUFFER_RW)
-        || b.buf != self->arena_buf || b.len != self->arena_len) {
-        self->arena_buf = NULL;
+    if (buffer_moved(self->arena_obj, &self->arena_buf, self->arena_len)
+        | buffer_moved(self->pers_obj, &self->pers_buf, self->pers_len)) {
         mp_raise_msg(&mp_type_RuntimeError,
             MP_ERROR_TEXT("the arena buffer was resized or moved while the Interpreter used it; "
                 "make a new Interpreter"));
+    }
+}
+
+// Interpreters sharing an Arena: only the one that used the shared part last has valid
+// activations. Touching an input claims the shared part; anything else must be current.
+void micronn_interp_claim(mp_obj_t interp, const mn_tensor_t *t) {
+    micronn_interp_obj_t *self = MP_OBJ_TO_PTR(interp);
+    if (self->shared != mp_const_none && !(t->flags & (MN_TF_CONST | MN_TF_VARIABLE))) {
+        micronn_arena_claim(MP_OBJ_TO_PTR(self->shared), interp, (t->flags & MN_TF_INPUT) != 0);
     }
 }
 
@@ -353,6 +468,15 @@ static MP_DEFINE_CONST_FUN_OBJ_2(interp_tensor_obj, interp_tensor);
 // invoke(): run the model once. Allocates nothing (works under micropython.heap_lock()).
 static mp_obj_t interp_invoke(mp_obj_t self_in) {
     micronn_interp_obj_t *self = get_self(self_in);
+    if (self->shared != mp_const_none) {
+        micronn_arena_obj_t *a = MP_OBJ_TO_PTR(self->shared);
+        if (a->owner != self_in && mn_interp_num_inputs(&self->interp) > 0) {
+            mp_raise_msg(&mp_type_RuntimeError,
+                MP_ERROR_TEXT("another Interpreter sharing this Arena ran after the inputs were written: "
+                    "write them again before invoke()"));
+        }
+        a->owner = self_in;
+    }
     mn_status_t st = mn_interp_invoke(&self->interp);
     if (st == MN_ERR_ABORTED) {
         mp_handle_pending(true); // raises the pending exception (KeyboardInterrupt)
@@ -394,7 +518,7 @@ static MP_DEFINE_CONST_FUN_OBJ_1(interp_arena_used_obj, interp_arena_used);
 static mp_obj_t interp_stats(mp_obj_t self_in) {
     mn_arena_stats_t s;
     get_stats(get_self(self_in), &s);
-    mp_obj_t d = mp_obj_new_dict(8);
+    mp_obj_t d = mp_obj_new_dict(10);
     mp_obj_dict_store(d, MP_OBJ_NEW_QSTR(MP_QSTR_arena_size), mp_obj_new_int_from_uint(s.arena_size));
     mp_obj_dict_store(d, MP_OBJ_NEW_QSTR(MP_QSTR_persistent), mp_obj_new_int_from_uint(s.persistent));
     mp_obj_dict_store(d, MP_OBJ_NEW_QSTR(MP_QSTR_nonpersistent), mp_obj_new_int_from_uint(s.nonpersistent));
@@ -403,6 +527,17 @@ static mp_obj_t interp_stats(mp_obj_t self_in) {
     mp_obj_dict_store(d, MP_OBJ_NEW_QSTR(MP_QSTR_temp_peak), mp_obj_new_int_from_uint(s.temp_peak));
     mp_obj_dict_store(d, MP_OBJ_NEW_QSTR(MP_QSTR_copied), mp_obj_new_int_from_uint(s.copied_bytes));
     mp_obj_dict_store(d, MP_OBJ_NEW_QSTR(MP_QSTR_scratch_buffers), mp_obj_new_int_from_uint(s.n_scratch));
+    // persistent bytes per op (kernel data, scratch records); the rest of persistent is the
+    // engine's tensor/op records, variable tensors and aligned copies
+    mp_obj_dict_store(d, MP_OBJ_NEW_QSTR(MP_QSTR_kernel_persistent), mp_obj_new_int_from_uint(s.kernel_persistent));
+    micronn_interp_obj_t *self = MP_OBJ_TO_PTR(self_in);
+    size_t n = mn_interp_num_ops(&self->interp);
+    mp_obj_tuple_t *ops = MP_OBJ_TO_PTR(mp_obj_new_tuple(n, NULL));
+    for (size_t i = 0; i < n; i++) {
+        mn_op_profile_t p;
+        ops->items[i] = MP_OBJ_NEW_SMALL_INT(mn_interp_profile(&self->interp, i, &p) == MN_OK ? p.persistent : 0);
+    }
+    mp_obj_dict_store(d, MP_OBJ_NEW_QSTR(MP_QSTR_op_persistent), MP_OBJ_FROM_PTR(ops));
     return d;
 }
 static MP_DEFINE_CONST_FUN_OBJ_1(interp_stats_obj, interp_stats);

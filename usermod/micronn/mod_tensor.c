@@ -59,6 +59,15 @@ static mn_tensor_t *get_tensor(mp_obj_t self_in) {
     return self->t;
 }
 
+// The same, for a use of the tensor's data: with an Arena shared by several Interpreters the
+// data must be this Interpreter's (a stale tensor raises rather than show another's activations).
+static mn_tensor_t *get_live_tensor(mp_obj_t self_in) {
+    micronn_tensor_obj_t *self = MP_OBJ_TO_PTR(self_in);
+    mn_tensor_t *t = get_tensor(self_in);
+    micronn_interp_claim(self->interp, t);
+    return t;
+}
+
 // Constant tensors hold the model's weights (flash, or an immutable bytes object that the Model
 // verified once): never writable from Python.
 static bool tensor_is_const(const mn_tensor_t *t) {
@@ -138,7 +147,7 @@ static void tensor_print(const mp_print_t *print, mp_obj_t self_in, mp_print_kin
 }
 
 static mp_int_t tensor_get_buffer(mp_obj_t self_in, mp_buffer_info_t *bufinfo, mp_uint_t flags) {
-    mn_tensor_t *t = get_tensor(self_in);
+    mn_tensor_t *t = get_live_tensor(self_in);
     if (t->data == NULL || ((flags & MP_BUFFER_WRITE) && tensor_is_const(t))) {
         return 1;
     }
@@ -226,7 +235,7 @@ static mp_obj_t tensor_subscr(mp_obj_t self_in, mp_obj_t index, mp_obj_t value) 
     if (value == MP_OBJ_NULL) {
         return MP_OBJ_NULL; // delete: not supported
     }
-    mn_tensor_t *t = get_tensor(self_in);
+    mn_tensor_t *t = get_live_tensor(self_in);
     size_t len = tensor_len(t);
     char tc = micronn_dtype_typecode(t->dtype);
     if (mp_obj_is_type(index, &mp_type_slice)) {
@@ -265,14 +274,14 @@ static mp_obj_t tensor_unary_op(mp_unary_op_t op, mp_obj_t self_in) {
 
 // Iteration goes through a memoryview of the data (one small allocation per loop).
 static mp_obj_t tensor_getiter(mp_obj_t self_in, mp_obj_iter_buf_t *iter_buf) {
-    mn_tensor_t *t = get_tensor(self_in);
+    mn_tensor_t *t = get_live_tensor(self_in);
     mp_obj_t mv = mp_obj_new_memoryview(micronn_dtype_typecode(t->dtype), tensor_len(t), tensor_data(t));
     return mp_getiter(mv, iter_buf);
 }
 
 // tolist() -> list of the elements (a copy).
 static mp_obj_t tensor_tolist(mp_obj_t self_in) {
-    mn_tensor_t *t = get_tensor(self_in);
+    mn_tensor_t *t = get_live_tensor(self_in);
     size_t len = tensor_len(t);
     char tc = micronn_dtype_typecode(t->dtype);
     void *data = tensor_data(t);
@@ -286,7 +295,7 @@ static MP_DEFINE_CONST_FUN_OBJ_1(tensor_tolist_obj, tensor_tolist);
 
 // fill(value): set every element.
 static mp_obj_t tensor_fill(mp_obj_t self_in, mp_obj_t value) {
-    mn_tensor_t *t = get_tensor(self_in);
+    mn_tensor_t *t = get_live_tensor(self_in);
     size_t len = tensor_len(t);
     char tc = micronn_dtype_typecode(t->dtype);
     void *data = tensor_writable_data(t);
@@ -359,9 +368,34 @@ static void tensor_attr(mp_obj_t self_in, qstr attr, mp_obj_t *dest) {
     }
 }
 
+// write(src): t[:] = src without the slice object, so it works under micropython.heap_lock()
+// (e.g. refilling the inputs of Interpreters that share an Arena).
+static mp_obj_t tensor_write(mp_obj_t self_in, mp_obj_t src) {
+    mn_tensor_t *t = get_live_tensor(self_in);
+    tensor_assign(t, 0, tensor_len(t), src);
+    return mp_const_none;
+}
+static MP_DEFINE_CONST_FUN_OBJ_2(tensor_write_obj, tensor_write);
+
+// readinto(buf): copy the tensor's bytes into a writable buffer of the same size (no allocation).
+static mp_obj_t tensor_readinto(mp_obj_t self_in, mp_obj_t dst) {
+    mn_tensor_t *t = get_live_tensor(self_in);
+    mp_buffer_info_t b;
+    mp_get_buffer_raise(dst, &b, MP_BUFFER_WRITE);
+    if (b.len != t->bytes) {
+        mp_raise_msg_varg(&mp_type_ValueError, MP_ERROR_TEXT("size mismatch: tensor has %u bytes, buffer %u"),
+            (unsigned)t->bytes, (unsigned)b.len);
+    }
+    memcpy(b.buf, tensor_data(t), b.len);
+    return mp_const_none;
+}
+static MP_DEFINE_CONST_FUN_OBJ_2(tensor_readinto_obj, tensor_readinto);
+
 static const mp_rom_map_elem_t tensor_locals_dict_table[] = {
     { MP_ROM_QSTR(MP_QSTR_tolist), MP_ROM_PTR(&tensor_tolist_obj) },
     { MP_ROM_QSTR(MP_QSTR_fill), MP_ROM_PTR(&tensor_fill_obj) },
+    { MP_ROM_QSTR(MP_QSTR_write), MP_ROM_PTR(&tensor_write_obj) },
+    { MP_ROM_QSTR(MP_QSTR_readinto), MP_ROM_PTR(&tensor_readinto_obj) },
 };
 static MP_DEFINE_CONST_DICT(tensor_locals_dict, tensor_locals_dict_table);
 

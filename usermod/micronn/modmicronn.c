@@ -194,6 +194,7 @@ static const mp_rom_map_elem_t micronn_module_globals_table[] = {
     { MP_ROM_QSTR(MP_QSTR_Model), MP_ROM_PTR(&micronn_type_model) },
     { MP_ROM_QSTR(MP_QSTR_Interpreter), MP_ROM_PTR(&micronn_type_interpreter) },
     { MP_ROM_QSTR(MP_QSTR_Tensor), MP_ROM_PTR(&micronn_type_tensor) },
+    { MP_ROM_QSTR(MP_QSTR_Arena), MP_ROM_PTR(&micronn_type_arena) },
     { MP_ROM_QSTR(MP_QSTR_ops), MP_ROM_PTR(&micronn_ops_obj) },
     { MP_ROM_QSTR(MP_QSTR_op_name), MP_ROM_PTR(&micronn_op_name_obj) },
     { MP_ROM_QSTR(MP_QSTR_kernels), MP_ROM_PTR(&micronn_kernels_obj) },

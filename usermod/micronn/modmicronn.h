@@ -24,8 +24,26 @@ typedef struct _micronn_interp_obj_t {
     mp_obj_t inputs;            // tuple of Tensor, created once so input()/output() never allocate
     mp_obj_t outputs;
     bool profile;
+    mp_obj_t shared;            // micronn.Arena shared with other Interpreters, or mp_const_none
+    mp_obj_t pers_obj;          // split arenas: user buffer holding the persistent part, or None
+    void *pers_buf;             // its address when given (NULL once it moved)
+    uint8_t *pers_alloc;        // split arenas: persistent buffer allocated by us, or NULL
+    size_t pers_len;
     mn_interp_t interp;
 } micronn_interp_obj_t;
+
+// micronn.Arena: one arena several Interpreters share (mod_arena.c).
+typedef struct _micronn_arena_obj_t {
+    mp_obj_base_t base;
+    uint8_t *alloc;             // heap block
+    size_t alloc_len;
+    uint8_t *buf;               // aligned start
+    size_t size;                // aligned usable bytes
+    size_t persistent;          // persistent parts of its Interpreters, stacked down from the end
+    size_t nonpersistent;       // the largest non-persistent part among them
+    size_t interps;
+    mp_obj_t owner;             // Interpreter whose activations the shared part holds, or None
+} micronn_arena_obj_t;
 
 // micronn.Tensor: a view of one engine tensor; keeps its interpreter alive.
 typedef struct _micronn_tensor_obj_t {
@@ -38,6 +56,20 @@ typedef struct _micronn_tensor_obj_t {
 extern const mp_obj_type_t micronn_type_model;
 extern const mp_obj_type_t micronn_type_interpreter;
 extern const mp_obj_type_t micronn_type_tensor;
+extern const mp_obj_type_t micronn_type_arena;
+
+// Shared arenas (mod_arena.c). micronn_get_arena: the Arena, or NULL if obj is something else.
+micronn_arena_obj_t *micronn_get_arena(mp_obj_t obj);
+// The part of the Arena a new Interpreter may prepare in (its persistent part goes at the end).
+void micronn_arena_region(micronn_arena_obj_t *a, uint8_t **buf, size_t *len);
+// Account a prepared Interpreter; false (and *need = the Arena size needed) if its persistent
+// part would overlap another Interpreter's activations.
+bool micronn_arena_commit(micronn_arena_obj_t *a, mp_obj_t interp, const mn_arena_stats_t *st, size_t *need);
+// Before using an Interpreter's activations: inputs take the shared part over (input = true),
+// anything else raises RuntimeError when another Interpreter has used the shared part since.
+void micronn_arena_claim(micronn_arena_obj_t *a, mp_obj_t interp, bool input);
+// Before a data access of a Tensor of `interp` (no-op unless it shares an Arena).
+void micronn_interp_claim(mp_obj_t interp, const mn_tensor_t *t);
 
 // Built-in models (mod_models.c, generated table).
 extern const mp_obj_dict_t micronn_models_dict;
@@ -57,6 +89,8 @@ micronn_model_obj_t *micronn_get_model(mp_obj_t obj);
 
 // Exact arena size (bytes) for `model` with `cfg`, via the engine's dry run.
 size_t micronn_arena_needed(const mn_model_t *model, const mn_config_t *cfg);
+// The same dry run's figures (persistent, nonpersistent, temp_peak, needed).
+void micronn_arena_stats(const mn_model_t *model, const mn_config_t *cfg, mn_arena_stats_t *out);
 
 // Engine configuration for the keyword options shared by Interpreter() and Model.arena_needed().
 void micronn_config_init(mn_config_t *cfg, bool profile, bool preserve_all, bool reuse_inputs);

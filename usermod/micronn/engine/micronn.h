@@ -127,6 +127,7 @@ static inline float mn_ld_f32(const uint8_t *p) {
 #define MN_TF_OUTPUT 0x08    /* model (subgraph 0) output */
 #define MN_TF_COPIED 0x10    /* constant data was copied to the arena for alignment */
 #define MN_TF_SCRATCH_ONLY 0x20 /* (internal) */
+#define MN_TF_INPLACE 0x40   /* output of an in-place op: shares its input's memory (mn_inplace.c) */
 
 /*
  * Runtime tensor descriptor, used by callers and kernels alike.
@@ -262,6 +263,8 @@ typedef struct mn_arena_stats {
     size_t needed;          /* max(persistent + nonpersistent, peak during prepare) + alignment */
     size_t copied_bytes;    /* constant data copied for alignment (part of persistent) */
     size_t n_scratch;       /* scratch buffers requested by kernels */
+    size_t kernel_persistent; /* part of persistent the ops' kernels took (per op: mn_interp_profile);
+                             * the rest is the engine's tensor/op records, variables and copies */
 } mn_arena_stats_t;
 
 typedef struct mn_scratch mn_scratch_t;   /* internal */
@@ -280,6 +283,9 @@ typedef struct mn_interp {
     size_t temp;                  /* current temporaries above head */
     size_t shortfall;             /* bytes missing when allocations failed (for "need N") */
     size_t dry_extra;             /* dry run: kernel persistent bytes counted but already released */
+    uint8_t *pers;                /* split arenas: aligned persistent buffer, NULL = the arena's tail */
+    size_t pers_size;
+    size_t pers_shortfall;        /* split arenas: persistent bytes missing */
     mn_tensor_t *tensors;
     uint32_t n_tensors;
     struct mn_node *nodes;
@@ -287,6 +293,7 @@ typedef struct mn_interp {
     void **scratch_ptr;           /* per scratch index, valid after prepare */
     mn_scratch_t *scratch_req;    /* prepare-time list */
     uint32_t n_scratch;
+    const int32_t *plan_life;     /* while planning: each tensor's first and last op, or NULL */
     uint32_t cur_op;              /* op being prepared/evaluated (for messages) */
     uint64_t *prof_ticks;         /* per-op tick totals (persistent), NULL without profiler */
     uint32_t *prof_calls;
@@ -308,6 +315,15 @@ typedef struct mn_interp {
  */
 mn_status_t mn_interp_init(mn_interp_t *it, const mn_model_t *m, void *arena, size_t arena_size,
     const mn_config_t *cfg);
+
+/*
+ * Split arenas (optional, after mn_interp_init, before prepare): persistent data (tensor and op
+ * records, kernel data, variable tensors, aligned copies) goes to `buf` (any alignment), e.g. slow
+ * or less precious RAM, while the arena keeps activations, scratch and prepare temporaries, e.g.
+ * fast SRAM. stats.persistent is then what `buf` needs and stats.needed what the arena needs (each
+ * with MN_ARENA_ALIGN-1 bytes of slack for an unaligned start: see mn_arena_needed_stats).
+ */
+mn_status_t mn_interp_set_persistent(mn_interp_t *it, void *buf, size_t size);
 
 /*
  * Allocate and plan everything: tensor metadata, kernel init+prepare, memory plan, variable
@@ -333,6 +349,12 @@ mn_status_t mn_interp_prepare(mn_interp_t *it);
 mn_status_t mn_arena_needed(const mn_model_t *m, const mn_config_t *cfg, void *work, size_t work_size,
     size_t *needed, mn_error_t *err);
 size_t mn_dry_run_work_hint(const mn_model_t *m);
+/* The same dry run, giving all its figures: out->needed as mn_arena_needed, out->persistent and
+ * out->nonpersistent; with split arenas (mn_interp_set_persistent) the persistent buffer needs
+ * out->persistent + MN_ARENA_ALIGN - 1 bytes and the arena max(out->nonpersistent, out->temp_peak)
+ * + MN_ARENA_ALIGN - 1. */
+mn_status_t mn_arena_needed_stats(const mn_model_t *m, const mn_config_t *cfg, void *work, size_t work_size,
+    mn_arena_stats_t *out, mn_error_t *err);
 
 /* Run subgraph 0 once. Performs no allocation. */
 mn_status_t mn_interp_invoke(mn_interp_t *it);
@@ -377,6 +399,7 @@ typedef struct mn_op_profile {
     uint32_t calls;
     uint64_t ticks;
     const char *variant;  /* compute variant prepare chose ("reference" or "<backend>.<function>") */
+    size_t persistent;    /* persistent arena bytes of this op (kernel data + scratch records) */
 } mn_op_profile_t;
 size_t mn_interp_num_ops(const mn_interp_t *it);
 mn_status_t mn_interp_profile(const mn_interp_t *it, size_t op, mn_op_profile_t *out);

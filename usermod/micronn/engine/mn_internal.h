@@ -147,6 +147,11 @@ static inline size_t mn_mul(size_t a, size_t b) {
 #define MN_BLOCK(n) MN_ALIGN_UP((n) + MICRONN_ASAN_REDZONE)
 
 void mn_arena_setup(mn_interp_t *it, void *arena, size_t size);
+void mn_arena_setup_persistent(mn_interp_t *it, void *buf, size_t size);
+/* One past the persistent stack's bottom (it grows down from there). */
+uint8_t *mn_arena_tail_end(const mn_interp_t *it);
+/* Does a plan of np bytes fit beside the persistent data? */
+int mn_arena_fits_plan(const mn_interp_t *it, size_t np);
 void *mn_arena_persistent(mn_interp_t *it, size_t bytes);
 void *mn_arena_temp(mn_interp_t *it, size_t bytes);
 void mn_arena_temp_reset(mn_interp_t *it);
@@ -178,6 +183,23 @@ typedef struct mn_plan_src {
     int32_t n;
 } mn_plan_src_t;
 size_t mn_plan_nomem(const mn_plan_src_t *src, int kind);
+
+/* Op-index lifetime of tensor t ([first, last], a group's union for the source of in-place
+ * outputs); 0 if it gets no planned memory of its own (constant, variable, empty, unused, or
+ * an in-place output). */
+int mn_tensor_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int32_t *last);
+
+/* ---- in-place ops (mn_inplace.c) ------------------------------------------------------------ */
+
+#define MN_TF_ALIASED 0x80   /* (planning) a tensor some in-place output shares memory with */
+/* Before planning (not with the no-reuse planner; with a stored plan only for the tensors it
+ * leaves to the engine): mark in-place outputs (MN_TF_INPLACE: not planned; after
+ * planning mn_inplace_resolve gives them their group's pointer). */
+void mn_inplace_mark(mn_interp_t *it, const uint8_t *offline);   /* offline: stored plan's offsets or NULL */
+void mn_inplace_clear(mn_interp_t *it);
+void mn_inplace_resolve(mn_interp_t *it);
+/* The tensor whose planned memory t uses (t itself unless it is an in-place output). */
+int32_t mn_inplace_root(const mn_interp_t *it, int32_t t);
 
 /* Scratch request record (persistent, linked, newest first; 16 bytes on 32-bit targets). The
  * list holds requests n_scratch-1 ... 0 in that order, so a record's index is its position. */

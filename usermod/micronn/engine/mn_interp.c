@@ -108,6 +108,17 @@ mn_status_t mn_interp_init(mn_interp_t *it, const mn_model_t *m, void *arena, si
     return MN_OK;
 }
 
+mn_status_t mn_interp_set_persistent(mn_interp_t *it, void *buf, size_t size) {
+    if (!it || it->state != ST_INIT || !it->model) {
+        return MN_ERR_STATE;
+    }
+    mn_arena_setup_persistent(it, buf, size);
+    if (!it->pers) {
+        return mn_err_set(&it->err, MN_ERR_ARG, "persistent arena: no buffer (or smaller than its alignment)");
+    }
+    return MN_OK;
+}
+
 /* ---- prepare --------------------------------------------------------------------------------- */
 
 static void free_kernels(mn_interp_t *it);
@@ -233,11 +244,12 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
     it->cur_op = i;
     node->model = m;
     node->index = i;
-    node->builtin = mn_opcode_builtin(b, oc);
-    node->version = fb_i32(b, oc, F_OC_VERSION, 1);
+    const int32_t builtin = mn_opcode_builtin(b, oc), version = fb_i32(b, oc, F_OC_VERSION, 1);
+    node->builtin = (int16_t)(builtin >= INT16_MIN && builtin <= INT16_MAX ? builtin : INT16_MIN);
+    node->version = (uint16_t)(version < 0 ? 0 : (version > 0xffff ? 0xffff : version));
     const char *custom = fb_str(b, oc, F_OC_CUSTOM_CODE);
-    const mn_registration_t *reg = mn_registry_lookup(&it->cfg, node->builtin, custom);
-    node->kernel = mn_registry_find(&it->cfg, node->builtin, custom);
+    const mn_registration_t *reg = mn_registry_lookup(&it->cfg, builtin, custom);
+    node->kernel = mn_registry_find(&it->cfg, builtin, custom);
     if (!node->kernel) {
         if (node->builtin == MN_BUILTIN_CUSTOM) {
             return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "unsupported custom op \"%s\" (op %u)",
@@ -246,19 +258,18 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
         if (reg) {
             return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u %s: this firmware was built without "
                 "the %s kernel (rebuild with OPS=%s or MODELS=<this model>)", (unsigned)i,
-                mn_op_name(node->builtin), mn_op_name(node->builtin), mn_op_name(node->builtin));
+                mn_op_name(builtin), mn_op_name(builtin), mn_op_name(builtin));
         }
         return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u %s: micronn has no kernel for %s yet "
-            "(builtin %d)", (unsigned)i, mn_op_name(node->builtin), mn_op_name(node->builtin),
-            (int)node->builtin);
+            "(builtin %d)", (unsigned)i, mn_op_name(builtin), mn_op_name(builtin), (int)builtin);
     }
     /* Options are read by field id, which only means something in the op's own options table. */
     node->options_type = (uint8_t)fb_u8(b, o, F_OP_OPTIONS_TYPE, 0);
     if (reg && reg->max_version) {
-        if (node->version < 1 || node->version > reg->max_version) {
+        if (version < 1 || version > reg->max_version) {
             return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u %s: opcode version %d not supported "
                 "(the kernel implements versions 1 to %d)", (unsigned)i, node_name(it, node),
-                (int)node->version, (int)reg->max_version);
+                (int)version, (int)reg->max_version);
         }
         if (node->options_type != MN_OPTIONS_NONE && node->options_type != reg->options_type) {
             return mn_err_set(&it->err, MN_ERR_MODEL, "op %u %s: builtin options table is %s, "
@@ -327,7 +338,7 @@ static mn_status_t dry_release(mn_interp_t *it, size_t tail0, mn_scratch_t *list
         tmp[j].op = r->op;
     }
     size_t used = it->tail - tail0;
-    MN_POISON(it->arena + it->arena_size - it->tail, used);
+    MN_POISON(mn_arena_tail_end(it) - it->tail, used);
     it->tail = tail0;
     it->dry_extra += used;
     it->scratch_req = list0;
@@ -350,7 +361,7 @@ static mn_status_t dry_release(mn_interp_t *it, size_t tail0, mn_scratch_t *list
 static mn_status_t prepare_node(mn_interp_t *it, uint32_t i) {
     mn_node_t *node = &it->nodes[i];
     mn_status_t s = MN_OK;
-    size_t tail0 = it->tail;
+    size_t tail0 = it->tail, extra0 = it->dry_extra;
     mn_scratch_t *list0 = it->scratch_req;
     it->cur_op = i;
     it->err.status = MN_OK;
@@ -370,6 +381,9 @@ static mn_status_t prepare_node(mn_interp_t *it, uint32_t i) {
     if (s == MN_OK && it->dry_run) {
         s = dry_release(it, tail0, list0);
     }
+    /* (a dry run moved this op's blocks to dry_extra: the sum is the same) */
+    node->persistent = (uint32_t)(it->tail + it->dry_extra - tail0 - extra0);
+    it->stats.kernel_persistent += node->persistent;
     return s;
 }
 
@@ -377,7 +391,6 @@ static mn_status_t prepare_node(mn_interp_t *it, uint32_t i) {
 typedef struct {
     mn_interp_t *it;
     const uint8_t *offline;
-    const int32_t *life;   /* first and last op of each tensor's operand uses, or NULL */
 } plan_ctx_t;
 
 /* Every tensor's first and last using op, in one pass over the operand lists: a temporary (NULL
@@ -423,21 +436,18 @@ static const int32_t *tensor_uses(mn_interp_t *it) {
     return life;
 }
 
-/* Op-index lifetime of tensor t; 0 if it gets no planned memory (constant, variable, empty, unused). */
-static int tensor_lifetime(const mn_interp_t *it, const int32_t *life, uint32_t t, int32_t *first, int32_t *last) {
-    const mn_model_t *m = it->model;
+/* Merge the ops using tensor t (and its fate after invoke) into [*first, *last]. */
+static void own_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int32_t *last) {
     const mn_tensor_t *tt = &it->tensors[t];
     int32_t end = it->n_nodes > 0 ? (int32_t)it->n_nodes - 1 : 0;
-    if ((tt->flags & (MN_TF_CONST | MN_TF_VARIABLE)) || tt->bytes == 0) {
-        return 0;
-    }
-    *first = INT32_MAX;
-    *last = -1;
     if (tt->flags & MN_TF_INPUT) {
         /* Inputs are written before invoke; they keep their value unless the caller allows reuse. */
         *first = 0;
-        *last = (it->cfg.flags & MN_CFG_REUSE_INPUTS) ? 0 : end;
+        if (!(it->cfg.flags & MN_CFG_REUSE_INPUTS)) {
+            *last = end;
+        }
     }
+    const int32_t *life = it->plan_life;
     if (life) {
         if (life[2 * t] < *first) {
             *first = life[2 * t];
@@ -470,7 +480,23 @@ static int tensor_lifetime(const mn_interp_t *it, const int32_t *life, uint32_t 
         }
         *last = end;
     }
-    (void)m;
+}
+
+int mn_tensor_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int32_t *last) {
+    const mn_tensor_t *tt = &it->tensors[t];
+    if ((tt->flags & (MN_TF_CONST | MN_TF_VARIABLE | MN_TF_INPLACE)) || tt->bytes == 0) {
+        return 0;
+    }
+    *first = INT32_MAX;
+    *last = (tt->flags & MN_TF_INPUT) ? 0 : -1;
+    own_lifetime(it, t, first, last);
+    if (tt->flags & MN_TF_ALIASED) {
+        for (uint32_t u = 0; u < it->n_tensors; u++) {
+            if ((it->tensors[u].flags & MN_TF_INPLACE) && mn_inplace_root(it, (int32_t)u) == (int32_t)t) {
+                own_lifetime(it, u, first, last);
+            }
+        }
+    }
     return *last >= 0;
 }
 
@@ -479,7 +505,7 @@ static int src_get(void *c, int32_t k, mn_plan_buf_t *out) {
     mn_interp_t *it = pc->it;
     memset(out, 0, sizeof *out);
     if ((uint32_t)k < it->n_tensors) {
-        if (!tensor_lifetime(it, pc->life, (uint32_t)k, &out->first, &out->last)) {
+        if (!mn_tensor_lifetime(it, (uint32_t)k, &out->first, &out->last)) {
             return 0;
         }
         out->size = MN_BLOCK(it->tensors[k].bytes);
@@ -512,7 +538,7 @@ static int src_get_offset(void *c, int32_t k, size_t *offset) {
     mn_interp_t *it = ((plan_ctx_t *)c)->it;
     size_t v;
     if ((uint32_t)k < it->n_tensors) {
-        if (it->tensors[k].flags & (MN_TF_CONST | MN_TF_VARIABLE)) {
+        if (it->tensors[k].flags & (MN_TF_CONST | MN_TF_VARIABLE | MN_TF_INPLACE)) {
             return 0;
         }
         v = (size_t)(uintptr_t)it->tensors[k].data;
@@ -583,14 +609,26 @@ static mn_status_t check_offline_plan(mn_interp_t *it, plan_ctx_t *pc) {
 }
 
 static mn_status_t plan_memory(mn_interp_t *it) {
-    plan_ctx_t pc = { it, NULL, NULL };
+    plan_ctx_t pc = { it, NULL };
     mn_status_t s;
     /* The planner's temporaries are optional, so they do not count towards the arena needed. */
     size_t np, saved_needed = it->stats.needed, saved_peak = it->stats.temp_peak;
-    pc.life = tensor_uses(it);
-    if (it->cfg.planner == MN_PLANNER_OFFLINE
-        && ((s = offline_plan(it, &pc.offline)) || (pc.offline && (s = check_offline_plan(it, &pc))))) {
+    it->plan_life = tensor_uses(it);   /* a temporary: mn_arena_temp_reset forgets it */
+    if (it->cfg.planner == MN_PLANNER_OFFLINE && (s = offline_plan(it, &pc.offline))) {
+        it->plan_life = NULL;
         return s;
+    }
+    if (it->cfg.planner != MN_PLANNER_NO_REUSE) {   /* no-reuse keeps every tensor readable */
+        mn_inplace_mark(it, pc.offline);
+    }
+    if (pc.offline && check_offline_plan(it, &pc)) {
+        /* A stored plan made without in-place ops may hold only with each tensor's own lifetime. */
+        mn_inplace_clear(it);
+        it->err.status = MN_OK;
+        if ((s = check_offline_plan(it, &pc))) {
+            it->plan_life = NULL;
+            return s;
+        }
     }
     mn_plan_src_t src = { src_get, src_set_offset, src_get_offset, &pc, (int32_t)(it->n_tensors + it->n_scratch) };
     mn_plan_buf_t tmp;
@@ -607,6 +645,7 @@ static mn_status_t plan_memory(mn_interp_t *it) {
             /* Keep every offset + size far from overflow (a 32-bit target with absurd models). */
             if (tmp.size > SIZE_MAX / 4 || end > SIZE_MAX / 4 || (sum += tmp.size + end) > SIZE_MAX / 4) {
                 it->shortfall = SIZE_MAX / 4;
+                it->plan_life = NULL;
                 return MN_ERR_ARENA;
             }
         }
@@ -635,10 +674,11 @@ static mn_status_t plan_memory(mn_interp_t *it) {
     mn_arena_temp_reset(it);
     it->stats.nonpersistent = np;
     it->stats.persistent = it->tail + it->dry_extra;
-    if (np + it->stats.persistent > it->stats.needed) {
-        it->stats.needed = np + it->stats.persistent;
+    size_t arena_np = np + (it->pers ? 0 : it->stats.persistent);   /* split: persistent is elsewhere */
+    if (arena_np > it->stats.needed) {
+        it->stats.needed = arena_np;
     }
-    int fits = np <= it->arena_size && it->tail <= it->arena_size - np;
+    int fits = mn_arena_fits_plan(it, np);
     /* Offsets -> pointers (NULL in a dry run or when the plan does not fit). */
     for (int32_t k = 0; k < src.n; k++) {
         size_t off;
@@ -654,6 +694,7 @@ static mn_status_t plan_memory(mn_interp_t *it) {
             it->scratch_ptr[(uint32_t)k - it->n_tensors] = p;
         }
     }
+    mn_inplace_resolve(it);
     if (!fits && !it->dry_run) {
         return MN_ERR_ARENA;
     }
@@ -746,7 +787,14 @@ mn_status_t mn_interp_prepare(mn_interp_t *it) {
     }
     /* Headroom for an arbitrarily aligned arena start. */
     it->stats.needed = MN_ALIGN_UP(it->stats.needed) + (MN_ARENA_ALIGN - 1);
-    if (s == MN_ERR_ARENA && it->shortfall && !it->dry_run && it->arena) {
+    if (s == MN_ERR_ARENA && it->pers_shortfall) {
+        /* Split arenas: the persistent buffer is what was short (a lower bound: the prepare
+         * stopped there); mn_arena_needed_stats gives both exact figures. */
+        it->state = ST_FAILED;
+        return mn_err_set(&it->err, MN_ERR_ARENA, "persistent arena too small: need at least %zu bytes, have %zu",
+            MN_ALIGN_UP(it->pers_shortfall) + (MN_ARENA_ALIGN - 1), it->pers_size);
+    }
+    if (s == MN_ERR_ARENA && it->shortfall && !it->dry_run && it->arena && !it->pers) {
         /* Even the persistent part did not fit, so the total is unknown. A dry run needs much
          * less memory (one op's kernel data at a time): run it in this (now unused) arena. */
         size_t exact;
@@ -798,6 +846,16 @@ size_t mn_dry_run_work_hint(const mn_model_t *m) {
 
 mn_status_t mn_arena_needed(const mn_model_t *m, const mn_config_t *cfg, void *work, size_t work_size,
     size_t *needed, mn_error_t *err) {
+    mn_arena_stats_t st;
+    mn_status_t s = mn_arena_needed_stats(m, cfg, work, work_size, &st, err);
+    if (needed) {
+        *needed = st.needed;
+    }
+    return s;
+}
+
+mn_status_t mn_arena_needed_stats(const mn_model_t *m, const mn_config_t *cfg, void *work, size_t work_size,
+    mn_arena_stats_t *out, mn_error_t *err) {
     mn_interp_t it;
     mn_status_t s = mn_interp_init(&it, m, work, work_size, cfg);
     if (s == MN_OK) {
@@ -811,8 +869,9 @@ mn_status_t mn_arena_needed(const mn_model_t *m, const mn_config_t *cfg, void *w
         mn_err_set(&it.err, MN_ERR_ARENA, "dry run: work buffer too small: need at least %zu bytes, have %zu",
             n, work_size);
     }
-    if (needed) {
-        *needed = n;
+    if (out) {
+        *out = it.stats;
+        out->needed = n;
     }
     if (err) {
         *err = it.err;
@@ -896,6 +955,9 @@ static void free_kernels(mn_interp_t *it) {
 void mn_interp_deinit(mn_interp_t *it) {
     if (it && it->arena) {
         MN_UNPOISON(it->arena, it->arena_size);  /* hand the memory back clean */
+    }
+    if (it && it->pers) {
+        MN_UNPOISON(it->pers, it->pers_size);
     }
     if (!it || !it->nodes) {
         return;
@@ -996,6 +1058,7 @@ mn_status_t mn_interp_profile(const mn_interp_t *it, size_t op, mn_op_profile_t 
     out->builtin = node->builtin;
     out->calls = it->prof_calls ? it->prof_calls[op] : 0;
     out->ticks = it->prof_ticks ? it->prof_ticks[op] : 0;
+    out->persistent = node->persistent;
     const char *v = node->kernel && node->kernel->variant ? node->kernel->variant(node) : NULL;
     out->variant = v ? v : "reference";
     return MN_OK;

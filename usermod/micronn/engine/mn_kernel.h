@@ -79,12 +79,12 @@ struct mn_node {
     const uint8_t *options;         /* builtin options table in the model; NULL if absent */
     const uint8_t *custom_options;  /* raw custom options bytes in the model; NULL if none */
     uint32_t custom_options_len;
-    int32_t builtin;                /* MN_BUILTIN_* */
-    int32_t version;                /* opcode version */
+    uint32_t persistent;            /* persistent arena bytes this op's init + prepare took */
     uint32_t index;                 /* position in execution order (= operator index) */
+    int16_t builtin;                /* MN_BUILTIN_* (a node only exists for a known kernel) */
+    uint16_t version;               /* opcode version (saturated at 65535) */
     uint16_t n_inputs, n_outputs, n_intermediates;
     uint8_t options_type;           /* MN_OPTIONS_* (Operator.builtin_options_type) */
-    uint8_t reserved;
 };
 
 /* ---- tensors of a node --------------------------------------------------------------------- */

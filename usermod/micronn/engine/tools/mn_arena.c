@@ -3,7 +3,8 @@
  *
  *     mn_arena MODEL.tflite [--reuse-inputs]
  *
- * Prints one JSON object: {"bytes": N, "persistent": P, "nonpersistent": Q, "pointer_bits": B}.
+ * Prints one JSON object: {"bytes": N, "persistent": P, "nonpersistent": Q, "pointer_bits": B,
+ * "kernel_persistent": K, "op_persistent": [bytes of op 0, op 1, ...]}.
  * Built with -m32 it reports exactly what a 32-bit microcontroller needs (struct sizes and
  * alignment as on the board), which a 64-bit host library cannot. Exit status: 0 ok, 1 engine
  * error (message on stderr), 2 usage or file error.
@@ -77,9 +78,15 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s\n", mn_interp_error(&it));
         return 1;
     }
-    printf("{\"bytes\": %lu, \"persistent\": %lu, \"nonpersistent\": %lu, \"pointer_bits\": %u}\n",
-        (unsigned long)needed, (unsigned long)st.persistent, (unsigned long)st.nonpersistent,
-        (unsigned)(8 * sizeof(void *)));
+    printf("{\"bytes\": %lu, \"persistent\": %lu, \"nonpersistent\": %lu, \"pointer_bits\": %u, "
+        "\"kernel_persistent\": %lu, \"op_persistent\": [", (unsigned long)needed, (unsigned long)st.persistent,
+        (unsigned long)st.nonpersistent, (unsigned)(8 * sizeof(void *)), (unsigned long)st.kernel_persistent);
+    for (size_t i = 0; i < mn_interp_num_ops(&it); i++) {
+        mn_op_profile_t p;
+        mn_interp_profile(&it, i, &p);
+        printf("%s%lu", i ? ", " : "", (unsigned long)p.persistent);
+    }
+    printf("]}\n");
     mn_interp_deinit(&it);
     free(arena);
     free(buf);

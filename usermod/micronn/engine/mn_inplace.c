@@ -1,0 +1,135 @@
+/*
+ * In-place ops: before planning, the output of a shape-only op (RESHAPE, SQUEEZE, EXPAND_DIMS)
+ * or of an element-wise op whose input dies there is made to share its input's memory. The
+ * planner then sees one buffer per group (the first tensor of the chain, with the union of the
+ * lifetimes); afterwards every member gets the group's pointer. Kernels need no change: a
+ * shape-only kernel skips its copy when input and output coincide, and an element-wise kernel
+ * computes out[i] from in[i] only, so running it with out == in is exact.
+ */
+#include "mn_internal.h"
+
+enum { INPLACE_NONE = 0, INPLACE_VIEW = 1, INPLACE_ELEMENTWISE = 2 };
+
+static int inplace_kind(int32_t builtin) {
+    switch (builtin) {
+        case MN_BUILTIN_RESHAPE:
+        case MN_BUILTIN_SQUEEZE:
+        case MN_BUILTIN_EXPAND_DIMS:
+            return INPLACE_VIEW;
+        /* Element-wise, out[i] = f(in[i]) and nothing else read from the input (see the kernels;
+         * CAST is left out: reading int32 and writing float32 through one address is not C). */
+        case MN_BUILTIN_QUANTIZE:
+        case MN_BUILTIN_RELU:
+        case MN_BUILTIN_RELU6:
+        case MN_BUILTIN_RELU_N1_TO_1:
+        case MN_BUILTIN_RELU_0_TO_1:
+        case MN_BUILTIN_LEAKY_RELU:
+        case MN_BUILTIN_LOGISTIC:
+        case MN_BUILTIN_TANH:
+        case MN_BUILTIN_HARD_SWISH:
+        case MN_BUILTIN_ELU:
+        case MN_BUILTIN_GELU:
+        case MN_BUILTIN_ABS:
+        case MN_BUILTIN_NEG:
+        case MN_BUILTIN_SQRT:
+        case MN_BUILTIN_RSQRT:
+        case MN_BUILTIN_LOG:
+        case MN_BUILTIN_EXP:
+        case MN_BUILTIN_SIN:
+        case MN_BUILTIN_COS:
+        case MN_BUILTIN_CEIL:
+        case MN_BUILTIN_FLOOR:
+        case MN_BUILTIN_ROUND:
+        case MN_BUILTIN_SQUARE:
+            return INPLACE_ELEMENTWISE;
+        default:
+            return INPLACE_NONE;
+    }
+}
+
+/* Input 0 of the op that first writes tensor t, if that op has it as its only output; else -1.
+ * Derived from the graph (not stored), so it holds before, during and after planning. */
+static int32_t source_of(const mn_interp_t *it, int32_t t) {
+    for (uint32_t i = 0; i < it->n_nodes; i++) {
+        const mn_node_t *node = &it->nodes[i];
+        for (uint16_t k = 0; k < node->n_outputs; k++) {
+            if (node->outputs[k] == t) {
+                return (node->n_outputs == 1 && node->n_inputs >= 1) ? node->inputs[0] : -1;
+            }
+        }
+    }
+    return -1;
+}
+
+int32_t mn_inplace_root(const mn_interp_t *it, int32_t t) {
+    while (it->tensors[t].flags & MN_TF_INPLACE) {
+        t = source_of(it, t);
+    }
+    return t;
+}
+
+static int plannable(const mn_tensor_t *t) {
+    return !(t->flags & (MN_TF_CONST | MN_TF_VARIABLE)) && t->bytes > 0;
+}
+
+/* May the group of root r be overwritten at op i: nothing reads it later and the caller does
+ * not read it after invoke (model outputs; inputs unless the caller allowed their reuse)? */
+static int group_dies_at(const mn_interp_t *it, int32_t r, uint32_t i) {
+    int32_t first, last;
+    uint8_t guarded = MN_TF_OUTPUT | ((it->cfg.flags & MN_CFG_REUSE_INPUTS) ? 0 : MN_TF_INPUT);
+    if (!mn_tensor_lifetime(it, (uint32_t)r, &first, &last) || last != (int32_t)i) {
+        return 0;
+    }
+    for (uint32_t u = 0; u < it->n_tensors; u++) {
+        if ((it->tensors[u].flags & guarded) && (u == (uint32_t)r
+            || ((it->tensors[u].flags & MN_TF_INPLACE) && mn_inplace_root(it, (int32_t)u) == r))) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+void mn_inplace_clear(mn_interp_t *it) {
+    for (uint32_t t = 0; t < it->n_tensors; t++) {
+        it->tensors[t].flags &= (uint8_t)~(MN_TF_INPLACE | MN_TF_ALIASED);
+    }
+}
+
+void mn_inplace_mark(mn_interp_t *it, const uint8_t *offline) {
+    for (uint32_t i = 0; i < it->n_nodes; i++) {
+        const mn_node_t *node = &it->nodes[i];
+        int kind = inplace_kind(node->builtin);
+        /* Only the engine's own kernels are known to handle out == in. */
+        if (!kind || node->n_outputs != 1 || node->n_inputs < 1
+            || node->kernel != mn_registry_find(NULL, node->builtin, NULL)) {
+            continue;
+        }
+        int32_t in = node->inputs[0], out = node->outputs[0];
+        /* (only the first op writing `out`: a hostile model may name it twice) */
+        if (in < 0 || out < 0 || in == out || source_of(it, out) != in) {
+            continue;
+        }
+        if (offline && mn_ld_i32(offline + 4 * (uint32_t)out) >= 0) {
+            continue;   /* a stored plan gave it a place of its own */
+        }
+        mn_tensor_t *a = &it->tensors[in], *o = &it->tensors[out];
+        if (!plannable(a) || !plannable(o) || a->bytes != o->bytes || mn_tensor_count(a) != mn_tensor_count(o)
+            || (o->flags & (MN_TF_INPUT | MN_TF_INPLACE | MN_TF_ALIASED))) {
+            continue;
+        }
+        int32_t r = mn_inplace_root(it, in);
+        if (kind == INPLACE_ELEMENTWISE && (node->n_inputs != 1 || !group_dies_at(it, r, i))) {
+            continue;
+        }
+        o->flags |= MN_TF_INPLACE;
+        it->tensors[r].flags |= MN_TF_ALIASED;
+    }
+}
+
+void mn_inplace_resolve(mn_interp_t *it) {
+    for (uint32_t t = 0; t < it->n_tensors; t++) {
+        if (it->tensors[t].flags & MN_TF_INPLACE) {
+            it->tensors[t].data = it->tensors[mn_inplace_root(it, (int32_t)t)].data;
+        }
+    }
+}
