@@ -187,6 +187,7 @@ def lib(path=None):
                              ctypes.POINTER(SZ), ctypes.POINTER(SZ), ctypes.POINTER(_Error)]),
         "mn_status_str": (ctypes.c_char_p, [S]),
         "mn_tensor_struct_size": (SZ, []),
+        "mn_custom_op_hint": (ctypes.c_char_p, [ctypes.c_char_p]),
     }
     for name, (res, args) in optional.items():
         f = getattr(L, name, None)
@@ -374,6 +375,13 @@ def kernels(lib_path=None):
                     "variants": ["reference"]})
         i += 1
     return out
+
+
+def custom_op_hint(name, lib_path=None):
+    """Why a known custom op (e.g. "ethos-u") cannot run without a registered kernel, or None."""
+    f = getattr(lib(lib_path), "mn_custom_op_hint", None)
+    r = f(name.encode()) if f else None
+    return r.decode() if r else None
 
 
 def _make_config(planner, reuse_inputs, ticks):

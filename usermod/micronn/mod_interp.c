@@ -4,6 +4,7 @@
 #include "py/runtime.h"
 #include "py/gc.h"
 #include "modmicronn.h"
+#include "mn_builtin.h"
 
 // Raise from an error record that may live in an object about to become garbage: the message is
 // copied to the stack first, so a garbage collection while the exception is built cannot clobber it.
@@ -86,6 +87,7 @@ void micronn_config_init(mn_config_t *cfg, bool profile, bool preserve_all, bool
         cfg->ticks = micronn_ticks_fn;
         cfg->ticks_mask = micronn_ticks_mask;
     }
+    micronn_pyops_config(cfg);
 }
 
 size_t micronn_arena_needed(const mn_model_t *model, const mn_config_t *cfg) {
@@ -123,7 +125,10 @@ static size_t add_ops_in_state(vstr_t *msg, const mn_model_t *m, const mn_config
         if (mn_model_op_info(m, i, &info) != MN_OK) {
             raise_copy(MN_ERR_MODEL, &m->err);
         }
-        if (mn_op_kernel_state(cfg, info.builtin, info.name) != state) {
+        // state -1: ops without a kernel whose name the engine knows (ethos-u), with its reason
+        const char *hint = info.builtin == MN_BUILTIN_CUSTOM ? mn_custom_op_hint(info.name) : NULL;
+        int st = mn_op_kernel_state(cfg, info.builtin, info.name);
+        if (state < 0 ? (st != MN_KERNEL_NONE || !hint) : (st != state || (state == MN_KERNEL_NONE && hint))) {
             continue;
         }
         vstr_add_str(msg, count++ ? ", " : "");
@@ -131,6 +136,9 @@ static size_t add_ops_in_state(vstr_t *msg, const mn_model_t *m, const mn_config
             vstr_printf(msg, "builtin %d (op %u)", (int)info.builtin, (unsigned)i);
         } else {
             vstr_printf(msg, "%s (op %u)", info.name, (unsigned)i);
+        }
+        if (state < 0) {
+            vstr_printf(msg, ": %s", hint);
         }
     }
     return count;
@@ -143,18 +151,22 @@ static void check_ops(const mn_model_t *m, const mn_config_t *cfg) {
     vstr_init(&msg, 64);
     vstr_add_str(&msg, "unsupported ops: ");
     size_t len0 = msg.len;
-    if (add_ops_in_state(&msg, m, cfg, MN_KERNEL_NONE)) {
-        vstr_add_str(&msg, ": micronn has no kernel for these yet");
-    }
-    size_t len1 = msg.len;
-    if (len1 > len0) {
-        vstr_add_str(&msg, "; ");
-    }
-    if (add_ops_in_state(&msg, m, cfg, MN_KERNEL_NOT_BUILT)) {
-        vstr_add_str(&msg, ": this firmware was built without these kernels (rebuild it with OPS=... "
-            "or MODELS=<this model>)");
-    } else {
-        msg.len = len1;
+    static const struct { int state; const char *why; } groups[] = {
+        { -1, "" },
+        { MN_KERNEL_NONE, ": micronn has no kernel for these yet" },
+        { MN_KERNEL_NOT_BUILT, ": this firmware was built without these kernels (rebuild it with OPS=... "
+          "or MODELS=<this model>)" },
+    };
+    for (size_t g = 0; g < MP_ARRAY_SIZE(groups); g++) {
+        size_t before = msg.len;
+        if (before > len0) {
+            vstr_add_str(&msg, "; ");
+        }
+        if (add_ops_in_state(&msg, m, cfg, groups[g].state)) {
+            vstr_add_str(&msg, groups[g].why);
+        } else {
+            msg.len = before;
+        }
     }
     if (msg.len > len0) {
         mp_raise_msg_varg(&mp_type_NotImplementedError, MP_ERROR_TEXT("%s"), vstr_null_terminated_str(&msg));
@@ -354,6 +366,19 @@ static mp_obj_t interp_invoke(mp_obj_t self_in) {
     mn_status_t st = mn_interp_invoke(&self->interp);
     if (st == MN_ERR_ABORTED) {
         mp_handle_pending(true); // raises the pending exception (KeyboardInterrupt)
+    }
+    if (st == MN_ERR_KERNEL) {
+        micronn_pyops_reraise();
+    }
+    if (st != MN_OK && gc_is_locked()) {
+        // Under micropython.heap_lock() the error would surface as "MemoryError: heap is locked"
+        // (e.g. a Python custom op refusing to run): the invoke is over, so lift the lock just
+        // long enough to make the engine's own exception.
+        uint16_t depth = MP_STATE_THREAD(gc_lock_depth);
+        MP_STATE_THREAD(gc_lock_depth) = 0;
+        mp_obj_t exc = micronn_exception(st, mn_interp_error(&self->interp));
+        MP_STATE_THREAD(gc_lock_depth) = depth;
+        nlr_raise(exc);
     }
     if (st != MN_OK) {
         micronn_raise(st, mn_interp_error(&self->interp));

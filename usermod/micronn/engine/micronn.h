@@ -406,6 +406,10 @@ typedef struct mn_op_kernel_info {
 } mn_op_kernel_info_t;
 /* Fill *out for the i-th kernel (i = 0, 1, ...); returns 0 past the last one. */
 int mn_op_kernel_info(size_t i, mn_op_kernel_info_t *out);
+/* Why a known custom op cannot run without a registered kernel (e.g. "ethos-u"), or NULL. */
+const char *mn_custom_op_hint(const char *custom_name);
+/* The same for the i-th custom-op kernel built in (mn_custom_ops.h); *name = its custom code. */
+int mn_custom_op_info(size_t i, const char **name, mn_op_kernel_info_t *out);
 /* Name of a builtin options table type ("AddOptions"), "NONE" for 0, "?" if unknown. */
 const char *mn_options_name(int32_t options_type);
 

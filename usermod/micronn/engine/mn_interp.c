@@ -11,7 +11,7 @@ enum { PH_NONE = 0, PH_INIT = 1, PH_PREPARE = 2, PH_EVAL = 3 };
 
 /* ---- names / errors ------------------------------------------------------------------------ */
 
-static const char *node_name(const mn_interp_t *it, const mn_node_t *node) {
+const char *mn_node_name(const mn_ctx_t *it, const mn_node_t *node) {
     if (node->builtin == MN_BUILTIN_CUSTOM) {
         const uint8_t *b = it->model->buf;
         uint32_t o = mn_model_op_table(it->model, node->index);
@@ -27,7 +27,7 @@ mn_status_t mn_fail(mn_ctx_t *ctx, mn_status_t code, const char *fmt, ...) {
     size_t n = 0;
     if (ctx->nodes && ctx->cur_op < ctx->n_nodes) {
         const mn_node_t *node = &ctx->nodes[ctx->cur_op];
-        n = mn_fmt(msg, MN_ERR_MSG_LEN, "op %u %s: ", (unsigned)ctx->cur_op, node_name(ctx, node));
+        n = mn_fmt(msg, MN_ERR_MSG_LEN, "op %u %s: ", (unsigned)ctx->cur_op, mn_node_name(ctx, node));
         if (n >= MN_ERR_MSG_LEN) {
             n = MN_ERR_MSG_LEN - 1;
         }
@@ -240,8 +240,9 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
     node->kernel = mn_registry_find(&it->cfg, node->builtin, custom);
     if (!node->kernel) {
         if (node->builtin == MN_BUILTIN_CUSTOM) {
-            return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "unsupported custom op \"%s\" (op %u)",
-                custom ? custom : "", (unsigned)i);
+            const char *hint = mn_custom_op_hint(custom);
+            return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "unsupported custom op \"%s\" (op %u)%s%s",
+                custom ? custom : "", (unsigned)i, hint ? ": " : "", hint ? hint : "");
         }
         if (reg) {
             return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u %s: this firmware was built without "
@@ -257,13 +258,13 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
     if (reg && reg->max_version) {
         if (node->version < 1 || node->version > reg->max_version) {
             return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u %s: opcode version %d not supported "
-                "(the kernel implements versions 1 to %d)", (unsigned)i, node_name(it, node),
+                "(the kernel implements versions 1 to %d)", (unsigned)i, mn_node_name(it, node),
                 (int)node->version, (int)reg->max_version);
         }
         if (node->options_type != MN_OPTIONS_NONE && node->options_type != reg->options_type) {
             return mn_err_set(&it->err, MN_ERR_MODEL, "op %u %s: builtin options table is %s, "
-                "%s takes %s", (unsigned)i, node_name(it, node), mn_options_name(node->options_type),
-                node_name(it, node), mn_options_name(reg->options_type));
+                "%s takes %s", (unsigned)i, mn_node_name(it, node), mn_options_name(node->options_type),
+                mn_node_name(it, node), mn_options_name(reg->options_type));
         }
     }
     fb_vec(b, o, F_OP_INPUTS, &nin);
@@ -282,7 +283,7 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
         int32_t t = node->outputs[k];
         if (t >= 0 && (it->tensors[t].flags & MN_TF_CONST)) {
             return mn_err_set(&it->err, MN_ERR_MODEL, "invalid model: op %u (%s) writes constant tensor %d",
-                (unsigned)i, node_name(it, node), (int)t);
+                (unsigned)i, mn_node_name(it, node), (int)t);
         }
     }
     uint32_t opt = fb_ref(b, o, F_OP_OPTIONS);
@@ -901,7 +902,7 @@ mn_status_t mn_interp_profile(const mn_interp_t *it, size_t op, mn_op_profile_t 
         return MN_ERR_ARG;
     }
     const mn_node_t *node = &it->nodes[op];
-    out->name = node_name(it, node);
+    out->name = mn_node_name(it, node);
     out->builtin = node->builtin;
     out->calls = it->prof_calls ? it->prof_calls[op] : 0;
     out->ticks = it->prof_ticks ? it->prof_ticks[op] : 0;

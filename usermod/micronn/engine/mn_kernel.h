@@ -87,6 +87,9 @@ struct mn_node {
     uint8_t reserved;
 };
 
+/* Name of a node's op: the builtin name ("CONV_2D") or a custom op's custom code ("Atan2"). */
+const char *mn_node_name(const mn_ctx_t *ctx, const mn_node_t *node);
+
 /* ---- tensors of a node --------------------------------------------------------------------- */
 
 /* i-th input/output tensor, or NULL if i is out of range or the optional input is omitted. */
