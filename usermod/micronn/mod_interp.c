@@ -182,10 +182,14 @@ static void check_ops(const mn_model_t *m, const mn_config_t *cfg) {
 //   neither: the engine's dry run computes the exact size, then it is allocated once.
 //   profile: record per-op ticks (see profile()).
 //   preserve_all: give every tensor its own memory so intermediates stay readable via tensor(i).
+//   delegate: name of a kernel backend (micronn.kernels()) that runs the maximal connected
+//     subgraphs of ops it covers (min_subgraph: smallest one delegated); backends() tells which.
+//   reference: every op outside the delegate's subgraphs runs its reference compute function.
 //   reuse_inputs: let the planner reuse input memory once the inputs are consumed (as TFLM does;
 //     smaller arena, but the inputs no longer hold their values after invoke()).
 static mp_obj_t interp_make_new(const mp_obj_type_t *type, size_t n_args, size_t n_kw, const mp_obj_t *all_args) {
-    enum { ARG_model, ARG_arena_size, ARG_arena, ARG_profile, ARG_preserve_all, ARG_reuse_inputs };
+    enum { ARG_model, ARG_arena_size, ARG_arena, ARG_profile, ARG_preserve_all, ARG_reuse_inputs, ARG_delegate,
+           ARG_min_subgraph, ARG_reference };
     static const mp_arg_t allowed_args[] = {
         { MP_QSTR_model, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
         { MP_QSTR_arena_size, MP_ARG_OBJ, {.u_obj = mp_const_none} },
@@ -193,6 +197,9 @@ static mp_obj_t interp_make_new(const mp_obj_type_t *type, size_t n_args, size_t
         { MP_QSTR_profile, MP_ARG_KW_ONLY | MP_ARG_BOOL, {.u_bool = false} },
         { MP_QSTR_preserve_all, MP_ARG_KW_ONLY | MP_ARG_BOOL, {.u_bool = false} },
         { MP_QSTR_reuse_inputs, MP_ARG_KW_ONLY | MP_ARG_BOOL, {.u_bool = false} },
+        { MP_QSTR_delegate, MP_ARG_KW_ONLY | MP_ARG_OBJ, {.u_obj = mp_const_none} },
+        { MP_QSTR_min_subgraph, MP_ARG_KW_ONLY | MP_ARG_INT, {.u_int = 1} },
+        { MP_QSTR_reference, MP_ARG_KW_ONLY | MP_ARG_BOOL, {.u_bool = false} },
     };
     mp_arg_val_t args[MP_ARRAY_SIZE(allowed_args)];
     mp_arg_parse_all_kw_array(n_args, n_kw, all_args, MP_ARRAY_SIZE(allowed_args), allowed_args, args);
@@ -200,6 +207,21 @@ static mp_obj_t interp_make_new(const mp_obj_type_t *type, size_t n_args, size_t
     micronn_model_obj_t *model = micronn_get_model(args[ARG_model].u_obj);
     mn_config_t cfg;
     micronn_config_init(&cfg, args[ARG_profile].u_bool, args[ARG_preserve_all].u_bool, args[ARG_reuse_inputs].u_bool);
+    if (args[ARG_delegate].u_obj != mp_const_none) {
+        const char *name = mp_obj_str_get_str(args[ARG_delegate].u_obj);
+        cfg.delegate = mn_delegate_find(name);
+        if (cfg.delegate == NULL) {
+            mp_raise_msg_varg(&mp_type_ValueError, MP_ERROR_TEXT("no delegate '%s' in this firmware "
+                "(micronn.kernels() lists the backends)"), name);
+        }
+        if (args[ARG_min_subgraph].u_int < 1) {
+            mp_raise_ValueError(MP_ERROR_TEXT("min_subgraph must be >= 1"));
+        }
+        cfg.min_subgraph = (uint32_t)args[ARG_min_subgraph].u_int;
+    }
+    if (args[ARG_reference].u_bool) {
+        cfg.flags |= MN_CFG_REFERENCE_KERNELS;
+    }
 
     check_ops(&model->model, &cfg);
 
@@ -473,6 +495,25 @@ static mp_obj_t interp_variants(mp_obj_t self_in) {
 }
 static MP_DEFINE_CONST_FUN_OBJ_1(interp_variants_obj, interp_variants);
 
+// backends() -> (delegate name or None, ...) per op in execution order (aligned with profile()
+// and variants()): which delegate runs it; None: the interpreter's kernels.
+static mp_obj_t interp_backends(mp_obj_t self_in) {
+    micronn_interp_obj_t *self = get_self(self_in);
+    size_t n = mn_interp_num_ops(&self->interp);
+    mp_obj_t tuple = mp_obj_new_tuple(n, NULL);
+    for (size_t i = 0; i < n; i++) {
+        mn_op_profile_t p;
+        mn_status_t st = mn_interp_profile(&self->interp, i, &p);
+        if (st != MN_OK) {
+            micronn_raise(st, mn_interp_error(&self->interp));
+        }
+        ((mp_obj_tuple_t *)MP_OBJ_TO_PTR(tuple))->items[i] = p.backend ? mp_obj_new_str_from_cstr(p.backend)
+            : mp_const_none;
+    }
+    return tuple;
+}
+static MP_DEFINE_CONST_FUN_OBJ_1(interp_backends_obj, interp_backends);
+
 static mp_obj_t interp_profile_clear(mp_obj_t self_in) {
     mn_interp_profile_clear(&get_self(self_in)->interp);
     return mp_const_none;
@@ -529,6 +570,7 @@ static const mp_rom_map_elem_t interp_locals_dict_table[] = {
     { MP_ROM_QSTR(MP_QSTR_profile), MP_ROM_PTR(&interp_profile_obj) },
     { MP_ROM_QSTR(MP_QSTR_profile_clear), MP_ROM_PTR(&interp_profile_clear_obj) },
     { MP_ROM_QSTR(MP_QSTR_variants), MP_ROM_PTR(&interp_variants_obj) },
+    { MP_ROM_QSTR(MP_QSTR_backends), MP_ROM_PTR(&interp_backends_obj) },
 };
 static MP_DEFINE_CONST_DICT(interp_locals_dict, interp_locals_dict_table);
 

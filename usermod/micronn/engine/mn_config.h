@@ -201,6 +201,9 @@
 #ifndef MICRONN_OP_Atan2
 #define MICRONN_OP_Atan2 MICRONN_OPS_ALL
 #endif
+#ifndef MICRONN_OP_micronn_subgraph
+#define MICRONN_OP_micronn_subgraph MICRONN_OPS_ALL
+#endif
 
 #ifndef MICRONN_OP_INFO
 #define MICRONN_OP_INFO MICRONN_OP_NAMES

@@ -16,3 +16,4 @@
  * Custom codes that are not identifiers (e.g. "ethos-u") can only be registered at run time.
  */
 MN_CUSTOM_OP(Atan2, 1, "float32")
+MN_CUSTOM_OP(micronn_subgraph, 1, "any")

@@ -27,7 +27,7 @@ mn_status_t mn_fail(mn_ctx_t *ctx, mn_status_t code, const char *fmt, ...) {
     size_t n = 0;
     if (ctx->nodes && ctx->cur_op < ctx->n_nodes) {
         const mn_node_t *node = &ctx->nodes[ctx->cur_op];
-        n = mn_fmt(msg, MN_ERR_MSG_LEN, "op %u %s: ", (unsigned)ctx->cur_op, mn_node_name(ctx, node));
+        n = mn_fmt(msg, MN_ERR_MSG_LEN, "op %u %s: ", (unsigned)node->index, mn_node_name(ctx, node));
         if (n >= MN_ERR_MSG_LEN) {
             n = MN_ERR_MSG_LEN - 1;
         }
@@ -611,6 +611,22 @@ static mn_status_t plan_memory(mn_interp_t *it) {
     return MN_OK;
 }
 
+/* Kernel backends of ops outside delegated subgraphs. */
+static const struct mn_backend *const no_variants[] = { NULL };
+static const struct mn_backend *const *default_variants(const mn_interp_t *it) {
+    return (it->cfg.flags & MN_CFG_REFERENCE_KERNELS) ? no_variants : NULL;
+}
+
+mn_status_t mn_delegate_prepare_node(mn_ctx_t *ctx, const mn_subgraph_t *sg, uint32_t k) {
+    if (ctx->phase != PH_NONE || k >= sg->n_nodes) {
+        return mn_fail(ctx, MN_ERR_STATE, "mn_delegate_prepare_node outside a delegate's prepare");
+    }
+    ctx->variants = sg->delegate->variants ? sg->delegate->variants : default_variants(ctx);
+    mn_status_t s = prepare_node(ctx, sg->first + k);
+    ctx->variants = default_variants(ctx);
+    return s;
+}
+
 /*
  * First steps of prepare and of check_ops: tensors, the node array and one block (*pool) for the
  * operand lists (saves per-allocation rounding). Prepare (copies_only) sizes the block for the
@@ -660,9 +676,26 @@ static mn_status_t do_prepare(mn_interp_t *it) {
         }
     }
 #endif
+    if ((s = mn_partition(it))) {
+        return s;
+    }
+    it->variants = default_variants(it);
     for (uint32_t i = 0; i < m->n_ops; i++) {
-        if ((s = prepare_node(it, i))) {
+        const mn_subgraph_t *sg = mn_subgraph_at(it, i);
+        if (!sg) {
+            s = prepare_node(it, i);
+        } else if (sg->delegate->prepare) {
+            s = sg->delegate->prepare(it, (mn_subgraph_t *)sg);
+        } else {
+            for (uint32_t k = 0; k < sg->n_nodes && s == MN_OK; k++) {
+                s = mn_delegate_prepare_node(it, sg, k);
+            }
+        }
+        if (s) {
             return s;
+        }
+        if (sg) {
+            i += sg->n_nodes - 1;
         }
     }
     if (it->n_scratch) {
@@ -708,6 +741,8 @@ mn_status_t mn_interp_prepare(mn_interp_t *it) {
         it->scratch_ptr = NULL;
         it->prof_ticks = NULL;
         it->prof_calls = NULL;
+        it->subgraphs = NULL;
+        it->n_subgraphs = 0;
         mn_error_t e;
         mn_status_t ds = mn_arena_needed(it->model, &it->cfg, it->arena, it->arena_size, &exact, &e);
         if (ds == MN_OK) {
@@ -771,6 +806,37 @@ mn_status_t mn_arena_needed(const mn_model_t *m, const mn_config_t *cfg, void *w
 
 /* ---- invoke ------------------------------------------------------------------------------------ */
 
+/* Evaluate the op at execution position i (profiled); ctx->phase is PH_EVAL. */
+static mn_status_t eval_node(mn_interp_t *it, uint32_t i) {
+    mn_node_t *node = &it->nodes[i];
+    mn_status_t s;
+    it->cur_op = i;
+    if (it->cfg.should_stop && it->cfg.should_stop(it->cfg.stop_user)) {
+        return mn_fail(it, MN_ERR_ABORTED, "invoke stopped before this op (should_stop)");
+    }
+#if MICRONN_PROFILE
+    if (it->prof_ticks) {
+        uint64_t t0 = it->cfg.ticks(it->cfg.ticks_user);
+        s = node->kernel->eval(it, node);
+        uint64_t dt = it->cfg.ticks(it->cfg.ticks_user) - t0;
+        it->prof_ticks[i] += it->cfg.ticks_mask ? (dt & it->cfg.ticks_mask) : dt;
+        it->prof_calls[i]++;
+    } else
+#endif
+    s = node->kernel->eval(it, node);
+    if (s != MN_OK && it->err.status == MN_OK) {
+        mn_fail(it, s, "eval failed (%s)", mn_status_str(s));
+    }
+    return s;
+}
+
+mn_status_t mn_delegate_eval_node(mn_ctx_t *ctx, const mn_subgraph_t *sg, uint32_t k) {
+    if (ctx->phase != PH_EVAL || k >= sg->n_nodes) {
+        return mn_fail(ctx, MN_ERR_STATE, "mn_delegate_eval_node outside a delegate's invoke");
+    }
+    return eval_node(ctx, sg->first + k);
+}
+
 mn_status_t mn_interp_invoke(mn_interp_t *it) {
     if (!it || it->state != ST_READY || it->dry_run) {
         if (it) {
@@ -782,29 +848,22 @@ mn_status_t mn_interp_invoke(mn_interp_t *it) {
     it->err.status = MN_OK;
     it->err.msg[0] = '\0';
     it->phase = PH_EVAL;
+    const mn_subgraph_t *sg = it->subgraphs, *sg_end = sg + it->n_subgraphs;
     for (uint32_t i = 0; i < it->n_nodes; i++) {
-        mn_node_t *node = &it->nodes[i];
         mn_status_t s;
-        it->cur_op = i;
-        if (it->cfg.should_stop && it->cfg.should_stop(it->cfg.stop_user)) {
-            it->phase = PH_NONE;
-            return mn_fail(it, MN_ERR_ABORTED, "invoke stopped before this op (should_stop)");
+        if (sg != sg_end && i == sg->first) {
+            it->cur_op = i;
+            s = sg->delegate->invoke(it, (mn_subgraph_t *)sg);
+            if (s != MN_OK && it->err.status == MN_OK) {
+                mn_fail(it, s, "delegate %s failed (%s)", sg->delegate->name, mn_status_str(s));
+            }
+            i += sg->n_nodes - 1;
+            sg++;
+        } else {
+            s = eval_node(it, i);
         }
-#if MICRONN_PROFILE
-        if (it->prof_ticks) {
-            uint64_t t0 = it->cfg.ticks(it->cfg.ticks_user);
-            s = node->kernel->eval(it, node);
-            uint64_t dt = it->cfg.ticks(it->cfg.ticks_user) - t0;
-            it->prof_ticks[i] += it->cfg.ticks_mask ? (dt & it->cfg.ticks_mask) : dt;
-            it->prof_calls[i]++;
-        } else
-#endif
-        s = node->kernel->eval(it, node);
         if (s != MN_OK) {
             it->phase = PH_NONE;
-            if (it->err.status == MN_OK) {
-                mn_fail(it, s, "eval failed (%s)", mn_status_str(s));
-            }
             return s;
         }
     }
@@ -831,6 +890,13 @@ static void free_kernels(mn_interp_t *it) {
     if (!it->nodes) {
         return;
     }
+    for (uint32_t k = 0; k < it->n_subgraphs; k++) {
+        mn_subgraph_t *sg = &it->subgraphs[k];
+        if (sg->delegate->free) {
+            sg->delegate->free(it, sg);
+        }
+    }
+    it->n_subgraphs = 0;
     for (uint32_t i = 0; i < it->n_nodes; i++) {
         mn_node_t *node = &it->nodes[i];
         if (node->kernel && node->kernel->free) {
@@ -908,6 +974,10 @@ mn_status_t mn_interp_profile(const mn_interp_t *it, size_t op, mn_op_profile_t 
     out->ticks = it->prof_ticks ? it->prof_ticks[op] : 0;
     const char *v = node->kernel && node->kernel->variant ? node->kernel->variant(node) : NULL;
     out->variant = v ? v : "reference";
+    const mn_subgraph_t *sg = mn_subgraph_at(it, (uint32_t)op);
+    out->backend = sg ? sg->delegate->name : NULL;
+    out->subgraph = sg ? (int32_t)(sg - it->subgraphs) : -1;
+    out->model_index = node->index;
     return MN_OK;
 }
 
