@@ -1,0 +1,84 @@
+"""Delegation on the board: person_detect with its conv/depthwise subgraphs on the board's first
+optimized kernel backend (mve on MPS3_AN547) and everything else on the reference kernels, at run
+time (Interpreter(delegate=...)) and ahead of time (`micronn partition`); bit-exact with the
+undelegated run and the oracle, with the profile split per backend."""
+import numpy as np
+import pytest
+
+import oracle
+from devhelp import model_bytes
+from micronn_tools import partition
+
+RUN = """
+import micronn
+backend = micronn.kernels()[0] if micronn.kernels() else None
+def run(m, **kw):
+    it = micronn.Interpreter(m, profile=True, **kw)
+    with open('pd_in.bin', 'rb') as f:
+        f.readinto(it.input(0))
+    it.invoke()
+    return bytes(it.output(0)), it.variants(), it.backends(), [p[3] for p in it.profile()]
+"""
+
+
+def _split(keys, ticks):
+    out = {}
+    for k, t in zip(keys, ticks):
+        out[k] = out.get(k, 0) + t
+    return out
+
+
+def _input():
+    return np.random.default_rng(11).integers(-128, 128, (1, 96, 96, 1)).astype(np.int8)
+
+
+def _backend(dev):
+    b = dev.eval_last("import micronn\nprint(micronn.kernels())")
+    if not b:
+        pytest.skip("firmware built with KERNELS=reference: no backend to delegate to")
+    return b[0]
+
+
+def test_runtime_delegate_bit_exact_with_split(dev):
+    backend = _backend(dev)
+    x = _input()
+    dev.put(x.tobytes(), "pd_in.bin")
+    r = dev.eval_last(dev.load_code("person_detect") + RUN + """
+plain = run(m, reference=True)
+deleg = run(m, delegate=backend, reference=True)
+print((plain[0], deleg[0], deleg[1], deleg[2], plain[3], deleg[3]))
+""", timeout=600)
+    plain_out, out, variants, backends, plain_ticks, ticks = r
+    split = _split([b or "kernels" for b in backends], ticks)
+    want = oracle.run(model_bytes("person_detect"), [x])[0].ravel()
+    assert list(np.frombuffer(out, np.int8)) == list(want)
+    assert plain_out == out
+    # the 28 conv/depthwise ops run on the backend with its variants, the other 3 on reference
+    assert backends.count(backend) == 28 and backends.count(None) == 3
+    assert all(v.startswith(backend + ".") for v, b in zip(variants, backends) if b)
+    assert all(v == "reference" for v, b in zip(variants, backends) if b is None)
+    assert set(split) == {backend, "kernels"} and min(split.values()) > 0
+    assert sum(ticks) < sum(plain_ticks)   # the backend is faster
+    print(f"\n{backend} delegate on person_detect: ticks per backend {split}, "
+          f"all-reference run {sum(plain_ticks)}")
+
+
+def test_partitioned_model_bit_exact(dev, tmp_path):
+    backend = _backend(dev)
+    x = _input()
+    data, summary = partition.partition(model_bytes("person_detect"), backend)
+    dev.put(data, "pd_part.tflite")
+    dev.put(x.tobytes(), "pd_in.bin")
+    r = dev.eval_last(RUN + """
+m = micronn.load_file('pd_part.tflite')
+out, variants, backends, ticks = run(m, reference=True)
+print((out, [o[0] for o in m.ops()], variants, ticks))
+""", timeout=600)
+    out, names, variants, ticks = r
+    split = _split([v.split(":")[0] if ":" in v else "kernels" for v in variants], ticks)
+    want = oracle.run(model_bytes("person_detect"), [x])[0].ravel()
+    assert list(np.frombuffer(out, np.int8)) == list(want)
+    assert names == ["micronn_subgraph", "AVERAGE_POOL_2D", "micronn_subgraph", "RESHAPE", "SOFTMAX"]
+    assert variants == (f"{backend}:subgraph1", "reference", f"{backend}:subgraph2", "reference", "reference")
+    assert set(split) == {backend, "kernels"} and min(split.values()) > 0
+    print(f"\npartitioned person_detect ({backend}): ticks per backend {split}")
