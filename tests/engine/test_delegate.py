@@ -113,3 +113,9 @@ def test_errors_name_the_model_op_after_reordering(engine):
     with pytest.raises(engine.MicronnError) as e:
         engine.Interpreter(engine.Model(g.tflite()), delegate="generic")
     assert "op 2 Atan2: dtypes float32, float32 -> int8 not supported" in str(e.value)
+
+
+def test_declared_coverage_matches_the_compiled_backends(engine):
+    """mn_delegate.c declares each backend's coverage (so every build partitions for every
+    backend); for the backends compiled into this library it must equal their variant lists."""
+    assert engine.lib().mn_delegate_coverage_ok() == 1
