@@ -848,17 +848,17 @@ mn_status_t mn_interp_invoke(mn_interp_t *it) {
     it->err.status = MN_OK;
     it->err.msg[0] = '\0';
     it->phase = PH_EVAL;
-    const mn_subgraph_t *sg = it->subgraphs, *sg_end = sg + it->n_subgraphs;
+    uint32_t next_sg = 0;   /* subgraphs are in execution order */
     for (uint32_t i = 0; i < it->n_nodes; i++) {
         mn_status_t s;
-        if (sg != sg_end && i == sg->first) {
+        if (next_sg < it->n_subgraphs && i == it->subgraphs[next_sg].first) {
+            mn_subgraph_t *sg = &it->subgraphs[next_sg++];
             it->cur_op = i;
-            s = sg->delegate->invoke(it, (mn_subgraph_t *)sg);
+            s = sg->delegate->invoke(it, sg);
             if (s != MN_OK && it->err.status == MN_OK) {
                 mn_fail(it, s, "delegate %s failed (%s)", sg->delegate->name, mn_status_str(s));
             }
             i += sg->n_nodes - 1;
-            sg++;
         } else {
             s = eval_node(it, i);
         }
