@@ -9,11 +9,12 @@ import sys
 
 from . import __version__
 
-COMMANDS = ("inspect", "ops", "convert", "partition", "run", "bench", "flash", "demo")
+COMMANDS = ("inspect", "plan", "ops", "convert", "partition", "run", "bench", "flash", "demo")
 
 EPILOG = """\
 commands:
   inspect   operators, tensors, quantization, op support and exact arena of a model
+  plan      memory plans (lower bound, greedy and optimal planners); store one in the model, draw it
   ops       support matrix: every kernel, its dtype combinations, versions and variants
   convert   model -> .py/.mpy/.c/.h/.bin (verified by the engine first)
   partition split a model between a kernel backend and the CPU kernels (one custom op per subgraph)
@@ -29,14 +30,14 @@ Environment: MICRONN_MODELS_DIR (test models, default ../shared/models), MICRONN
 
 
 def build_parser():
-    from . import cmd_bench, cmd_convert, cmd_demo, cmd_flash, cmd_inspect, cmd_ops, cmd_run, partition
+    from . import cmd_bench, cmd_convert, cmd_demo, cmd_flash, cmd_inspect, cmd_ops, cmd_plan, cmd_run, partition
     parser = argparse.ArgumentParser(
         prog="micronn",
         description="Host tools for micronn: MicroPython firmware with a built-in neural-network engine.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version="micronn " + __version__)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for mod in (cmd_inspect, cmd_ops, cmd_convert, partition, cmd_run, cmd_bench, cmd_flash, cmd_demo):
+    for mod in (cmd_inspect, cmd_plan, cmd_ops, cmd_convert, partition, cmd_run, cmd_bench, cmd_flash, cmd_demo):
         mod.add_parser(sub)
     return parser
 
@@ -56,6 +57,7 @@ def main(argv=None):
     from .board import BoardCrash, BoardError, BoardExecError, BoardTimeout
     from .cli_common import CliError
     from .convert import ConvertError
+    from .plan import PlanError
     from .qemu import QemuError
     try:
         return args.func(args) or 0
@@ -68,7 +70,7 @@ def main(argv=None):
     except BoardExecError as e:
         return _error(f"the board raised {e.traceback.strip().splitlines()[-1] if e.traceback.strip() else 'an error'}"
                       f"\n{e.traceback.rstrip()}")
-    except (BoardError, QemuError, boards.BoardConfigError, ConvertError) as e:
+    except (BoardError, QemuError, boards.BoardConfigError, ConvertError, PlanError) as e:
         return _error(e)
     except KeyboardInterrupt:
         print("micronn: interrupted", file=sys.stderr)

@@ -6,7 +6,7 @@ import subprocess
 
 from . import engine
 from .cli_common import CliError, add_board_args, check_firmware_ops, ensure_model, open_target, \
-    say, sha256, verify_model
+    read_file, say, sha256, verify_model
 
 JSON_DOC = """\
 --json prints one object with these keys (stable; new keys may be added):
@@ -50,6 +50,11 @@ def add_parser(sub):
     p.add_argument("model", metavar="MODEL.tflite")
     p.add_argument("--json", action="store_true", help="machine-readable output (keys below)")
     p.add_argument("--no-tensors", action="store_true", help="text output: leave out the tensor table")
+    p.add_argument("--html", metavar="F.html",
+                   help="also write a one-page report for a browser: op graph, bytes alive per op, "
+                        "memory plan picture (and per-op cost with --bench)")
+    p.add_argument("--bench", metavar="B.json",
+                   help="with --html: per-op instructions/us from `micronn bench MODEL --json > B.json`")
     p.add_argument("--strict", action="store_true",
                    help="exit 1 when some operator is not supported by the engine")
     add_board_args(p, default_note="none (host engine only)")
@@ -101,8 +106,9 @@ def collect(path):
     arena = dict(host_arena, computed_by="engine, 32-bit host build", pointer_bits=32)
     if not unsupported:
         try:
-            need = m.arena_needed()
-            st = engine.Interpreter(m, arena_size=need).stats()
+            # "offline": a plan stored in the model is used, as on the board (else greedy).
+            need = m.arena_needed(planner="offline")
+            st = engine.Interpreter(m, arena_size=need, planner="offline").stats()
             host_arena.update(bytes=need, persistent=st["persistent"], nonpersistent=st["nonpersistent"])
             arena.update(arena32(path))
         except engine.MicronnError as e:
@@ -232,13 +238,45 @@ def print_text(r, no_tensors=False):
               f"(persistent {b['persistent']} + non-persistent {b['nonpersistent']})")
 
 
+def write_html(args, r):
+    from . import engine, plan, report_html
+    bench = None
+    if args.bench:
+        try:
+            bench = json.loads(read_file(args.bench, "bench file"))
+            bench["per_op"], bench["unit"], bench["per_inference"]
+        except (ValueError, KeyError, TypeError):
+            raise CliError(f"{args.bench}: not the output of `micronn bench MODEL --json`") from None
+        if bench.get("sha256") not in (None, r["sha256"]):
+            raise CliError(f"{args.bench} was measured on another model (sha256 {bench['sha256'][:12]}...)")
+    prob = res = chosen = None
+    if r["supported"]:
+        try:
+            prob = plan.Problem(read_file(args.model, "model"))
+            res = plan.run_planners(prob, max_seconds=2.0)
+            chosen = plan.choose(res)
+        except engine.MicronnError:
+            prob = None
+    text = report_html.render(r, prob, res, chosen, bench)
+    try:
+        with open(args.html, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise CliError(f"cannot write {args.html}: {e.strerror or e}") from None
+    say(f"wrote {args.html}")
+
+
 def run(args):
+    if args.bench and not args.html:
+        raise CliError("--bench goes with --html")
     r = collect(args.model)
     if args.board or args.port:
         if not r["supported"]:
             raise CliError("the model has operators the engine cannot prepare; no board arena to ask for")
         data, m = verify_model(args.model)
         r["board_arena"] = board_arena(args, data, m)
+    if args.html:
+        write_html(args, r)
     if args.json:
         print(json.dumps(r, indent=1))
     else:

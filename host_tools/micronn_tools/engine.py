@@ -96,6 +96,17 @@ class _Profile(ctypes.Structure):
     ]
 
 
+class _PlanInfo(ctypes.Structure):
+    _fields_ = [
+        ("index", ctypes.c_int32),
+        ("planned", ctypes.c_int32),
+        ("first", ctypes.c_int32),
+        ("last", ctypes.c_int32),
+        ("size", ctypes.c_size_t),
+        ("offset", ctypes.c_size_t),
+    ]
+
+
 class _OpCheck(ctypes.Structure):
     _fields_ = [("status", ctypes.c_int32), ("msg", ctypes.c_char * 160)]
 
@@ -198,6 +209,7 @@ def lib(path=None):
         "mn_delegate_coverage_ok": (S, []),
         "mn_model_subgraph": (S, [P, SZ, P]),
         "mn_model_op_custom_options": (ctypes.POINTER(ctypes.c_uint8), [P, SZ, ctypes.POINTER(SZ)]),
+        "mn_interp_plan_buffer": (S, [P, SZ, ctypes.POINTER(_PlanInfo)]),
     }
     for name, (res, args) in optional.items():
         f = getattr(L, name, None)
@@ -557,6 +569,26 @@ class Interpreter:
     def tensor_address(self, index):
         p = self._L.mn_interp_tensor(self._it, index)
         return p.contents.data if p else None
+
+    def plan_buffers(self):
+        """The non-persistent plan as the engine made it: one dict per planned buffer (tensors, then
+        kernel scratch buffers) with tensor (index, or None for scratch), scratch (index or None),
+        size (rounded to the arena alignment), first/last op (inclusive) and offset."""
+        if not hasattr(self._L, "mn_interp_plan_buffer"):
+            raise MicronnError(ERR_STATE, "the host engine library has no mn_interp_plan_buffer: "
+                                          "rebuild it with `make -C tests/engine lib`")
+        out = []
+        n = self._L.mn_interp_num_tensors(self._it) + self._stats()["n_scratch"]
+        for k in range(n):
+            p = _PlanInfo()
+            s = self._L.mn_interp_plan_buffer(self._it, k, ctypes.byref(p))
+            if s != OK:
+                raise MicronnError(s, f"plan buffer {k}: not available")
+            if p.planned:
+                out.append({"tensor": p.index if p.index >= 0 else None,
+                            "scratch": -1 - p.index if p.index < 0 else None,
+                            "size": p.size, "first": p.first, "last": p.last, "offset": p.offset})
+        return out
 
     def profile(self):
         out = []

@@ -3,7 +3,7 @@ mutated models, random API call sequences (Model, Interpreter with all kinds of 
 buffers, input/output/tensor, item/slice/buffer writes, invoke, reset, stats, profile, gc). The
 process may raise any Python exception; it must never crash, hang or corrupt its heap.
 
-Bounded by time: MICRONN_BINDING_FUZZ_SECONDS (default 45) in batches of models, one micropython
+Bounded by CPU time: MICRONN_BINDING_FUZZ_SECONDS (default 45, CPU seconds of micropython) in batches of models, one micropython
 process per batch, each with its own seed. A failing batch is kept in build/fuzz/binding-failure/
 (models, plan.json, the driver) with the command that replays it.
 
@@ -13,16 +13,16 @@ model's buffer after Model() took it, resizing a user arena, and writing into co
 """
 import json
 import os
+import resource
 import shutil
-import subprocess
 import sys
-import time
 import zlib
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+import cpu_limit
 import oracle
 from micronn_tools import boards
 
@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT / "tests" / "engine" / "ops"))
 
 SECONDS = float(os.environ.get("MICRONN_BINDING_FUZZ_SECONDS", "45"))
 BATCH = 24
+BATCH_CPU_SECONDS = 120   # a batch uses about 11 s of CPU: more is a hang
 FAIL_DIR = ROOT / "build" / "fuzz" / "binding-failure"
 
 # Runs inside micropython: argv[1] = plan.json ([[file, seed, const_tensors or null], ...]).
@@ -228,6 +229,13 @@ def _const_tensors(engine, data):
         return None
 
 
+def _children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+# The budget is CPU time of micropython, so a busy machine runs the same amount of fuzzing, slower.
+@pytest.mark.timeout(cpu_limit.WALL_BACKSTOP)
 def test_binding_never_crashes(tmp_path):
     from micronn_tools import engine
     spec = boards.get("UNIX")
@@ -236,10 +244,10 @@ def test_binding_never_crashes(tmp_path):
     rng = np.random.default_rng(zlib.crc32(b"binding-fuzz") + int(os.environ.get("MICRONN_BINDING_FUZZ_SEED", "0")))
     driver = tmp_path / "driver.py"
     driver.write_text(DRIVER)
-    deadline = time.monotonic() + SECONDS
+    budget_end = _children_cpu() + SECONDS
     batches = models = 0
     totals = {}
-    while time.monotonic() < deadline or batches == 0:
+    while _children_cpu() < budget_end or batches == 0:
         work = tmp_path / f"batch{batches}"
         work.mkdir()
         plan = []
@@ -253,11 +261,11 @@ def test_binding_never_crashes(tmp_path):
         (work / "plan.json").write_text(json.dumps(plan))
         argv = [str(exe), "-X", f"heapsize={spec.heap_bytes}", str(driver), str(work / "plan.json")]
         try:
-            r = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=work)
+            r = cpu_limit.run(argv, BATCH_CPU_SECONDS, capture_output=True, text=True, cwd=work)
             ok = r.returncode == 0 and "FUZZ-DONE" in r.stdout
             why = f"exit status {r.returncode}\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}"
-        except subprocess.TimeoutExpired:
-            ok, why = False, "timed out after 120 s"
+        except cpu_limit.CpuLimitExceeded as e:
+            ok, why = False, f"hung: {e}"
         if not ok:
             shutil.rmtree(FAIL_DIR, ignore_errors=True)
             shutil.copytree(work, FAIL_DIR)

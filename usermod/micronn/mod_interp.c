@@ -79,7 +79,9 @@ static int stop_on_pending_exception(void *user) {
 void micronn_config_init(mn_config_t *cfg, bool profile, bool preserve_all, bool reuse_inputs) {
     memset(cfg, 0, sizeof(*cfg));
     cfg->should_stop = stop_on_pending_exception;
-    cfg->planner = preserve_all ? MN_PLANNER_NO_REUSE : MN_PLANNER_GREEDY;
+    // OFFLINE is the greedy planner unless the model carries a plan (`micronn plan --write`),
+    // which the engine checks before using it, as TFLM does.
+    cfg->planner = preserve_all ? MN_PLANNER_NO_REUSE : MN_PLANNER_OFFLINE;
     if (reuse_inputs) {
         cfg->flags |= MN_CFG_REUSE_INPUTS;
     }
@@ -513,6 +515,32 @@ static mp_obj_t interp_backends(mp_obj_t self_in) {
     return tuple;
 }
 static MP_DEFINE_CONST_FUN_OBJ_1(interp_backends_obj, interp_backends);
+// plan() -> [(buffer, size, first_op, last_op, offset), ...]: the non-persistent plan, one entry
+// per planned buffer (buffer = tensor index, or -1 - scratch index for kernel scratch), as
+// mn_interp_plan_buffer reports it. `micronn plan --board` plans offline with these.
+static mp_obj_t interp_plan(mp_obj_t self_in) {
+    micronn_interp_obj_t *self = get_self(self_in);
+    mn_arena_stats_t s;
+    get_stats(self, &s);
+    size_t n = mn_interp_num_tensors(&self->interp) + s.n_scratch;
+    mp_obj_t list = mp_obj_new_list(0, NULL);
+    for (size_t k = 0; k < n; k++) {
+        mn_plan_info_t b;
+        mn_status_t st = mn_interp_plan_buffer(&self->interp, k, &b);
+        if (st != MN_OK) {
+            micronn_raise(st, "plan not available");
+        }
+        if (b.planned) {
+            mp_obj_t item[5] = {
+                mp_obj_new_int(b.index), mp_obj_new_int_from_uint(b.size), mp_obj_new_int(b.first),
+                mp_obj_new_int(b.last), mp_obj_new_int_from_uint(b.offset),
+            };
+            mp_obj_list_append(list, mp_obj_new_tuple(5, item));
+        }
+    }
+    return list;
+}
+static MP_DEFINE_CONST_FUN_OBJ_1(interp_plan_obj, interp_plan);
 
 static mp_obj_t interp_profile_clear(mp_obj_t self_in) {
     mn_interp_profile_clear(&get_self(self_in)->interp);
@@ -571,6 +599,7 @@ static const mp_rom_map_elem_t interp_locals_dict_table[] = {
     { MP_ROM_QSTR(MP_QSTR_profile_clear), MP_ROM_PTR(&interp_profile_clear_obj) },
     { MP_ROM_QSTR(MP_QSTR_variants), MP_ROM_PTR(&interp_variants_obj) },
     { MP_ROM_QSTR(MP_QSTR_backends), MP_ROM_PTR(&interp_backends_obj) },
+    { MP_ROM_QSTR(MP_QSTR_plan), MP_ROM_PTR(&interp_plan_obj) },
 };
 static MP_DEFINE_CONST_DICT(interp_locals_dict, interp_locals_dict_table);
 

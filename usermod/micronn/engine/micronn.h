@@ -368,6 +368,20 @@ size_t mn_interp_num_tensors(const mn_interp_t *it);
 
 mn_status_t mn_interp_stats(const mn_interp_t *it, mn_arena_stats_t *out);
 
+/* One buffer of the non-persistent plan, for host tools (offline planners, plan pictures).
+ * Buffers 0 .. n_tensors-1 are the tensors (planned = 0 for constants, variables, empty or unused
+ * ones), then one per kernel scratch buffer. size is rounded up to MN_ARENA_ALIGN; the buffer is
+ * alive from op `first` to op `last` inclusive and sits at `offset` in the arena. */
+typedef struct mn_plan_info {
+    int32_t index;      /* tensor index, or -1 - scratch index */
+    int32_t planned;
+    int32_t first, last;
+    size_t size;
+    size_t offset;
+} mn_plan_info_t;
+/* Buffer k (0 <= k < n_tensors + stats.n_scratch) after a successful prepare. */
+mn_status_t mn_interp_plan_buffer(const mn_interp_t *it, size_t k, mn_plan_info_t *out);
+
 /* Per-op profile: accumulated ticks since prepare (or the last mn_interp_profile_clear), and the
  * kernel variant each op runs (also without a profiler clock). */
 typedef struct mn_op_profile {

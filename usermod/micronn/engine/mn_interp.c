@@ -955,6 +955,44 @@ mn_tensor_t *mn_interp_output(mn_interp_t *it, size_t i) {
     return t < 0 ? NULL : mn_interp_tensor(it, (size_t)t);
 }
 
+/* Reads back what plan_memory decided, through the same lifetime code, so host tools (offline
+ * planners) see exactly the buffers the device plans. */
+mn_status_t mn_interp_plan_buffer(const mn_interp_t *it, size_t k, mn_plan_info_t *out) {
+    if (!it || !out || it->state != ST_READY || k >= (size_t)it->n_tensors + it->n_scratch) {
+        return MN_ERR_ARG;
+    }
+    memset(out, 0, sizeof *out);
+    if (k < it->n_tensors) {
+        plan_ctx_t pc = { (mn_interp_t *)it, NULL };
+        mn_plan_buf_t b;
+        out->index = (int32_t)k;
+        if (src_get(&pc, (int32_t)k, &b)) {
+            out->planned = 1;
+            out->size = b.size;
+            out->first = b.first;
+            out->last = b.last;
+            out->offset = it->tensors[k].data ? (size_t)((uint8_t *)it->tensors[k].data - it->arena) : 0;
+        }
+        return MN_OK;
+    }
+    /* Scratch records are listed newest first: index n_scratch - 1 is the head. */
+    uint32_t idx = (uint32_t)(k - it->n_tensors), j = it->n_scratch - 1;
+    const mn_scratch_t *r = it->scratch_req;
+    while (r && j > idx) {
+        r = r->next;
+        j--;
+    }
+    if (!r) {
+        return MN_ERR_ARG;
+    }
+    out->index = -1 - (int32_t)idx;
+    out->planned = 1;
+    out->size = MN_BLOCK(r->bytes);
+    out->first = out->last = (int32_t)r->op;
+    out->offset = it->scratch_ptr && it->scratch_ptr[idx] ? (size_t)((uint8_t *)it->scratch_ptr[idx] - it->arena) : 0;
+    return MN_OK;
+}
+
 mn_status_t mn_interp_stats(const mn_interp_t *it, mn_arena_stats_t *out) {
     if (!it || !out) {
         return MN_ERR_ARG;

@@ -48,7 +48,7 @@ int main(int argc, char **argv) {
     }
     mn_config_t cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.planner = MN_PLANNER_GREEDY;
+    cfg.planner = MN_PLANNER_OFFLINE;   /* the model's own plan if it has one, as the board does */
     cfg.flags = argc == 3 ? MN_CFG_REUSE_INPUTS : 0;
 
     // A real prepare in an arena of the dry-run size: the same path the board takes, and it

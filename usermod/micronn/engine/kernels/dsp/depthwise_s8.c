@@ -11,6 +11,8 @@
  * One input channel: conv_s8.c (depthwise_s8_c1). Other multipliers: per pixel, a row of int32
  * accumulators swept once per valid tap.
  */
+#include <limits.h>
+
 #include "dsp.h"
 
 #if MICRONN_OP_DEPTHWISE_CONV_2D
@@ -117,9 +119,10 @@ static void dw1_pixel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
  * a group's weights are split into halfword pairs once per row and its multipliers and shifts
  * loaded once; each pixel is then taps x (load, two SXTB16, four MACs).
  */
-static void dw1_row(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *in_row, const int8_t *filter,
-    const int32_t *folded, int8_t *out_row, int ox0, int ox1, const int32_t *tap_off) {
-    const int C = g->in_c, taps = g->f_h * g->f_w;
+static inline __attribute__((always_inline)) void dw1_row_n(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
+    const int8_t *in_row, const int8_t *filter, const int32_t *folded, int8_t *out_row, int ox0, int ox1,
+    const int32_t *tap_off, bool nine) {
+    const int C = g->in_c, taps = nine ? 9 : g->f_h * g->f_w;
     const int32_t out_off = q->output_offset, lo = q->act_min, hi = q->act_max;
     const bool full = lo == -128 && hi == 127;
     const int32_t c1 = 1 + 2 * out_off;
@@ -140,14 +143,25 @@ static void dw1_row(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int
         int8_t *op = out_row + (size_t)ox0 * C + c;
         for (int ox = ox0; ox < ox1; ++ox, ip += px_step, op += C) {
             int32_t a0 = folded[c], a1 = folded[c + 1], a2 = folded[c + 2], a3 = folded[c + 3];
-            for (int t = 0; t < taps; ++t) {
-                const int32_t x = dsp_ld32(ip + tap_off[t]);
-                const int32_t xe = __sxtb16(x), xo = dsp_sxtb16_ror8(x);
-                a0 = __smlabb(xe, wx[2 * t], a0);
-                a2 = __smlatt(xe, wx[2 * t], a2);
-                a1 = __smlabb(xo, wx[2 * t + 1], a1);
-                a3 = __smlatt(xo, wx[2 * t + 1], a3);
+#define DW1_TAP(t) do { \
+                const int32_t x = dsp_ld32(ip + tap_off[t]); \
+                const int32_t xe = __sxtb16(x), xo = dsp_sxtb16_ror8(x); \
+                a0 = __smlabb(xe, wx[2 * (t)], a0); \
+                a2 = __smlatt(xe, wx[2 * (t)], a2); \
+                a1 = __smlabb(xo, wx[2 * (t) + 1], a1); \
+                a3 = __smlatt(xo, wx[2 * (t) + 1], a3); \
+            } while (0)
+            if (nine) {
+                _Pragma("GCC unroll 9")
+                for (int t = 0; t < 9; ++t) {
+                    DW1_TAP(t);
+                }
+            } else {
+                for (int t = 0; t < taps; ++t) {
+                    DW1_TAP(t);
+                }
             }
+#undef DW1_TAP
             if (full) {
                 op[0] = dsp_out_fast_r(a0, m[0], r1[0], c1, lo, hi, true);
                 op[1] = dsp_out_fast_r(a1, m[1], r1[1], c1, lo, hi, true);
@@ -160,6 +174,17 @@ static void dw1_row(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int
                 op[3] = dsp_out_fast_r(a3, m[3], r1[3], c1, lo, hi, false);
             }
         }
+    }
+}
+
+/* 3x3, the common depthwise window, with its tap loop unrolled: each tap is then a load of its
+ * offset and weights from the stack, one input load and six DSP instructions, no loop counter. */
+static void dw1_row(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *in_row, const int8_t *filter,
+    const int32_t *folded, int8_t *out_row, int ox0, int ox1, const int32_t *tap_off) {
+    if (g->f_h * g->f_w == 9) {
+        dw1_row_n(g, q, in_row, filter, folded, out_row, ox0, ox1, tap_off, true);
+    } else {
+        dw1_row_n(g, q, in_row, filter, folded, out_row, ox0, ox1, tap_off, false);
     }
 }
 
@@ -185,29 +210,36 @@ static size_t dw1_scratch_bytes(const mn_conv_geom_t *g) {
 static void dw1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
     const int8_t *filter, const int32_t *bias, int8_t *output, const mn_vbuf_t *buf) {
     const int32_t *const folded = (const int32_t *)buf->data;
-    const int C = g->in_c, taps = g->f_h * g->f_w;
+    const int C = g->in_c;
     const bool fast = folded[C] != 0;
     const int bw = dw1_block_w(g);
     int32_t tap_off[DW1_MAX_TAPS];
     const bool rows = fast && dw1_rows(g);
-    if (rows) {
-        for (int t = 0; t < taps; ++t) {
-            tap_off[t] = ((t / g->f_w) * bw + (t % g->f_w) * g->dil_w) * C;
-        }
-    }
+    /* Undilated, the block is a ring: input row iy stays in slot iy mod f_h while later output
+     * rows read it, so each input row is copied once, not f_h / stride_h times. */
+    const bool ring = g->dil_h == 1;
     /* input columns [x0, x1) land at block columns [x0 + pad_w, ...) */
     const int x0 = 0, x1 = bw - g->pad_w < g->in_w ? bw - g->pad_w : g->in_w;
     const size_t row_bytes = (size_t)bw * C;
     int8_t *const block = (int8_t *)buf->scratch;
     for (int b = 0; b < g->batches; ++b) {
         const int8_t *in_b = input + (size_t)b * g->in_h * g->in_w * C;
+        int next = INT_MIN;   /* ring: input rows below this one are in the block */
         for (int oy = 0; oy < g->out_h; ++oy) {
             const int iy0 = oy * g->stride_h - g->pad_h;
             int8_t *out_row = output + (((size_t)b * g->out_h + oy) * g->out_w) * C;
             if (rows) {
+                int32_t *toff = tap_off;
                 for (int fy = 0; fy < g->f_h; ++fy) {
                     const int iy = iy0 + fy * g->dil_h;
-                    int8_t *dst = block + (size_t)fy * row_bytes;
+                    const int slot = ring ? ((iy % g->f_h) + g->f_h) % g->f_h : fy;
+                    for (int fx = 0; fx < g->f_w; ++fx) {
+                        *toff++ = (slot * bw + fx * g->dil_w) * C;
+                    }
+                    if (ring && iy < next) {
+                        continue;
+                    }
+                    int8_t *dst = block + (size_t)slot * row_bytes;
                     if (iy < 0 || iy >= g->in_h || x1 <= x0) {
                         memset(dst, (int8_t)-q->input_offset, row_bytes);
                         continue;
@@ -217,6 +249,7 @@ static void dw1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int
                     memcpy(dst + left, in_b + (size_t)iy * g->in_w * C, mid);
                     memset(dst + left + mid, (int8_t)-q->input_offset, row_bytes - left - mid);
                 }
+                next = iy0 + g->f_h;
                 dw1_row(g, q, block, filter, folded, out_row, 0, g->out_w, tap_off);
                 continue;
             }

@@ -23,11 +23,11 @@ static void dw_run(const mn_conv_geom_t *g, float act_min, float act_max, const 
         const float *in_b = input + (size_t)b * g->in_h * g->in_w * c_n;
         for (int oy = 0; oy < g->out_h; ++oy) {
             const int iy0 = oy * g->stride_h - g->pad_h;
-            int y0, y1;
-            mn_generic_taps(iy0, g->dil_h, g->f_h, g->in_h, &y0, &y1);
+            int row_y0, row_y1;
+            mn_generic_taps(iy0, g->dil_h, g->f_h, g->in_h, &row_y0, &row_y1);
             for (int ox = 0; ox < g->out_w; ++ox, out += c_n) {
                 const int ix0 = ox * g->stride_w - g->pad_w;
-                int x0, x1;
+                int x0, x1, y0 = row_y0, y1 = row_y1;   /* per pixel: the reset below must not leak */
                 mn_generic_taps(ix0, g->dil_w, g->f_w, g->in_w, &x0, &x1);
                 if (y0 == y1 || x0 == x1) {
                     x0 = x1 = y0 = y1 = 0;   /* no valid tap: keeps the pointers below in range */

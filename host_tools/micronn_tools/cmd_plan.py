@@ -1,0 +1,195 @@
+"""`micronn plan MODEL... [--planner X] [--write OUT.tflite] [--png F] [--svg F] [--json | --markdown]`:
+memory plans of a model's non-persistent arena, the best one stored in the model."""
+import json
+import os
+
+from .cli_common import CliError, add_board_args, check_firmware_ops, ensure_model, open_target, read_file, \
+    say, verify_model
+
+DOC = """\
+What is planned: every tensor that needs arena memory during invoke (not constants or variables)
+and every kernel scratch buffer, with the lifetimes and 16-byte-rounded sizes the engine itself
+uses (read from the host engine after a prepare). Inputs stay alive to the end unless
+--reuse-inputs (then the plan is only valid for Interpreter(m, reuse_inputs=True)).
+
+lower bound   the most bytes alive at any one op: no plan can need less
+ffd           greedy first-fit-decreasing, the device's own planner (what you get without a plan)
+by-size       greedy by size, best fit (Lee et al. 2019, mobile-GPU inference paper)
+by-breadth    greedy by breadth, best fit (same paper)
+optimal       branch and bound from the best greedy plan; "proven" when it finished the search
+              (or met the lower bound) within --max-seconds / --max-nodes
+
+Each figure is the planned part of the arena the engine ends up with for that plan: the stored
+plan fixes tensor offsets and the engine places scratch buffers around them (simulated here, and
+checked against the host engine with --write). Scratch sizes are the host library's kernels
+(generic backend, as UNIX and VIRT_RV32); a board with dsp/mve kernels may have other scratch
+buffers, which its engine places around the stored tensors in the same way: give --board B (or
+--port P) to plan with the buffers that board's own engine reports (Interpreter.plan()); --write
+then checks the new model on that board.
+
+--write stores the chosen plan as TFLM's OfflineMemoryAllocation metadata
+([version 0, subgraph 0, n_tensors, offset or -1 per tensor]); the engine checks it when it
+loads the model (alignment, no overlap of tensors alive together) and uses it by default."""
+
+
+def add_parser(sub):
+    import argparse
+    p = sub.add_parser("plan", help="memory plans (lower bound, greedy and optimal planners); store or draw one",
+                       description="Plan the non-persistent arena of MODEL with every planner, report the "
+                                   "bytes each needs against the lower bound, and optionally store the best "
+                                   "plan in the model (--write) or draw it (--png/--svg).",
+                       epilog=DOC + "\n\nexit status: 0 ok, 1 error, 2 usage",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("models", nargs="+", metavar="MODEL.tflite")
+    p.add_argument("--planner", default="best", choices=("best", "ffd", "by-size", "by-breadth", "optimal"),
+                   help="which plan to store/draw (default: the one needing the fewest bytes)")
+    p.add_argument("--write", metavar="OUT.tflite", help="write MODEL with the plan stored in it")
+    p.add_argument("--png", metavar="F.png", help="draw the plan (op index x offset) as PNG")
+    p.add_argument("--svg", metavar="F.svg", help="draw the plan as SVG")
+    p.add_argument("--reuse-inputs", action="store_true",
+                   help="let input memory be reused after its last use (Interpreter(reuse_inputs=True))")
+    p.add_argument("--max-seconds", type=float, default=10.0, help="time budget of the optimal planner (10)")
+    p.add_argument("--max-nodes", type=int, default=200_000, help="node budget of the optimal planner (200000)")
+    add_board_args(p, default_note="none: the host library's buffers")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="machine-readable output")
+    fmt.add_argument("--markdown", action="store_true", help="one table row per model (README table)")
+    p.set_defaults(func=run)
+    return p
+
+
+def analyse(path, args):
+    from . import engine, plan
+    data, model = verify_model(path)
+    board_plan = None
+    if args.board or args.port:
+        board_plan = on_board(args, data, model, path, "_it.plan()")
+    try:
+        prob = plan.Problem(data, reuse_inputs=args.reuse_inputs, board_plan=board_plan)
+    except engine.MicronnError as e:
+        raise CliError(f"model {path}: the engine cannot prepare it: {e}") from None
+    names = plan.PLANNERS if args.planner in ("best", "optimal") else ("ffd", args.planner)
+    res = plan.run_planners(prob, names, args.max_nodes, args.max_seconds)
+    chosen = plan.choose(res) if args.planner == "best" else args.planner
+    return data, prob, res, chosen
+
+
+def on_board(args, data, model, path, expr):
+    """`expr` evaluated on the board with `_it` an Interpreter of the model (copied if needed)."""
+    board = open_target(args)
+    try:
+        check_firmware_ops(board, model, args.timeout)
+        src, _ = ensure_model(board, data, path, args)
+        return board.eval(expr, timeout=args.timeout,
+                          pre=f"import micronn\n_it = micronn.Interpreter(micronn.load({src}), "
+                              f"reuse_inputs={bool(args.reuse_inputs)})")
+    finally:
+        board.close()
+
+
+def report(path, prob, res, chosen):
+    bufs = prob.bufs
+    return {
+        "model": os.path.abspath(path),
+        "ops": prob.n_ops,
+        "buffers": len(bufs),
+        "tensors": sum(b.tensor is not None for b in bufs),
+        "scratch": sum(b.tensor is None for b in bufs),
+        "lower_bound": prob.lower_bound(),
+        "engine_greedy": prob.engine_stats["nonpersistent"],
+        "planners": {n: {k: v for k, v in r.items() if k not in ("offsets", "device_offsets")}
+                     for n, r in res.items()},
+        "chosen": chosen,
+        "arena": res[chosen]["arena"],
+    }
+
+
+def print_text(r):
+    print(f"{r['model']}: {r['buffers']} planned buffers ({r['tensors']} tensors, {r['scratch']} scratch) "
+          f"over {r['ops']} ops")
+    print(f"  {'lower bound (max bytes alive at one op)':<44} {r['lower_bound']:>10,}")
+    for n, p in r["planners"].items():
+        what = {"ffd": "ffd (the device's own planner)"}.get(n, n)
+        if n == "optimal":
+            what += f" ({'proven' if p['proven'] else 'not proven'}, {p['nodes']:,} nodes, {p['seconds']:.1f} s)"
+        print(f"  {what:<44} {p['arena']:>10,}")
+    gap = r["arena"] - r["lower_bound"]
+    print(f"  chosen: {r['chosen']}, {r['arena']:,} bytes planned"
+          + (" (= lower bound: optimal)" if gap == 0 else f" ({gap:,} above the lower bound)"))
+
+
+def markdown(rows):
+    from .plan import PLANNERS
+    out = ["| model | buffers | lower bound | " + " | ".join(PLANNERS) + " | chosen |",
+           "|---|---|---|" + "---|" * len(PLANNERS) + "---|"]
+    for r in rows:
+        cells = []
+        for n in PLANNERS:
+            p = r["planners"].get(n)
+            v = "-" if p is None else f"{p['arena']:,}"
+            if n == "optimal" and p is not None:
+                v += "" if p["proven"] else " (not proven)"
+            cells.append(v)
+        out.append(f"| {os.path.basename(r['model'])} | {r['buffers']} | {r['lower_bound']:,} | "
+                   + " | ".join(cells) + f" | {r['chosen']} |")
+    return "\n".join(out)
+
+
+def write_plan(args, data, prob, res, chosen, out):
+    """Store the plan, then check it with the host engine: it must load, use the stored offsets and
+    need exactly the predicted bytes."""
+    from . import engine, plan
+    vec = plan.offline_vector(prob, res[chosen]["offsets"])
+    new = plan.with_offline_plan(data, vec)
+    try:
+        m = engine.Model(new)
+        it = engine.Interpreter(m, planner="offline", reuse_inputs=prob.reuse_inputs)
+    except engine.MicronnError as e:
+        raise CliError(f"the engine rejects the written plan: {e}") from None
+    st = it.stats()
+    want = res[chosen]["arena"]
+    if prob.board:
+        # The buffers are the board's: check there (the host library's scratch may differ).
+        st = on_board(args, new, m, out, "_it.stats()")
+    if st["nonpersistent"] != want:
+        raise CliError(f"the engine needs {st['nonpersistent']} planned bytes with the stored plan, "
+                       f"predicted {want}")
+    if it.stats()["copied_bytes"] != prob.engine_stats["copied_bytes"]:
+        raise CliError("rewriting the model changed the alignment of its constant data")
+    try:
+        with open(out, "wb") as f:
+            f.write(new)
+    except OSError as e:
+        raise CliError(f"cannot write {out}: {e.strerror or e}") from None
+    where = "the board" if prob.board else "this host"
+    say(f"wrote {out}: plan '{chosen}' stored as {plan.METADATA_NAME} ({prob.n_tensors} tensors); "
+        f"checked by the engine: {st['nonpersistent']:,} planned bytes, arena {st['needed']:,} on {where}")
+
+
+def run(args):
+    from . import plan
+    if len(args.models) > 1 and (args.write or args.png or args.svg):
+        raise CliError("--write, --png and --svg take a single MODEL")
+    for m in args.models:
+        read_file(m, "model")
+    rows = []
+    for path in args.models:
+        data, prob, res, chosen = analyse(path, args)
+        r = report(path, prob, res, chosen)
+        rows.append(r)
+        title = f"{os.path.basename(path)}: {chosen} plan, {r['arena']:,} B (lower bound {r['lower_bound']:,} B)"
+        for pic in (args.png, args.svg):
+            if pic:
+                try:
+                    plan.draw(prob, res[chosen]["device_offsets"], pic, title)
+                except OSError as e:
+                    raise CliError(f"cannot write {pic}: {e.strerror or e}") from None
+        if args.write:
+            write_plan(args, data, prob, res, chosen, args.write)
+        if not args.json and not args.markdown:
+            print_text(r)
+    if args.json:
+        print(json.dumps(rows[0] if len(rows) == 1 else rows, indent=1))
+    elif args.markdown:
+        print(markdown(rows))
+    return 0

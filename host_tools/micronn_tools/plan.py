@@ -1,0 +1,406 @@
+"""Offline memory planning: what the engine plans, other planners over the same buffers, the plan
+stored in the model as TFLM's OfflineMemoryAllocation metadata, and pictures of a plan.
+
+The buffers come from the engine itself (mn_interp_plan_buffer after a prepare in the host
+library): every tensor that gets non-persistent memory with its size rounded to the arena
+alignment and its op-index lifetime, and every kernel scratch buffer (alive during its op). So
+the host sees exactly what the device plans; only the scratch buffers of a board's optimized
+kernel backend may differ from the host library's (generic backend, as the UNIX and RV32 builds).
+
+Planners (each returns one offset per buffer):
+  ffd         greedy first-fit-decreasing: the device planner (mn_plan), reproduced exactly
+  by-size     greedy by size with best fit (Lee et al. 2019, "On-Device Neural Net Inference with
+              Mobile GPUs"): largest first, into the smallest gap that fits
+  by-breadth  greedy by breadth (same paper): ops by the bytes alive at them, largest first; each
+              op's unplaced buffers largest first, best fit
+  optimal     branch and bound over placement orders (below), within a node and time budget
+
+The stored plan fixes the tensors' offsets; the device places the scratch buffers around them
+with its greedy planner, so every plan is scored by simulating that (device_offsets()).
+"""
+import bisect
+import time
+
+import numpy as np
+
+PLANNERS = ("ffd", "by-size", "by-breadth", "optimal")
+METADATA_NAME = "OfflineMemoryAllocation"
+ALIGN = 16   # MN_ARENA_ALIGN
+MAX_SEARCH_BUFFERS = 600   # above this the optimal planner keeps the best greedy plan (unproven)
+
+
+class PlanError(Exception):
+    pass
+
+
+class Buf:
+    """One planned buffer: tensor index or scratch index, size (aligned), lifetime [first, last]."""
+    __slots__ = ("k", "tensor", "scratch", "size", "first", "last")
+
+    def __init__(self, k, tensor, scratch, size, first, last):
+        self.k, self.tensor, self.scratch = k, tensor, scratch
+        self.size, self.first, self.last = size, first, last
+
+    def overlaps(self, o):
+        return self.first <= o.last and o.first <= self.last
+
+    def label(self):
+        return f"t{self.tensor}" if self.tensor is not None else f"scratch{self.scratch}"
+
+
+class Problem:
+    """The buffers of one model as the engine plans them: the host library's (greedy planner), or
+    `board_plan`, what a board's `Interpreter.plan()` returned (its kernels' scratch buffers)."""
+
+    def __init__(self, model_bytes, reuse_inputs=False, lib_path=None, board_plan=None):
+        from . import engine
+        self.model_bytes = model_bytes
+        self.reuse_inputs = reuse_inputs
+        self.model = engine.Model(model_bytes, lib_path)
+        self.n_tensors = self.model.num_tensors
+        self.n_ops = len(self.model.ops())
+        it = engine.Interpreter(self.model, planner="greedy", reuse_inputs=reuse_inputs)
+        self.engine_stats = it.stats()
+        self.board = board_plan is not None
+        if self.board:
+            raw = [{"tensor": i if i >= 0 else None, "scratch": -1 - i if i < 0 else None,
+                    "size": size, "first": first, "last": last, "offset": off}
+                   for i, size, first, last, off in board_plan]
+            self.engine_stats = dict(self.engine_stats,
+                                     nonpersistent=max((r["offset"] + r["size"] for r in raw), default=0))
+        else:
+            raw = it.plan_buffers()
+        self.bufs = [Buf(i, r["tensor"], r["scratch"], r["size"], r["first"], r["last"])
+                     for i, r in enumerate(raw)]
+        # The engine's own greedy offsets (what the device does without a stored plan).
+        self.engine_offsets = [r["offset"] for r in raw]
+
+    def live_bytes(self):
+        """Bytes alive at each op."""
+        live = [0] * max(self.n_ops, 1)
+        for b in self.bufs:
+            for t in range(b.first, b.last + 1):
+                live[t] += b.size
+        return live
+
+    def lower_bound(self):
+        return max(self.live_bytes()) if self.bufs else 0
+
+
+def peak(bufs, offs):
+    return max((o + b.size for b, o in zip(bufs, offs)), default=0)
+
+
+def check(bufs, offs):
+    """Raise PlanError when two buffers alive at the same time share bytes or one is misaligned."""
+    for i, a in enumerate(bufs):
+        if offs[i] < 0 or offs[i] % ALIGN:
+            raise PlanError(f"{a.label()}: offset {offs[i]} is negative or not {ALIGN}-byte aligned")
+        for j in range(i):
+            b = bufs[j]
+            if a.overlaps(b) and offs[i] < offs[j] + b.size and offs[j] < offs[i] + a.size:
+                raise PlanError(f"{b.label()} [{offs[j]},{offs[j] + b.size}) and {a.label()} "
+                                f"[{offs[i]},{offs[i] + a.size}) overlap while both alive")
+
+
+# ---- greedy planners --------------------------------------------------------------------------------
+
+def _first_fit(placed, bufs, offs, x):
+    """Lowest offset clear of the placed buffers (sorted by offset) alive with x; mn_planner.c's
+    first_fit, step for step."""
+    cand = 0
+    for j in placed:
+        p = bufs[j]
+        if not p.overlaps(x):
+            continue
+        if offs[j] >= cand and offs[j] - cand >= x.size:
+            break
+        cand = max(cand, offs[j] + p.size)
+    return cand
+
+
+def _best_fit(placed, bufs, offs, x):
+    """Start of the smallest gap between placed buffers alive with x that holds x, else the end of
+    the highest of them (the mobile-GPU paper's offset rule)."""
+    end, best, best_gap = 0, None, None
+    for j in placed:
+        p = bufs[j]
+        if not p.overlaps(x):
+            continue
+        if offs[j] >= end:
+            gap = offs[j] - end
+            if gap >= x.size and (best_gap is None or gap < best_gap):
+                best, best_gap = end, gap
+        end = max(end, offs[j] + p.size)
+    return end if best is None else best
+
+
+class _Placed:
+    """Indices of placed buffers kept sorted by offset (ties: in placement order)."""
+
+    def __init__(self, offs):
+        self.offs, self.keys, self.idx = offs, [], []
+
+    def add(self, j):
+        pos = bisect.bisect_right(self.keys, self.offs[j])
+        self.keys.insert(pos, self.offs[j])
+        self.idx.insert(pos, j)
+
+
+def plan_ffd(bufs, fixed=None):
+    """The device's greedy planner (mn_plan): buffers with a fixed offset first, then the others by
+    size descending, earlier first use first, then index; each at the lowest offset that fits."""
+    offs = [None] * len(bufs)
+    placed = _Placed(offs)
+    fixed = fixed or {}
+    for j, o in sorted(fixed.items()):
+        offs[j] = o
+        placed.add(j)
+    order = sorted((j for j in range(len(bufs)) if j not in fixed), key=lambda j: (-bufs[j].size, bufs[j].first))
+    for j in order:
+        offs[j] = _first_fit(placed.idx, bufs, offs, bufs[j])
+        placed.add(j)
+    return offs
+
+
+def plan_by_size(bufs):
+    offs = [None] * len(bufs)
+    placed = _Placed(offs)
+    for j in sorted(range(len(bufs)), key=lambda j: (-bufs[j].size, bufs[j].first)):
+        offs[j] = _best_fit(placed.idx, bufs, offs, bufs[j])
+        placed.add(j)
+    return offs
+
+
+def plan_by_breadth(bufs, n_ops):
+    offs = [None] * len(bufs)
+    placed = _Placed(offs)
+    alive = [[j for j, b in enumerate(bufs) if b.first <= t <= b.last] for t in range(max(n_ops, 1))]
+    breadth = [sum(bufs[j].size for j in a) for a in alive]
+    for t in sorted(range(len(alive)), key=lambda t: -breadth[t]):
+        for j in sorted((j for j in alive[t] if offs[j] is None), key=lambda j: (-bufs[j].size, bufs[j].first)):
+            offs[j] = _best_fit(placed.idx, bufs, offs, bufs[j])
+            placed.add(j)
+    return offs
+
+
+# ---- exact planner ----------------------------------------------------------------------------------
+
+def plan_optimal(bufs, n_ops, upper=None, max_nodes=200_000, max_seconds=10.0):
+    """Branch and bound. Any placement can be lowered, buffer by buffer in order of offset, to the
+    lowest offset clear of the buffers before it (each one ends no higher: by induction the buffers
+    before it end no higher than before, so its old offset stays free); repeating that reaches a
+    placement that first fit reproduces when buffers are taken in (offset, index) order. So it is
+    enough to search placement orders whose first-fit offsets (with index as tie-break) increase.
+    Bound at a node whose last placement is at offset L: at every op, the unplaced buffers alive
+    there all go above L, together with the placed bytes above L.
+
+    Returns (offsets, proven_optimal, nodes); `upper` = offsets of a known plan to beat. Graphs of
+    more than MAX_SEARCH_BUFFERS buffers are not searched."""
+    n = len(bufs)
+    t_end = time.monotonic() + max_seconds
+    ops = range(max(n_ops, 1))
+    lb = 0
+    for t in ops:
+        lb = max(lb, sum(b.size for b in bufs if b.first <= t <= b.last))
+    best = list(upper) if upper is not None else plan_ffd(bufs)
+    best_peak = peak(bufs, best)
+    if n == 0 or best_peak <= lb:
+        return best, True, 0
+    if n > MAX_SEARCH_BUFFERS:   # one recursion level per buffer
+        return best, False, 0
+    alive_at = [[j for j in range(n) if bufs[j].first <= t <= bufs[j].last] for t in ops]
+    offs = [None] * n
+    placed = _Placed(offs)
+    state = {"nodes": 0, "best": best, "best_peak": best_peak, "stopped": False}
+
+    def bound(last_off, cur_peak):
+        h = cur_peak
+        for al in alive_at:
+            need = last_off
+            for j in al:
+                o = offs[j]
+                if o is None:
+                    need += bufs[j].size
+                else:
+                    e = o + bufs[j].size
+                    if e > last_off:
+                        need += e - max(o, last_off)
+            h = max(h, need)
+        return h
+
+    def rec(depth, last_key, cur_peak):
+        if state["stopped"]:
+            return
+        state["nodes"] += 1
+        if state["nodes"] >= max_nodes or time.monotonic() > t_end:
+            state["stopped"] = True
+            return
+        if depth == n:
+            if cur_peak < state["best_peak"]:
+                state["best"], state["best_peak"] = list(offs), cur_peak
+            return
+        cands = []
+        for j in range(n):
+            if offs[j] is None:
+                o = _first_fit(placed.idx, bufs, offs, bufs[j])
+                if (o, j) > last_key and max(cur_peak, o + bufs[j].size) < state["best_peak"]:
+                    cands.append((o, -bufs[j].size, j))
+        cands.sort()
+        for o, _, j in cands:
+            if time.monotonic() > t_end:   # a node of a large graph can take long on its own
+                state["stopped"] = True
+                return
+            offs[j] = o
+            pk = max(cur_peak, o + bufs[j].size)
+            if bound(o, pk) < state["best_peak"]:
+                pos = bisect.bisect_right(placed.keys, o)
+                placed.keys.insert(pos, o)
+                placed.idx.insert(pos, j)
+                rec(depth + 1, (o, j), pk)
+                del placed.keys[pos]
+                del placed.idx[pos]
+            offs[j] = None
+            if state["best_peak"] <= lb or state["stopped"]:
+                return
+
+    rec(0, (-1, -1), 0)
+    proven = not state["stopped"] or state["best_peak"] <= lb
+    return state["best"], proven, state["nodes"]
+
+
+# ---- what the device makes of a stored plan ---------------------------------------------------------
+
+def device_offsets(bufs, offs):
+    """Tensors at the plan's offsets, scratch buffers placed by the device's greedy planner around
+    them (what mn_plan does with an offline plan)."""
+    fixed = {j: offs[j] for j, b in enumerate(bufs) if b.tensor is not None}
+    return plan_ffd(bufs, fixed)
+
+
+def offline_vector(problem, offs):
+    """The OfflineMemoryAllocation int32 vector: [version 0, subgraph 0, n_tensors, offset or -1 ...]."""
+    v = [-1] * problem.n_tensors
+    for b, o in zip(problem.bufs, offs):
+        if b.tensor is not None:
+            v[b.tensor] = int(o)
+    return [0, 0, problem.n_tensors] + v
+
+
+def run_planners(problem, names=PLANNERS, max_nodes=200_000, max_seconds=10.0):
+    """{name: {"offsets", "arena" (planned bytes the device ends up with), "planner_peak", ...}}."""
+    bufs = problem.bufs
+    out = {}
+    for name in names:
+        t0 = time.monotonic()
+        extra = {}
+        if name == "ffd":
+            offs = plan_ffd(bufs)
+        elif name == "by-size":
+            offs = plan_by_size(bufs)
+        elif name == "by-breadth":
+            offs = plan_by_breadth(bufs, problem.n_ops)
+        elif name == "optimal":
+            seeds = [plan_ffd(bufs), plan_by_size(bufs), plan_by_breadth(bufs, problem.n_ops)]
+            upper = min(seeds, key=lambda o: peak(bufs, o))
+            offs, proven, nodes = plan_optimal(bufs, problem.n_ops, upper, max_nodes, max_seconds)
+            extra = {"proven": proven, "nodes": nodes}
+        else:
+            raise PlanError(f"unknown planner {name!r} (one of {', '.join(PLANNERS)})")
+        check(bufs, offs)
+        dev = device_offsets(bufs, offs)
+        check(bufs, dev)
+        out[name] = dict(offsets=offs, device_offsets=dev, planner_peak=peak(bufs, offs),
+                         arena=peak(bufs, dev), seconds=time.monotonic() - t0, **extra)
+    return out
+
+
+def choose(results):
+    """The planner whose plan needs the fewest bytes on the device (earlier in PLANNERS on ties)."""
+    return min(results, key=lambda n: (results[n]["arena"], PLANNERS.index(n)))
+
+
+# ---- the plan in the model --------------------------------------------------------------------------
+
+def with_offline_plan(model_bytes, vector):
+    """The model with `vector` as its OfflineMemoryAllocation metadata (replacing an existing one).
+    Constant buffers stay 16-byte aligned in the rewritten file, so the engine uses them in place
+    as before."""
+    import flatbuffers
+    from ai_edge_litert import schema_py_generated as s
+
+    class AlignedBuffer(s.BufferT):
+        def Pack(self, builder):
+            data = None
+            if self.data is not None:
+                arr = np.ascontiguousarray(self.data, dtype=np.uint8)
+                builder.StartVector(1, arr.size, ALIGN)
+                builder.head = builder.head - arr.size
+                builder.Bytes[builder.head:builder.head + arr.size] = arr.tobytes()
+                builder.vectorNumElems = arr.size
+                data = builder.EndVector()
+            s.BufferStart(builder)
+            if data is not None:
+                s.BufferAddData(builder, data)
+            s.BufferAddOffset(builder, self.offset)
+            s.BufferAddSize(builder, self.size)
+            return s.BufferEnd(builder)
+
+    mt = s.ModelT.InitFromPackedBuf(bytearray(model_bytes), 0)
+    bufs = []
+    for b in mt.buffers or []:
+        if b.offset and b.offset > 1:
+            raise PlanError("the model keeps constant data outside the flatbuffer (Buffer.offset); "
+                            "rewriting it is not supported")
+        nb = AlignedBuffer()
+        nb.data, nb.offset, nb.size = b.data, b.offset, b.size
+        bufs.append(nb)
+    mt.buffers = bufs
+    data = AlignedBuffer()
+    data.data = np.asarray(vector, dtype="<i4").view(np.uint8)
+    meta = [m for m in (mt.metadata or []) if m.name != METADATA_NAME.encode()]
+    mt.buffers.append(data)
+    entry = s.MetadataT()
+    entry.name = METADATA_NAME.encode()
+    entry.buffer = len(mt.buffers) - 1
+    mt.metadata = meta + [entry]
+    b = flatbuffers.Builder(len(model_bytes) + 4 * len(vector) + 1024)
+    b.Finish(mt.Pack(b), file_identifier=b"TFL3")
+    return bytes(b.Output())
+
+
+# ---- pictures ---------------------------------------------------------------------------------------
+
+def draw(problem, offs, path, title=None, lower_bound=None, fmt=None):
+    """The plan as rectangles (x: op index, y: offset), lower bound as a dashed line. The file's
+    suffix picks the format (.png, .svg, anything matplotlib writes); `path` may be a binary file
+    object with `fmt` given."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    bufs = problem.bufs
+    lb = problem.lower_bound() if lower_bound is None else lower_bound
+    top = peak(bufs, offs)
+    fig, ax = plt.subplots(figsize=(max(6.0, min(16.0, 0.35 * problem.n_ops + 4)), 5.5))
+    cmap = plt.get_cmap("tab20")
+    for i, (b, o) in enumerate(zip(bufs, offs)):
+        scratch = b.tensor is None
+        ax.add_patch(Rectangle((b.first - 0.45, o), b.last - b.first + 0.9, b.size,
+                               facecolor="none" if scratch else cmap(i % 20),
+                               edgecolor="black", linewidth=0.6, hatch="///" if scratch else None, alpha=0.9))
+        if b.size >= 0.04 * max(top, 1):
+            ax.text((b.first + b.last) / 2, o + b.size / 2, f"s{b.scratch}" if scratch else b.label(),
+                    ha="center", va="center", fontsize=7)
+    ax.axhline(lb, color="red", linestyle="--", linewidth=1.2, label=f"lower bound {lb:,} B")
+    ax.axhline(top, color="black", linestyle=":", linewidth=1.0, label=f"arena (planned part) {top:,} B")
+    ax.set_xlim(-0.8, max(problem.n_ops, 1) - 0.2)
+    ax.set_ylim(0, max(top, lb, 1) * 1.05)
+    ax.set_xlabel("op index")
+    ax.set_ylabel("offset in the arena (bytes)")
+    ax.set_title(title or "memory plan")
+    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.06), ncol=2, fontsize=8, frameon=False)
+    fig.tight_layout()
+    fig.savefig(path, format=fmt)
+    plt.close(fig)

@@ -1,0 +1,120 @@
+"""Plans written by `micronn plan --write` on real firmware: the UNIX build and an emulated board
+(VIRT_RV32: its generic kernels request the same scratch buffers as the host library, so the
+planned bytes the tool predicts are exact there). Outputs must equal the unplanned model's bit
+for bit, the non-persistent arena must be the tool's figure, and a broken plan must be refused
+with the engine's message."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+from cli_helpers import MODELS
+
+# Models go to an emulated board over its UART (verified copies, about 10 s per 10 KB): two
+# small ones with kernel scratch buffers there; the refused plan (same engine code) on UNIX only.
+SMALL = ("keyword_scrambled.tflite", "trained_lstm_int8.tflite")
+CASES = [("UNIX", n) for n in ("person_detect.tflite", "micro_speech_quantized.tflite") + SMALL] + \
+    [("VIRT_RV32", n) for n in SMALL]
+
+# Sent with every call: the UNIX board runs each one in a new process.
+RUN = """\
+import micronn
+def _run(path):
+    it = micronn.Interpreter(micronn.load_file(path))
+    with open('in.bin', 'rb') as f:
+        for i in range(it.num_inputs):
+            f.readinto(it.input(i))
+    it.invoke()
+    st = it.stats()
+    return [bytes(it.output(i)) for i in range(it.num_outputs)], st['nonpersistent']
+"""
+
+
+def inputs_for(engine, data):
+    m = engine.Model(data)
+    rng = np.random.default_rng(11)
+    return b"".join(rng.integers(0, 256, size=t["bytes"], dtype=np.uint8).tobytes()
+                    for t in (m.tensor(i) for i in m.input_indices()))
+
+
+@pytest.mark.parametrize("board_name,name", CASES)
+def test_written_plan_on_firmware(board_name, name):
+    from micronn_tools import boards, engine, plan
+    from micronn_tools.board import open_board
+    spec = boards.get(board_name)
+    if not spec.firmware_path.is_file():
+        pytest.fail(f"{spec.firmware_path} missing: `make firmware-test` (or `{spec.build_command}`)")
+    with open_board(board_name) as b:
+        data = open(os.path.join(MODELS, name), "rb").read()
+        p = plan.Problem(data)
+        res = plan.run_planners(p, max_seconds=2.0)
+        best = plan.choose(res)
+        # The chosen plan, and every tensor apart above a hole as large as all buffers together
+        # (more than any plan the engine makes itself: the board's figure shows it read this one).
+        spread = list(sum(x.size for x in p.bufs) + np.cumsum([0] + [x.size for x in p.bufs[:-1]]))
+        variants = {"chosen": res[best]["offsets"], "spread": [int(o) for o in spread]}
+        b.put(inputs_for(engine, data), "in.bin")
+        b.put(data, "orig.tflite")
+        ref, ref_np = b.eval("_run('orig.tflite')", pre=RUN)
+        assert ref_np == p.engine_stats["nonpersistent"]
+        for what, offs in variants.items():
+            new = plan.with_offline_plan(data, plan.offline_vector(p, offs))
+            b.put(new, "plan.tflite")
+            out, np_bytes = b.eval("_run('plan.tflite')", pre=RUN)
+            assert out == ref, (board_name, name, what)
+            assert np_bytes == plan.peak(p.bufs, plan.device_offsets(p.bufs, offs)), (board_name, name, what)
+            if what == "chosen":
+                assert np_bytes == res[best]["arena"]
+            else:
+                assert np_bytes > ref_np
+        if board_name != "UNIX":
+            return
+        # Two tensors alive together at the same offset: refused with the engine's reason.
+        offs = list(res[best]["offsets"])
+        a, c = next((i, j) for i, x in enumerate(p.bufs) for j, y in enumerate(p.bufs)
+                    if i < j and x.tensor is not None and y.tensor is not None and x.overlaps(y))
+        offs[c] = offs[a]
+        b.put(plan.with_offline_plan(data, plan.offline_vector(p, offs)), "bad.tflite")
+        msg = b.eval("_r", pre=RUN + "try:\n    _run('bad.tflite')\n    _r = None\n"
+                               "except Exception as e:\n    _r = type(e).__name__ + ': ' + str(e)\n")
+        assert msg.startswith("ValueError") and "offline memory plan" in msg and "overlap" in msg, msg
+
+
+def test_plan_with_a_boards_own_buffers(cli, tmp_path):
+    """MPS2_AN386's dsp kernels request other scratch buffers than the host library (there a plan
+    made from the host's buffers needs 4,144 bytes for trained_lstm against the board's own 3,600).
+    With --board the tool plans with the buffers the board reports (Interpreter.plan()) and --write
+    checks the stored plan on the board: it must need exactly the predicted bytes."""
+    from micronn_tools import boards
+    spec = boards.get("MPS2_AN386")
+    if not spec.firmware_path.is_file():
+        pytest.fail(f"{spec.firmware_path} missing: `make firmware-test` (or `{spec.build_command}`)")
+    out = tmp_path / "lstm.tflite"
+    r = cli("plan", os.path.join(MODELS, "trained_lstm_int8.tflite"), "--board", "MPS2_AN386",
+            "--write", out, "--json")
+    assert r.code == 0, r
+    j = json.loads(r.out)
+    assert "on the board" in r.err and out.is_file()
+    assert j["lower_bound"] <= j["arena"] <= j["engine_greedy"]
+    # The host library's buffers for the same model differ (generic kernels): a different problem.
+    h = json.loads(cli("plan", os.path.join(MODELS, "trained_lstm_int8.tflite"), "--json").out)
+    assert h["lower_bound"] != j["lower_bound"]
+
+
+def test_interpreter_plan_on_unix_equals_host_library():
+    """Interpreter.plan() in the UNIX build (64-bit, generic kernels) is the host library's plan."""
+    from micronn_tools import boards, engine
+    from micronn_tools.board import open_board
+    spec = boards.get("UNIX")
+    if not spec.firmware_path.is_file():
+        pytest.fail(f"{spec.firmware_path} missing: `make firmware-test` (or `{spec.build_command}`)")
+    with open_board("UNIX") as b:
+        for name in ("keyword_scrambled.tflite", "trained_lstm_int8.tflite"):
+            data = open(os.path.join(MODELS, name), "rb").read()
+            b.put(data, "m.tflite")
+            got = b.eval("_it.plan()", pre="import micronn\n_it = micronn.Interpreter(micronn.load_file('m.tflite'))")
+            host = engine.Interpreter(engine.Model(data)).plan_buffers()
+            want = [(h["tensor"] if h["tensor"] is not None else -1 - h["scratch"], h["size"], h["first"],
+                     h["last"], h["offset"]) for h in host]
+            assert [tuple(g) for g in got] == want, name
