@@ -10,14 +10,17 @@ from devhelp import model_bytes
 from micronn_tools import partition
 
 RUN = """
-import micronn
+import micronn, gc
 backend = micronn.kernels()[0] if micronn.kernels() else None
 def run(m, **kw):
+    gc.collect()   # small boards: the previous run's arena must be gone first
     it = micronn.Interpreter(m, profile=True, **kw)
     with open('pd_in.bin', 'rb') as f:
         f.readinto(it.input(0))
     it.invoke()
-    return bytes(it.output(0)), it.variants(), it.backends(), [p[3] for p in it.profile()]
+    res = bytes(it.output(0)), it.variants(), it.backends(), [p[3] for p in it.profile()]
+    it = None
+    return res
 """
 
 
@@ -39,7 +42,14 @@ def _backend(dev):
     return b[0]
 
 
-def test_runtime_delegate_bit_exact_with_split(dev):
+def _need_heap(board_spec, n):
+    if board_spec.heap_bytes and board_spec.heap_bytes < n:
+        pytest.skip(f"needs {n} bytes of heap (two person_detect arenas, or a partitioned model and "
+                    f"its inner arena); this board has {board_spec.heap_bytes}")
+
+
+def test_runtime_delegate_bit_exact_with_split(dev, board_spec):
+    _need_heap(board_spec, 256 * 1024)
     backend = _backend(dev)
     x = _input()
     dev.put(x.tobytes(), "pd_in.bin")
@@ -65,6 +75,7 @@ print((plain[0], deleg[0], deleg[1], deleg[2], plain[3], deleg[3]))
 
 STATEFUL = RUN + """
 def run2(m, **kw):   # two invokes without reset: state (SVDF) carries over
+    gc.collect()
     it = micronn.Interpreter(m, profile=True, **kw)
     outs = []
     for k in range(2):
@@ -72,7 +83,9 @@ def run2(m, **kw):   # two invokes without reset: state (SVDF) carries over
             f.readinto(it.input(0))
         it.invoke()
         outs.append(bytes(it.output(0)))
-    return outs, it.variants(), [p[3] for p in it.profile()], [o[0] for o in m.ops()]
+    res = outs, it.variants(), [p[3] for p in it.profile()], [o[0] for o in m.ops()]
+    it = None
+    return res
 """
 
 
@@ -81,8 +94,7 @@ def test_partitioned_model_bit_exact(dev, board_spec, name):
     backend = _backend(dev)
     original = model_bytes(name)
     data, summary = partition.partition(original, backend)
-    if board_spec.heap_bytes and board_spec.heap_bytes < 2 * len(data):
-        pytest.skip(f"{len(data)}-byte partitioned model: too big for this board's heap")
+    _need_heap(board_spec, max(256 * 1024, 2 * len(data)))
     d = oracle.input_details(original)[0]
     info = np.iinfo(d["dtype"])
     x = np.random.default_rng(12).integers(info.min, info.max + 1, d["shape"]).astype(d["dtype"])
