@@ -9,7 +9,7 @@ import sys
 
 from . import __version__
 
-COMMANDS = ("inspect", "plan", "ops", "convert", "run", "bench", "flash", "demo")
+COMMANDS = ("inspect", "plan", "ops", "convert", "partition", "run", "bench", "flash", "demo")
 
 EPILOG = """\
 commands:
@@ -17,6 +17,7 @@ commands:
   plan      memory plans (lower bound, greedy and optimal planners); store one in the model, draw it
   ops       support matrix: every kernel, its dtype combinations, versions and variants
   convert   model -> .py/.mpy/.c/.h/.bin (verified by the engine first)
+  partition split a model between a kernel backend and the CPU kernels (one custom op per subgraph)
   run       run a model on an emulated board (QEMU) or a real board with .npy inputs
   bench     instructions (emulated) or microseconds (real) per inference, per-op profile, arena
   flash     install firmware (emulated image, or ESP32 via esptool) and copy files to a board
@@ -29,14 +30,14 @@ Environment: MICRONN_MODELS_DIR (test models, default ../shared/models), MICRONN
 
 
 def build_parser():
-    from . import cmd_bench, cmd_convert, cmd_demo, cmd_flash, cmd_inspect, cmd_ops, cmd_plan, cmd_run
+    from . import cmd_bench, cmd_convert, cmd_demo, cmd_flash, cmd_inspect, cmd_ops, cmd_plan, cmd_run, partition
     parser = argparse.ArgumentParser(
         prog="micronn",
         description="Host tools for micronn: MicroPython firmware with a built-in neural-network engine.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version="micronn " + __version__)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for mod in (cmd_inspect, cmd_plan, cmd_ops, cmd_convert, cmd_run, cmd_bench, cmd_flash, cmd_demo):
+    for mod in (cmd_inspect, cmd_plan, cmd_ops, cmd_convert, partition, cmd_run, cmd_bench, cmd_flash, cmd_demo):
         mod.add_parser(sub)
     return parser
 

@@ -29,6 +29,8 @@ JSON_DOC = """\
                              (the operators' part of persistent; the rest is tensor/op records,
                              variable tensors and copies), computed_by, pointer_bits (32), error
   host_arena                 the same keys from the 64-bit host library (= the UNIX build)
+  partition[]                one entry per micronn_subgraph op (a `micronn partition`ed model):
+                             op, backend, subgraph (index), ops (names of the subgraph's ops)
   board_arena                (only with --board/--port) bytes, persistent, nonpersistent,
                              board: the same figures from the board's own engine"""
 
@@ -122,11 +124,30 @@ def collect(path):
     else:
         arena["error"] = host_arena["error"] = f"{len(unsupported)} operator(s) cannot be prepared"
     return {
+        "partition": _partition(m, ops),
         "model": os.path.abspath(path), "size": len(data), "sha256": sha256(data),
         "subgraphs": m.num_subgraphs, "inputs": m.input_indices(), "outputs": m.output_indices(),
         "operators": out_ops, "tensors": out_t, "supported": not unsupported,
         "unsupported": unsupported, "arena": arena, "host_arena": host_arena,
     }
+
+
+def _partition(m, ops):
+    """The delegated subgraphs of a `micronn partition`ed model: one entry per micronn_subgraph op."""
+    out = []
+    for op in ops:
+        if op["name"] != "micronn_subgraph":
+            continue
+        opts = dict(kv.split("=", 1) for kv in m.custom_options(op["index"]).decode(errors="replace").split(";")
+                    if "=" in kv)
+        entry = {"op": op["index"], "backend": opts.get("backend"), "subgraph": None, "ops": []}
+        try:
+            entry["subgraph"] = int(opts.get("subgraph", ""))
+            entry["ops"] = [o["name"] for o in m.subgraph(entry["subgraph"]).ops()]
+        except (ValueError, IndexError):
+            pass
+        out.append(entry)
+    return out
 
 
 def arena32(path):
@@ -204,6 +225,15 @@ def print_text(r, no_tensors=False):
         print(f"Support: {len(r['unsupported'])} of {len(r['operators'])} operators are NOT supported:")
         for u in r["unsupported"]:
             print(f"  op {u['op']} {u['name']} (input dtypes {', '.join(u['dtypes']) or '-'}): {u['reason']}")
+    if r["partition"]:
+        print(f"Partition: {len(r['partition'])} delegated subgraph(s) (custom op micronn_subgraph)")
+        for p in r["partition"]:
+            counts = {}
+            for n in p["ops"]:
+                counts[n] = counts.get(n, 0) + 1
+            kinds = ", ".join(f"{n} x{c}" for n, c in sorted(counts.items()))
+            print(f"  op {p['op']} micronn_subgraph: subgraph {p['subgraph']} on {p['backend']}, "
+                  f"{len(p['ops'])} ops ({kinds})")
     a = r["arena"]
     if a["bytes"] is not None:
         h = r["host_arena"]

@@ -92,6 +92,9 @@ class _Profile(ctypes.Structure):
         ("ticks", ctypes.c_uint64),
         ("variant", ctypes.c_char_p),
         ("persistent", ctypes.c_size_t),
+        ("backend", ctypes.c_char_p),
+        ("subgraph", ctypes.c_int32),
+        ("model_index", ctypes.c_uint32),
     ]
 
 
@@ -127,6 +130,8 @@ class _Config(ctypes.Structure):
         ("n_ops", ctypes.c_size_t),
         ("should_stop", ctypes.c_void_p),
         ("stop_user", ctypes.c_void_p),
+        ("delegate", ctypes.c_void_p),
+        ("min_subgraph", ctypes.c_uint32),
     ]
 
 
@@ -202,6 +207,12 @@ def lib(path=None):
         "mn_tensor_struct_size": (SZ, []),
         "mn_interp_set_persistent": (S, [P, P, SZ]),
         "mn_arena_needed_stats": (S, [P, ctypes.POINTER(_Config), P, SZ, ctypes.POINTER(_Stats), ctypes.POINTER(_Error)]),
+        "mn_custom_op_hint": (ctypes.c_char_p, [ctypes.c_char_p]),
+        "mn_delegate_find": (P, [ctypes.c_char_p]),
+        "mn_kernel_backend": (ctypes.c_char_p, [SZ]),
+        "mn_delegate_coverage_ok": (S, []),
+        "mn_model_subgraph": (S, [P, SZ, P]),
+        "mn_model_op_custom_options": (ctypes.POINTER(ctypes.c_uint8), [P, SZ, ctypes.POINTER(SZ)]),
         "mn_interp_plan_buffer": (S, [P, SZ, ctypes.POINTER(_PlanInfo)]),
     }
     for name, (res, args) in optional.items():
@@ -299,6 +310,21 @@ class Model:
                         "supported": bool(info.supported), "kernel": KERNEL_STATES[state]})
         return out
 
+    def subgraph(self, k):
+        """A Model view of subgraph k of the same buffer (its ops, tensors, inputs, outputs)."""
+        sub = Model.__new__(Model)
+        sub._L, sub._buf, sub.len = self._L, self._buf, self.len
+        sub._m = ctypes.create_string_buffer(self._L.mn_model_struct_size())
+        if self._L.mn_model_subgraph(self._m, k, sub._m) != OK:
+            raise IndexError(k)
+        return sub
+
+    def custom_options(self, op):
+        """The inline custom options bytes of operator ``op`` (b"" if none)."""
+        n = ctypes.c_size_t(0)
+        p = self._L.mn_model_op_custom_options(self._m, op, ctypes.byref(n))
+        return ctypes.string_at(p, n.value) if p and n.value else b""
+
     def tensor(self, index):
         t = _Tensor()
         if self._L.mn_model_tensor(self._m, index, ctypes.byref(t)) != OK:
@@ -350,10 +376,10 @@ class Model:
             return [None if r.status == OK else (r.status, r.msg.decode("utf-8", "replace")) for r in res[:n]]
         raise MicronnError(ERR_ARENA, err.msg.decode(errors="replace"))
 
-    def arena_needed(self, planner="greedy", reuse_inputs=False, profile=False):
+    def arena_needed(self, planner="greedy", reuse_inputs=False, profile=False, **delegation):
         """Exact arena bytes by dry run (raises MicronnError for unsupported ops etc.).
-        profile=True includes the per-op profile counters."""
-        cfg = _make_config(planner, reuse_inputs, _dummy_ticks if profile else None)
+        profile=True includes the per-op profile counters. delegation: as for Interpreter."""
+        cfg = _make_config(planner, reuse_inputs, _dummy_ticks if profile else None, L=self._L, **delegation)
         size = self._L.mn_dry_run_work_hint(self._m)
         for _ in range(8):
             work = ctypes.create_string_buffer(size)
@@ -410,13 +436,43 @@ def kernels(lib_path=None):
     return out
 
 
-def _make_config(planner, reuse_inputs, ticks):
+def custom_op_hint(name, lib_path=None):
+    """Why a known custom op (e.g. "ethos-u") cannot run without a registered kernel, or None."""
+    f = getattr(lib(lib_path), "mn_custom_op_hint", None)
+    r = f(name.encode()) if f else None
+    return r.decode() if r else None
+
+
+CFG_REFERENCE_KERNELS = 0x02
+
+
+def _make_config(planner, reuse_inputs, ticks, delegate=None, min_subgraph=1, reference=False, L=None):
     cfg = _Config()
     cfg.planner = PLANNERS[planner] if isinstance(planner, str) else int(planner)
-    cfg.flags = CFG_REUSE_INPUTS if reuse_inputs else 0
+    cfg.flags = (CFG_REUSE_INPUTS if reuse_inputs else 0) | (CFG_REFERENCE_KERNELS if reference else 0)
     if ticks is not None:
         cfg.ticks = ticks
+    if delegate is not None:
+        d = (L or lib()).mn_delegate_find(delegate.encode())
+        if not d:
+            raise MicronnError(ERR_ARG, f"no delegate {delegate!r} in this engine build "
+                               f"(kernel backends: {', '.join(backends(L)) or 'none'})")
+        cfg.delegate = d
+        cfg.min_subgraph = int(min_subgraph)
     return cfg
+
+
+def backends(L=None):
+    """Optimized kernel backends compiled into the library (each also usable as a delegate)."""
+    L = L or lib()
+    out, i = [], 0
+    while True:
+        f = getattr(L, "mn_kernel_backend", None)
+        name = f(i) if f else None
+        if not name:
+            return out
+        out.append(name.decode())
+        i += 1
 
 
 class Interpreter:
@@ -424,16 +480,20 @@ class Interpreter:
 
     planner: "greedy" (default), "no_reuse" (every tensor readable after invoke), "offline".
     profile=True: per-op nanoseconds (host clock) via profile().
+    delegate="generic" (a kernel backend of this build, see backends()): run the subgraphs of ops it
+    covers with that backend (min_subgraph: smallest subgraph delegated); reference=True: every
+    other op runs its reference compute function.
     """
 
     def __init__(self, model, arena_size=None, planner="greedy", reuse_inputs=False, profile=False,
-                 arena_offset=0, persistent_size=None):
+                 arena_offset=0, persistent_size=None, delegate=None, min_subgraph=1, reference=False):
         self.model = model
         self._L = model._L
+        delegation = dict(delegate=delegate, min_subgraph=min_subgraph, reference=reference)
         if arena_size is None:
-            arena_size = model.arena_needed(planner, reuse_inputs, profile)
+            arena_size = model.arena_needed(planner, reuse_inputs, profile, **delegation)
         self._ticks = _TICKS_FN(lambda user: __import__("time").perf_counter_ns()) if profile else None
-        self._cfg = _make_config(planner, reuse_inputs, self._ticks)
+        self._cfg = _make_config(planner, reuse_inputs, self._ticks, L=self._L, **delegation)
         # arena_offset lets tests place the arena at any alignment.
         self._arena = ctypes.create_string_buffer(arena_size + arena_offset + 1)
         self._it = ctypes.create_string_buffer(self._L.mn_interp_struct_size())
@@ -563,7 +623,9 @@ class Interpreter:
             self._L.mn_interp_profile(self._it, i, ctypes.byref(p))
             out.append({"index": i, "name": p.name.decode(errors="replace"), "builtin": p.builtin, "calls": p.calls,
                         "ticks": p.ticks, "variant": p.variant.decode(errors="replace"),
-                        "persistent": p.persistent})
+                        "persistent": p.persistent,
+                        "backend": p.backend.decode() if p.backend else None, "op": p.model_index,
+                        "subgraph": p.subgraph})
         return out
 
     # LiteRT-style aliases

@@ -30,8 +30,9 @@ def ops_used(model_bytes_list, labels=None, allow_unsupported=False):
         for op, chk in zip(model.ops(), checks):
             if op["kernel"] == "none":
                 what = "custom op" if op["builtin"] == 32 else "op"
-                problems.append(f"{label}: op {op['index']} {op['name']}: micronn has no kernel for "
-                                f"this {what} yet")
+                hint = engine.custom_op_hint(op["name"]) if op["builtin"] == 32 else None
+                problems.append(f"{label}: op {op['index']} {op['name']}: " + (
+                    hint or f"micronn has no kernel for this {what} yet"))
                 continue
             names.add(op["name"])
             if chk is not None:

@@ -144,7 +144,8 @@ def profile_report(it, instructions_per_tick=None, cpu_hz=None, file=None):
     port), ``"ns"`` (UNIX), ``"us"`` (other ports), ``"none"`` (a port without a clock: ticks are
     0, calls are counted). On an emulated board run with QEMU's
     ``-icount shift=0``, ``instructions_per_tick`` (board.json; 40 on the MPS2 boards) turns cycles
-    into executed instructions; ``cpu_hz`` turns cycles into microseconds. Returns a list of
+    into executed instructions; ``cpu_hz`` turns cycles into microseconds. With a delegate
+    (``Interpreter(..., delegate=...)``) a line per backend gives its share. Returns a list of
     (op_index, op_name, calls, ticks, per_call) where per_call is in instructions when
     ``instructions_per_tick`` is given, else in ticks.
     """
@@ -164,6 +165,18 @@ def profile_report(it, instructions_per_tick=None, cpu_hz=None, file=None):
         lines.append("%4d  %-28s %-24s %6d %14d %6.1f" % (idx, name, variants[idx], calls, per, pct))
     calls = max([r[2] for r in rows] or [1]) or 1
     tot = total // calls
+    backends = it.backends()
+    if any(backends):
+        # ticks per backend: the delegate's subgraphs vs the interpreter's kernels
+        split = {}
+        for (idx, name, c, ticks, per), b in zip(rows, backends):
+            split[b or "kernels"] = split.get(b or "kernels", 0) + ticks
+        for b, ticks in sorted(split.items()):
+            pct = 100 * ticks / total if total else 0.0
+            t = ticks // calls
+            lines.append("backend %-12s %14d %s per invoke %6.1f%%" % (
+                b, int(t * instructions_per_tick) if instructions_per_tick else t,
+                "instructions" if instructions_per_tick else PROFILE_CLOCK + " ticks", pct))
     if instructions_per_tick:
         lines.append("total per invoke: %d instructions" % int(tot * instructions_per_tick))
     elif PROFILE_CLOCK == "cpu" and cpu_hz:

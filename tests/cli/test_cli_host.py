@@ -11,7 +11,7 @@ import pytest
 from cli_helpers import MODELS, REPO, patch_model as _patch
 
 ALL_MODELS = sorted(f for f in os.listdir(MODELS) if f.endswith(".tflite"))
-COMMANDS = ("inspect", "plan", "ops", "convert", "run", "bench", "flash", "demo")
+COMMANDS = ("inspect", "plan", "ops", "convert", "partition", "run", "bench", "flash", "demo")
 
 
 # ---- help and exit codes -----------------------------------------------------------------------

@@ -89,6 +89,7 @@ file(GLOB MICRONN_ENGINE_SRC
     ${MICRONN_DIR}/engine/*.c
     ${MICRONN_DIR}/engine/kernels/mn_variants.c
     ${MICRONN_DIR}/engine/kernels/reference/*.c
+    ${MICRONN_DIR}/engine/kernels/custom/*.c
 )
 set(micronn_backend_defs)
 foreach(k ${MICRONN_KERNELS})
@@ -123,6 +124,7 @@ target_sources(usermod_micronn INTERFACE
     ${MICRONN_DIR}/mod_interp.c
     ${MICRONN_DIR}/mod_tensor.c
     ${MICRONN_DIR}/mod_arena.c
+    ${MICRONN_DIR}/mod_pyops.c
     ${MICRONN_DIR}/mod_models.c
     ${MICRONN_ENGINE_SRC}
     ${MICRONN_LIBM_SRC}

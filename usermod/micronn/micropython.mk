@@ -26,6 +26,7 @@ $(foreach k,$(MICRONN_BACKENDS),$(if $(wildcard $(MICRONN_ENGINE)/kernels/$(k)/.
 MICRONN_ENGINE_SRC := $(sort $(wildcard $(MICRONN_ENGINE)/*.c)) \
 	$(MICRONN_ENGINE)/kernels/mn_variants.c \
 	$(sort $(wildcard $(MICRONN_ENGINE)/kernels/reference/*.c)) \
+	$(sort $(wildcard $(MICRONN_ENGINE)/kernels/custom/*.c)) \
 	$(foreach k,$(MICRONN_BACKENDS),$(sort $(wildcard $(MICRONN_ENGINE)/kernels/$(k)/*.c)))
 
 # Binding files (scanned for qstrs).
@@ -35,6 +36,7 @@ SRC_USERMOD_C += \
 	$(MICRONN_DIR)/mod_interp.c \
 	$(MICRONN_DIR)/mod_tensor.c \
 	$(MICRONN_DIR)/mod_arena.c
+	$(MICRONN_DIR)/mod_pyops.c
 
 # The portable engine and the built-in model table use no qstrs.
 SRC_USERMOD_LIB_C += $(MICRONN_DIR)/mod_models.c $(MICRONN_ENGINE_SRC)
@@ -62,6 +64,7 @@ $(MICRONN_OBJ_DIR)/libm/%.o: CFLAGS += -w
 
 # ---- op selection ------------------------------------------------------------------------------
 MICRONN_KNOWN_OPS := ${shell sed -n 's/^MN_OP(\([A-Z0-9_]*\),.*/\1/p' $(MICRONN_ENGINE)/mn_ops.h}
+MICRONN_KNOWN_OPS += ${shell sed -n 's/^MN_CUSTOM_OP(\([A-Za-z0-9_]*\),.*/\1/p' $(MICRONN_ENGINE)/mn_custom_ops.h}
 ifneq ($(strip $(MICRONN_OPS)),)
 $(foreach op,$(filter-out $(MICRONN_KNOWN_OPS),$(MICRONN_OPS)),$(warning micronn: MICRONN_OPS: the engine has no kernel option for $(op); known: $(MICRONN_KNOWN_OPS)))
 CFLAGS_USERMOD += -DMICRONN_OPS_ALL=0 $(foreach op,$(MICRONN_OPS),-DMICRONN_OP_$(op)=1)

@@ -4,6 +4,7 @@
 #include "py/runtime.h"
 #include "py/gc.h"
 #include "modmicronn.h"
+#include "mn_builtin.h"
 
 // Raise from an error record that may live in an object about to become garbage: the message is
 // copied to the stack first, so a garbage collection while the exception is built cannot clobber it.
@@ -88,6 +89,7 @@ void micronn_config_init(mn_config_t *cfg, bool profile, bool preserve_all, bool
         cfg->ticks = micronn_ticks_fn;
         cfg->ticks_mask = micronn_ticks_mask;
     }
+    micronn_pyops_config(cfg);
 }
 
 void micronn_arena_stats(const mn_model_t *model, const mn_config_t *cfg, mn_arena_stats_t *out) {
@@ -159,7 +161,10 @@ static size_t add_ops_in_state(vstr_t *msg, const mn_model_t *m, const mn_config
         if (mn_model_op_info(m, i, &info) != MN_OK) {
             raise_copy(MN_ERR_MODEL, &m->err);
         }
-        if (mn_op_kernel_state(cfg, info.builtin, info.name) != state) {
+        // state -1: ops without a kernel whose name the engine knows (ethos-u), with its reason
+        const char *hint = info.builtin == MN_BUILTIN_CUSTOM ? mn_custom_op_hint(info.name) : NULL;
+        int st = mn_op_kernel_state(cfg, info.builtin, info.name);
+        if (state < 0 ? (st != MN_KERNEL_NONE || !hint) : (st != state || (state == MN_KERNEL_NONE && hint))) {
             continue;
         }
         vstr_add_str(msg, count++ ? ", " : "");
@@ -167,6 +172,9 @@ static size_t add_ops_in_state(vstr_t *msg, const mn_model_t *m, const mn_config
             vstr_printf(msg, "builtin %d (op %u)", (int)info.builtin, (unsigned)i);
         } else {
             vstr_printf(msg, "%s (op %u)", info.name, (unsigned)i);
+        }
+        if (state < 0) {
+            vstr_printf(msg, ": %s", hint);
         }
     }
     return count;
@@ -179,18 +187,22 @@ static void check_ops(const mn_model_t *m, const mn_config_t *cfg) {
     vstr_init(&msg, 64);
     vstr_add_str(&msg, "unsupported ops: ");
     size_t len0 = msg.len;
-    if (add_ops_in_state(&msg, m, cfg, MN_KERNEL_NONE)) {
-        vstr_add_str(&msg, ": micronn has no kernel for these yet");
-    }
-    size_t len1 = msg.len;
-    if (len1 > len0) {
-        vstr_add_str(&msg, "; ");
-    }
-    if (add_ops_in_state(&msg, m, cfg, MN_KERNEL_NOT_BUILT)) {
-        vstr_add_str(&msg, ": this firmware was built without these kernels (rebuild it with OPS=... "
-            "or MODELS=<this model>)");
-    } else {
-        msg.len = len1;
+    static const struct { int state; const char *why; } groups[] = {
+        { -1, "" },
+        { MN_KERNEL_NONE, ": micronn has no kernel for these yet" },
+        { MN_KERNEL_NOT_BUILT, ": this firmware was built without these kernels (rebuild it with OPS=... "
+          "or MODELS=<this model>)" },
+    };
+    for (size_t g = 0; g < MP_ARRAY_SIZE(groups); g++) {
+        size_t before = msg.len;
+        if (before > len0) {
+            vstr_add_str(&msg, "; ");
+        }
+        if (add_ops_in_state(&msg, m, cfg, groups[g].state)) {
+            vstr_add_str(&msg, groups[g].why);
+        } else {
+            msg.len = before;
+        }
     }
     if (msg.len > len0) {
         mp_raise_msg_varg(&mp_type_NotImplementedError, MP_ERROR_TEXT("%s"), vstr_null_terminated_str(&msg));
@@ -209,11 +221,14 @@ static void check_ops(const mn_model_t *m, const mn_config_t *cfg) {
 //   neither: the engine's dry run computes the exact size, then it is allocated once.
 //   profile: record per-op ticks (see profile()).
 //   preserve_all: give every tensor its own memory so intermediates stay readable via tensor(i).
+//   delegate: name of a kernel backend (micronn.kernels()) that runs the maximal connected
+//     subgraphs of ops it covers (min_subgraph: smallest one delegated); backends() tells which.
+//   reference: every op outside the delegate's subgraphs runs its reference compute function.
 //   reuse_inputs: let the planner reuse input memory once the inputs are consumed (as TFLM does;
 //     smaller arena, but the inputs no longer hold their values after invoke()).
 static mp_obj_t interp_make_new(const mp_obj_type_t *type, size_t n_args, size_t n_kw, const mp_obj_t *all_args) {
     enum { ARG_model, ARG_arena_size, ARG_arena, ARG_profile, ARG_preserve_all, ARG_reuse_inputs,
-           ARG_persistent_arena };
+           ARG_persistent_arena, ARG_delegate, ARG_min_subgraph, ARG_reference };
     static const mp_arg_t allowed_args[] = {
         { MP_QSTR_model, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
         { MP_QSTR_arena_size, MP_ARG_OBJ, {.u_obj = mp_const_none} },
@@ -222,6 +237,9 @@ static mp_obj_t interp_make_new(const mp_obj_type_t *type, size_t n_args, size_t
         { MP_QSTR_preserve_all, MP_ARG_KW_ONLY | MP_ARG_BOOL, {.u_bool = false} },
         { MP_QSTR_reuse_inputs, MP_ARG_KW_ONLY | MP_ARG_BOOL, {.u_bool = false} },
         { MP_QSTR_persistent_arena, MP_ARG_KW_ONLY | MP_ARG_OBJ, {.u_obj = mp_const_none} },
+        { MP_QSTR_delegate, MP_ARG_KW_ONLY | MP_ARG_OBJ, {.u_obj = mp_const_none} },
+        { MP_QSTR_min_subgraph, MP_ARG_KW_ONLY | MP_ARG_INT, {.u_int = 1} },
+        { MP_QSTR_reference, MP_ARG_KW_ONLY | MP_ARG_BOOL, {.u_bool = false} },
     };
     mp_arg_val_t args[MP_ARRAY_SIZE(allowed_args)];
     mp_arg_parse_all_kw_array(n_args, n_kw, all_args, MP_ARRAY_SIZE(allowed_args), allowed_args, args);
@@ -229,6 +247,21 @@ static mp_obj_t interp_make_new(const mp_obj_type_t *type, size_t n_args, size_t
     micronn_model_obj_t *model = micronn_get_model(args[ARG_model].u_obj);
     mn_config_t cfg;
     micronn_config_init(&cfg, args[ARG_profile].u_bool, args[ARG_preserve_all].u_bool, args[ARG_reuse_inputs].u_bool);
+    if (args[ARG_delegate].u_obj != mp_const_none) {
+        const char *name = mp_obj_str_get_str(args[ARG_delegate].u_obj);
+        cfg.delegate = mn_delegate_find(name);
+        if (cfg.delegate == NULL) {
+            mp_raise_msg_varg(&mp_type_ValueError, MP_ERROR_TEXT("no delegate '%s' in this firmware "
+                "(micronn.kernels() lists the backends)"), name);
+        }
+        if (args[ARG_min_subgraph].u_int < 1) {
+            mp_raise_ValueError(MP_ERROR_TEXT("min_subgraph must be >= 1"));
+        }
+        cfg.min_subgraph = (uint32_t)args[ARG_min_subgraph].u_int;
+    }
+    if (args[ARG_reference].u_bool) {
+        cfg.flags |= MN_CFG_REFERENCE_KERNELS;
+    }
 
     check_ops(&model->model, &cfg);
 
@@ -481,6 +514,19 @@ static mp_obj_t interp_invoke(mp_obj_t self_in) {
     if (st == MN_ERR_ABORTED) {
         mp_handle_pending(true); // raises the pending exception (KeyboardInterrupt)
     }
+    if (st == MN_ERR_KERNEL) {
+        micronn_pyops_reraise();
+    }
+    if (st != MN_OK && gc_is_locked()) {
+        // Under micropython.heap_lock() the error would surface as "MemoryError: heap is locked"
+        // (e.g. a Python custom op refusing to run): the invoke is over, so lift the lock just
+        // long enough to make the engine's own exception.
+        uint16_t depth = MP_STATE_THREAD(gc_lock_depth);
+        MP_STATE_THREAD(gc_lock_depth) = 0;
+        mp_obj_t exc = micronn_exception(st, mn_interp_error(&self->interp));
+        MP_STATE_THREAD(gc_lock_depth) = depth;
+        nlr_raise(exc);
+    }
     if (st != MN_OK) {
         micronn_raise(st, mn_interp_error(&self->interp));
     }
@@ -585,6 +631,24 @@ static mp_obj_t interp_variants(mp_obj_t self_in) {
 }
 static MP_DEFINE_CONST_FUN_OBJ_1(interp_variants_obj, interp_variants);
 
+// backends() -> (delegate name or None, ...) per op in execution order (aligned with profile()
+// and variants()): which delegate runs it; None: the interpreter's kernels.
+static mp_obj_t interp_backends(mp_obj_t self_in) {
+    micronn_interp_obj_t *self = get_self(self_in);
+    size_t n = mn_interp_num_ops(&self->interp);
+    mp_obj_t tuple = mp_obj_new_tuple(n, NULL);
+    for (size_t i = 0; i < n; i++) {
+        mn_op_profile_t p;
+        mn_status_t st = mn_interp_profile(&self->interp, i, &p);
+        if (st != MN_OK) {
+            micronn_raise(st, mn_interp_error(&self->interp));
+        }
+        ((mp_obj_tuple_t *)MP_OBJ_TO_PTR(tuple))->items[i] = p.backend ? mp_obj_new_str_from_cstr(p.backend)
+            : mp_const_none;
+    }
+    return tuple;
+}
+static MP_DEFINE_CONST_FUN_OBJ_1(interp_backends_obj, interp_backends);
 // plan() -> [(buffer, size, first_op, last_op, offset), ...]: the non-persistent plan, one entry
 // per planned buffer (buffer = tensor index, or -1 - scratch index for kernel scratch), as
 // mn_interp_plan_buffer reports it. `micronn plan --board` plans offline with these.
@@ -668,6 +732,7 @@ static const mp_rom_map_elem_t interp_locals_dict_table[] = {
     { MP_ROM_QSTR(MP_QSTR_profile), MP_ROM_PTR(&interp_profile_obj) },
     { MP_ROM_QSTR(MP_QSTR_profile_clear), MP_ROM_PTR(&interp_profile_clear_obj) },
     { MP_ROM_QSTR(MP_QSTR_variants), MP_ROM_PTR(&interp_variants_obj) },
+    { MP_ROM_QSTR(MP_QSTR_backends), MP_ROM_PTR(&interp_backends_obj) },
     { MP_ROM_QSTR(MP_QSTR_plan), MP_ROM_PTR(&interp_plan_obj) },
 };
 static MP_DEFINE_CONST_DICT(interp_locals_dict, interp_locals_dict_table);

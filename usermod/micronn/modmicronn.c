@@ -57,7 +57,7 @@ const mn_ticks_fn micronn_ticks_fn = micronn_ticks;
 
 // ---- helpers shared by the other files --------------------------------------------------------
 
-NORETURN void micronn_raise(mn_status_t status, const char *msg) {
+mp_obj_t micronn_exception(mn_status_t status, const char *msg) {
     const mp_obj_type_t *type;
     switch (status) {
         case MN_ERR_UNSUPPORTED:
@@ -77,7 +77,11 @@ NORETURN void micronn_raise(mn_status_t status, const char *msg) {
     if (msg == NULL || msg[0] == '\0') {
         msg = mn_status_str(status);
     }
-    mp_raise_msg_varg(type, MP_ERROR_TEXT("%s"), msg);
+    return mp_obj_new_exception_msg_varg(type, MP_ERROR_TEXT("%s"), msg);
+}
+
+NORETURN void micronn_raise(mn_status_t status, const char *msg) {
+    nlr_raise(micronn_exception(status, msg));
 }
 
 char micronn_dtype_typecode(int32_t dtype) {
@@ -200,6 +204,8 @@ static const mp_rom_map_elem_t micronn_module_globals_table[] = {
     { MP_ROM_QSTR(MP_QSTR_kernels), MP_ROM_PTR(&micronn_kernels_obj) },
     { MP_ROM_QSTR(MP_QSTR_ticks), MP_ROM_PTR(&micronn_ticks_now_obj) },
     { MP_ROM_QSTR(MP_QSTR_read_bytes), MP_ROM_PTR(&micronn_read_bytes_obj) },
+    { MP_ROM_QSTR(MP_QSTR_register_op), MP_ROM_PTR(&micronn_register_op_obj) },
+    { MP_ROM_QSTR(MP_QSTR_registered_ops), MP_ROM_PTR(&micronn_registered_ops_obj) },
     { MP_ROM_QSTR(MP_QSTR_models), MP_ROM_PTR(&micronn_models_dict) },
     { MP_ROM_QSTR(MP_QSTR_version), MP_ROM_PTR(&micronn_version_obj) },
     { MP_ROM_QSTR(MP_QSTR_PROFILE_CLOCK), MP_ROM_PTR(&micronn_profile_clock_obj) },

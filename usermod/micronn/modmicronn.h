@@ -76,6 +76,7 @@ extern const mp_obj_dict_t micronn_models_dict;
 
 // Raise the Python exception matching an engine status, with the engine's message.
 NORETURN void micronn_raise(mn_status_t status, const char *msg);
+mp_obj_t micronn_exception(mn_status_t status, const char *msg);
 
 // Raise RuntimeError when a user arena (arena=bytearray) was resized or moved since the
 // Interpreter was made; from then on the Interpreter refuses every use.
@@ -94,6 +95,13 @@ void micronn_arena_stats(const mn_model_t *model, const mn_config_t *cfg, mn_are
 
 // Engine configuration for the keyword options shared by Interpreter() and Model.arena_needed().
 void micronn_config_init(mn_config_t *cfg, bool profile, bool preserve_all, bool reuse_inputs);
+
+// Python custom ops (mod_pyops.c): add the registered ones to cfg->ops; re-raise the exception a
+// Python op raised during the last invoke (no-op when there is none).
+void micronn_pyops_config(mn_config_t *cfg);
+void micronn_pyops_reraise(void);
+MP_DECLARE_CONST_FUN_OBJ_2(micronn_register_op_obj);
+MP_DECLARE_CONST_FUN_OBJ_0(micronn_registered_ops_obj);
 
 // Profiler clock (see modmicronn.c): NULL when this port has none.
 extern const mn_ticks_fn micronn_ticks_fn;

@@ -62,4 +62,5 @@ def test_every_selectable_kernel_is_registered():
     import re
     cfg = (G.OPS_H.parent / "mn_config.h").read_text()
     selectable = set(re.findall(r"^#ifndef MICRONN_OP_(\w+)$", cfg, re.M)) - {"NAMES", "INFO"}
-    assert selectable == {op for op, _ in CLAIMS}
+    custom = set(re.findall(r"^MN_CUSTOM_OP\((\w+),", (G.OPS_H.parent / "mn_custom_ops.h").read_text(), re.M))
+    assert selectable == {op for op, _ in CLAIMS} | custom

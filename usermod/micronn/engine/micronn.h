@@ -194,6 +194,10 @@ typedef struct mn_model {
 /* Verify buf[0:len) and set up the view. On failure m->err describes the problem. */
 mn_status_t mn_model_init(mn_model_t *m, const void *buf, size_t len);
 
+/* A view of the same model whose "subgraph 0" is subgraph k (all subgraphs were verified by
+ * mn_model_init), e.g. to run it with a second interpreter. */
+mn_status_t mn_model_subgraph(const mn_model_t *m, size_t k, mn_model_t *out);
+
 size_t mn_model_num_inputs(const mn_model_t *m);
 size_t mn_model_num_outputs(const mn_model_t *m);
 size_t mn_model_num_ops(const mn_model_t *m);
@@ -237,6 +241,8 @@ struct mn_node;               /* mn_kernel.h */
 /* mn_config_t.flags */
 #define MN_CFG_REUSE_INPUTS 0x01 /* let the planner reuse input memory after its last use (as TFLM
                                   * does); inputs then do not keep their values after invoke */
+#define MN_CFG_REFERENCE_KERNELS 0x02 /* ops outside a delegate's subgraphs run their reference
+                                       * compute functions (no optimized backend) */
 
 typedef struct mn_config {
     uint8_t planner;                      /* mn_planner_t */
@@ -251,6 +257,10 @@ typedef struct mn_config {
      * break a long inference (Ctrl-C) without the engine knowing about signals. */
     int (*should_stop)(void *user);
     void *stop_user;
+    /* Optional backend (mn_kernel.h, "delegates"): at prepare the op list is partitioned into
+     * maximal connected subgraphs of ops it supports, each run by it; the rest by the kernels. */
+    const struct mn_delegate *delegate;
+    uint32_t min_subgraph;                /* smaller subgraphs stay with the kernels (0 = 1) */
 } mn_config_t;
 
 /* Arena accounting (bytes). `needed` is the smallest arena that would work for this model,
@@ -303,6 +313,9 @@ typedef struct mn_interp {
     uint8_t dry_run;
     mn_arena_stats_t stats;
     mn_error_t err;
+    const struct mn_backend *const *variants; /* kernel backends prepare may pick from (NULL: all) */
+    struct mn_subgraph *subgraphs;  /* delegated subgraphs, in execution order */
+    uint32_t n_subgraphs;
 } mn_interp_t;
 
 /* Alignment of the arena and of all allocations inside it. */
@@ -400,6 +413,9 @@ typedef struct mn_op_profile {
     uint64_t ticks;
     const char *variant;  /* compute variant prepare chose ("reference" or "<backend>.<function>") */
     size_t persistent;    /* persistent arena bytes of this op (kernel data + scratch records) */
+    const char *backend;  /* the delegate that runs it, or NULL (the interpreter's kernels) */
+    int32_t subgraph;     /* which delegated subgraph (0, 1, ... in execution order), or -1 */
+    uint32_t model_index; /* its operator index in the model (ops run in partition order) */
 } mn_op_profile_t;
 size_t mn_interp_num_ops(const mn_interp_t *it);
 mn_status_t mn_interp_profile(const mn_interp_t *it, size_t op, mn_op_profile_t *out);
@@ -418,6 +434,14 @@ size_t mn_model_struct_size(void);
 size_t mn_interp_struct_size(void);
 const char *mn_model_errmsg(const mn_model_t *m);
 const char *mn_interp_errmsg(const mn_interp_t *it);
+
+/* The delegate that runs subgraphs with optimized kernel backend `name` ("mve", "dsp", "generic";
+ * kernels/mn_variants.c) while the rest of the model runs as configured; NULL for another name.
+ * Every build partitions for every backend; one without the backend compiled in (see
+ * mn_kernel_backend) runs the subgraphs with its own kernels. */
+const struct mn_delegate *mn_delegate_find(const char *name);
+/* 1 if the coverage each delegate declares matches its backend's sources (where compiled in). */
+int mn_delegate_coverage_ok(void);
 
 /* Optimized kernel backends compiled in (MICRONN_KERNELS), in order of preference: name of the
  * i-th, or NULL past the last. With none, every op runs its reference compute function. */
@@ -443,6 +467,10 @@ typedef struct mn_op_kernel_info {
 } mn_op_kernel_info_t;
 /* Fill *out for the i-th kernel (i = 0, 1, ...); returns 0 past the last one. */
 int mn_op_kernel_info(size_t i, mn_op_kernel_info_t *out);
+/* Why a known custom op cannot run without a registered kernel (e.g. "ethos-u"), or NULL. */
+const char *mn_custom_op_hint(const char *custom_name);
+/* The same for the i-th custom-op kernel built in (mn_custom_ops.h); *name = its custom code. */
+int mn_custom_op_info(size_t i, const char **name, mn_op_kernel_info_t *out);
 /* Name of a builtin options table type ("AddOptions"), "NONE" for 0, "?" if unknown. */
 const char *mn_options_name(int32_t options_type);
 
@@ -458,6 +486,9 @@ const char *mn_options_name(int32_t options_type);
  * (-1 = omitted optional operand). MN_ERR_ARG when op, which or k is out of range.
  */
 mn_status_t mn_model_op_tensor(const mn_model_t *m, size_t op, int which, size_t k, int32_t *tensor);
+
+/* Inline custom options bytes of operator `op` of subgraph 0 (NULL, *len = 0 if none). */
+const uint8_t *mn_model_op_custom_options(const mn_model_t *m, size_t op, size_t *len);
 
 /* Outcome of one operator in mn_check_ops(). */
 typedef struct mn_op_check {

@@ -308,6 +308,14 @@
 #endif
 
 /* Keep each kernel's dtype list (mn_ops.h, ~1 KB of strings) for `micronn.ops()` / inspection. */
+/* Custom-op kernels (mn_custom_ops.h), selected like builtin ones. */
+#ifndef MICRONN_OP_Atan2
+#define MICRONN_OP_Atan2 MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_micronn_subgraph
+#define MICRONN_OP_micronn_subgraph MICRONN_OPS_ALL
+#endif
+
 #ifndef MICRONN_OP_INFO
 #define MICRONN_OP_INFO MICRONN_OP_NAMES
 #endif

@@ -157,6 +157,14 @@ void *mn_arena_temp(mn_interp_t *it, size_t bytes);
 void mn_arena_temp_reset(mn_interp_t *it);
 void mn_arena_note_peak(mn_interp_t *it);
 
+/* ---- delegation (mn_delegate.c) -------------------------------------------------------------- */
+
+/* Partition the nodes between it->cfg.delegate and the kernels (reorders it->nodes, sets
+ * it->subgraphs); nothing without a delegate. */
+mn_status_t mn_partition(mn_interp_t *it);
+/* The subgraph holding execution position i, or NULL. */
+const mn_subgraph_t *mn_subgraph_at(const mn_interp_t *it, uint32_t i);
+
 /* ---- planner (mn_planner.c) ----------------------------------------------------------------- */
 
 typedef struct mn_plan_buf {

@@ -11,7 +11,7 @@ enum { PH_NONE = 0, PH_INIT = 1, PH_PREPARE = 2, PH_EVAL = 3 };
 
 /* ---- names / errors ------------------------------------------------------------------------ */
 
-static const char *node_name(const mn_interp_t *it, const mn_node_t *node) {
+const char *mn_node_name(const mn_ctx_t *it, const mn_node_t *node) {
     if (node->builtin == MN_BUILTIN_CUSTOM) {
         const uint8_t *b = it->model->buf;
         uint32_t o = mn_model_op_table(it->model, node->index);
@@ -27,7 +27,7 @@ mn_status_t mn_fail(mn_ctx_t *ctx, mn_status_t code, const char *fmt, ...) {
     size_t n = 0;
     if (ctx->nodes && ctx->cur_op < ctx->n_nodes) {
         const mn_node_t *node = &ctx->nodes[ctx->cur_op];
-        n = mn_fmt(msg, MN_ERR_MSG_LEN, "op %u %s: ", (unsigned)ctx->cur_op, node_name(ctx, node));
+        n = mn_fmt(msg, MN_ERR_MSG_LEN, "op %u %s: ", (unsigned)node->index, mn_node_name(ctx, node));
         if (n >= MN_ERR_MSG_LEN) {
             n = MN_ERR_MSG_LEN - 1;
         }
@@ -252,8 +252,9 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
     node->kernel = mn_registry_find(&it->cfg, builtin, custom);
     if (!node->kernel) {
         if (node->builtin == MN_BUILTIN_CUSTOM) {
-            return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "unsupported custom op \"%s\" (op %u)",
-                custom ? custom : "", (unsigned)i);
+            const char *hint = mn_custom_op_hint(custom);
+            return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "unsupported custom op \"%s\" (op %u)%s%s",
+                custom ? custom : "", (unsigned)i, hint ? ": " : "", hint ? hint : "");
         }
         if (reg) {
             return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u %s: this firmware was built without "
@@ -268,13 +269,13 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
     if (reg && reg->max_version) {
         if (version < 1 || version > reg->max_version) {
             return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u %s: opcode version %d not supported "
-                "(the kernel implements versions 1 to %d)", (unsigned)i, node_name(it, node),
+                "(the kernel implements versions 1 to %d)", (unsigned)i, mn_node_name(it, node),
                 (int)version, (int)reg->max_version);
         }
         if (node->options_type != MN_OPTIONS_NONE && node->options_type != reg->options_type) {
             return mn_err_set(&it->err, MN_ERR_MODEL, "op %u %s: builtin options table is %s, "
-                "%s takes %s", (unsigned)i, node_name(it, node), mn_options_name(node->options_type),
-                node_name(it, node), mn_options_name(reg->options_type));
+                "%s takes %s", (unsigned)i, mn_node_name(it, node), mn_options_name(node->options_type),
+                mn_node_name(it, node), mn_options_name(reg->options_type));
         }
     }
     fb_vec(b, o, F_OP_INPUTS, &nin);
@@ -293,7 +294,7 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
         int32_t t = node->outputs[k];
         if (t >= 0 && (it->tensors[t].flags & MN_TF_CONST)) {
             return mn_err_set(&it->err, MN_ERR_MODEL, "invalid model: op %u (%s) writes constant tensor %d",
-                (unsigned)i, node_name(it, node), (int)t);
+                (unsigned)i, mn_node_name(it, node), (int)t);
         }
     }
     uint32_t opt = fb_ref(b, o, F_OP_OPTIONS);
@@ -704,6 +705,22 @@ static mn_status_t plan_memory(mn_interp_t *it) {
     return MN_OK;
 }
 
+/* Kernel backends of ops outside delegated subgraphs. */
+static const struct mn_backend *const no_variants[] = { NULL };
+static const struct mn_backend *const *default_variants(const mn_interp_t *it) {
+    return (it->cfg.flags & MN_CFG_REFERENCE_KERNELS) ? no_variants : NULL;
+}
+
+mn_status_t mn_delegate_prepare_node(mn_ctx_t *ctx, const mn_subgraph_t *sg, uint32_t k) {
+    if (ctx->phase != PH_NONE || k >= sg->n_nodes) {
+        return mn_fail(ctx, MN_ERR_STATE, "mn_delegate_prepare_node outside a delegate's prepare");
+    }
+    ctx->variants = sg->delegate->variants ? sg->delegate->variants : default_variants(ctx);
+    mn_status_t s = prepare_node(ctx, sg->first + k);
+    ctx->variants = default_variants(ctx);
+    return s;
+}
+
 /*
  * First steps of prepare and of check_ops: tensors, the node array and one block (*pool) for the
  * operand lists (saves per-allocation rounding). Prepare (copies_only) sizes the block for the
@@ -753,9 +770,26 @@ static mn_status_t do_prepare(mn_interp_t *it) {
         }
     }
 #endif
+    if ((s = mn_partition(it))) {
+        return s;
+    }
+    it->variants = default_variants(it);
     for (uint32_t i = 0; i < m->n_ops; i++) {
-        if ((s = prepare_node(it, i))) {
+        const mn_subgraph_t *sg = mn_subgraph_at(it, i);
+        if (!sg) {
+            s = prepare_node(it, i);
+        } else if (sg->delegate->prepare) {
+            s = sg->delegate->prepare(it, (mn_subgraph_t *)sg);
+        } else {
+            for (uint32_t k = 0; k < sg->n_nodes && s == MN_OK; k++) {
+                s = mn_delegate_prepare_node(it, sg, k);
+            }
+        }
+        if (s) {
             return s;
+        }
+        if (sg) {
+            i += sg->n_nodes - 1;
         }
     }
     if (it->n_scratch) {
@@ -808,6 +842,8 @@ mn_status_t mn_interp_prepare(mn_interp_t *it) {
         it->scratch_ptr = NULL;
         it->prof_ticks = NULL;
         it->prof_calls = NULL;
+        it->subgraphs = NULL;
+        it->n_subgraphs = 0;
         mn_error_t e;
         mn_status_t ds = mn_arena_needed(it->model, &it->cfg, it->arena, it->arena_size, &exact, &e);
         if (ds == MN_OK) {
@@ -882,6 +918,37 @@ mn_status_t mn_arena_needed_stats(const mn_model_t *m, const mn_config_t *cfg, v
 
 /* ---- invoke ------------------------------------------------------------------------------------ */
 
+/* Evaluate the op at execution position i (profiled); ctx->phase is PH_EVAL. */
+static mn_status_t eval_node(mn_interp_t *it, uint32_t i) {
+    mn_node_t *node = &it->nodes[i];
+    mn_status_t s;
+    it->cur_op = i;
+    if (it->cfg.should_stop && it->cfg.should_stop(it->cfg.stop_user)) {
+        return mn_fail(it, MN_ERR_ABORTED, "invoke stopped before this op (should_stop)");
+    }
+#if MICRONN_PROFILE
+    if (it->prof_ticks) {
+        uint64_t t0 = it->cfg.ticks(it->cfg.ticks_user);
+        s = node->kernel->eval(it, node);
+        uint64_t dt = it->cfg.ticks(it->cfg.ticks_user) - t0;
+        it->prof_ticks[i] += it->cfg.ticks_mask ? (dt & it->cfg.ticks_mask) : dt;
+        it->prof_calls[i]++;
+    } else
+#endif
+    s = node->kernel->eval(it, node);
+    if (s != MN_OK && it->err.status == MN_OK) {
+        mn_fail(it, s, "eval failed (%s)", mn_status_str(s));
+    }
+    return s;
+}
+
+mn_status_t mn_delegate_eval_node(mn_ctx_t *ctx, const mn_subgraph_t *sg, uint32_t k) {
+    if (ctx->phase != PH_EVAL || k >= sg->n_nodes) {
+        return mn_fail(ctx, MN_ERR_STATE, "mn_delegate_eval_node outside a delegate's invoke");
+    }
+    return eval_node(ctx, sg->first + k);
+}
+
 mn_status_t mn_interp_invoke(mn_interp_t *it) {
     if (!it || it->state != ST_READY || it->dry_run) {
         if (it) {
@@ -893,29 +960,22 @@ mn_status_t mn_interp_invoke(mn_interp_t *it) {
     it->err.status = MN_OK;
     it->err.msg[0] = '\0';
     it->phase = PH_EVAL;
+    uint32_t next_sg = 0;   /* subgraphs are in execution order */
     for (uint32_t i = 0; i < it->n_nodes; i++) {
-        mn_node_t *node = &it->nodes[i];
         mn_status_t s;
-        it->cur_op = i;
-        if (it->cfg.should_stop && it->cfg.should_stop(it->cfg.stop_user)) {
-            it->phase = PH_NONE;
-            return mn_fail(it, MN_ERR_ABORTED, "invoke stopped before this op (should_stop)");
+        if (next_sg < it->n_subgraphs && i == it->subgraphs[next_sg].first) {
+            mn_subgraph_t *sg = &it->subgraphs[next_sg++];
+            it->cur_op = i;
+            s = sg->delegate->invoke(it, sg);
+            if (s != MN_OK && it->err.status == MN_OK) {
+                mn_fail(it, s, "delegate %s failed (%s)", sg->delegate->name, mn_status_str(s));
+            }
+            i += sg->n_nodes - 1;
+        } else {
+            s = eval_node(it, i);
         }
-#if MICRONN_PROFILE
-        if (it->prof_ticks) {
-            uint64_t t0 = it->cfg.ticks(it->cfg.ticks_user);
-            s = node->kernel->eval(it, node);
-            uint64_t dt = it->cfg.ticks(it->cfg.ticks_user) - t0;
-            it->prof_ticks[i] += it->cfg.ticks_mask ? (dt & it->cfg.ticks_mask) : dt;
-            it->prof_calls[i]++;
-        } else
-#endif
-        s = node->kernel->eval(it, node);
         if (s != MN_OK) {
             it->phase = PH_NONE;
-            if (it->err.status == MN_OK) {
-                mn_fail(it, s, "eval failed (%s)", mn_status_str(s));
-            }
             return s;
         }
     }
@@ -942,6 +1002,13 @@ static void free_kernels(mn_interp_t *it) {
     if (!it->nodes) {
         return;
     }
+    for (uint32_t k = 0; k < it->n_subgraphs; k++) {
+        mn_subgraph_t *sg = &it->subgraphs[k];
+        if (sg->delegate->free) {
+            sg->delegate->free(it, sg);
+        }
+    }
+    it->n_subgraphs = 0;
     for (uint32_t i = 0; i < it->n_nodes; i++) {
         mn_node_t *node = &it->nodes[i];
         if (node->kernel && node->kernel->free) {
@@ -1054,13 +1121,17 @@ mn_status_t mn_interp_profile(const mn_interp_t *it, size_t op, mn_op_profile_t 
         return MN_ERR_ARG;
     }
     const mn_node_t *node = &it->nodes[op];
-    out->name = node_name(it, node);
+    out->name = mn_node_name(it, node);
     out->builtin = node->builtin;
     out->calls = it->prof_calls ? it->prof_calls[op] : 0;
     out->ticks = it->prof_ticks ? it->prof_ticks[op] : 0;
     out->persistent = node->persistent;
     const char *v = node->kernel && node->kernel->variant ? node->kernel->variant(node) : NULL;
     out->variant = v ? v : "reference";
+    const mn_subgraph_t *sg = mn_subgraph_at(it, (uint32_t)op);
+    out->backend = sg ? sg->delegate->name : NULL;
+    out->subgraph = sg ? (int32_t)(sg - it->subgraphs) : -1;
+    out->model_index = node->index;
     return MN_OK;
 }
 

@@ -87,6 +87,51 @@ struct mn_node {
     uint8_t options_type;           /* MN_OPTIONS_* (Operator.builtin_options_type) */
 };
 
+/* Name of a node's op: the builtin name ("CONV_2D") or a custom op's custom code ("Atan2"). */
+const char *mn_node_name(const mn_ctx_t *ctx, const mn_node_t *node);
+
+/* ---- delegates (backends that run subgraphs) ------------------------------------------------ */
+
+/*
+ * A delegate runs groups of ops instead of their kernels (an accelerator, another kernel set, a
+ * second interpreter...). Set mn_config_t.delegate; at prepare, after every op's kernel lookup:
+ *   1. supports(ctx, node) is asked for every op (op: node->builtin / mn_node_name(), dtypes and
+ *      shapes: mn_input()/mn_output(), parameters: the mn_opt_*() accessors);
+ *   2. the op list is partitioned into maximal connected subgraphs of supported ops: ops are
+ *      rescheduled in a topological order that groups supported ops (a group never contains two
+ *      ops with an unsupported op on a path between them, so there are no cycles), each group is
+ *      split into its connected components, and those smaller than mn_config_t.min_subgraph stay
+ *      with the kernels. Each subgraph's ops are consecutive in execution order;
+ *   3. prepare(ctx, sg) runs where the ops' kernel prepares would; invoke(ctx, sg) at invoke.
+ * All tensors, including the subgraph's boundary tensors, get memory from the normal plan.
+ * A delegate may prepare/run its ops with their kernels (mn_delegate_prepare_node /
+ * mn_delegate_eval_node), and must allocate nothing in invoke.
+ */
+typedef struct mn_subgraph {
+    const struct mn_delegate *delegate;
+    uint32_t first;             /* execution position of its first op (see mn_subgraph_node) */
+    uint32_t n_nodes;
+    void *user_data;            /* the delegate's (set in prepare) */
+} mn_subgraph_t;
+
+typedef struct mn_delegate {
+    const char *name;
+    bool (*supports)(mn_ctx_t *ctx, const mn_node_t *node);
+    mn_status_t (*prepare)(mn_ctx_t *ctx, mn_subgraph_t *sg);
+    mn_status_t (*invoke)(mn_ctx_t *ctx, mn_subgraph_t *sg);
+    void (*free)(mn_ctx_t *ctx, mn_subgraph_t *sg);   /* optional */
+    /* optional: the kernel backends the op kernels may use inside its subgraphs
+     * (NULL-terminated, kernels/mn_variants.h); NULL = as outside */
+    const struct mn_backend *const *variants;
+} mn_delegate_t;
+
+/* k-th op of a subgraph (k < sg->n_nodes). */
+mn_node_t *mn_subgraph_node(mn_ctx_t *ctx, const mn_subgraph_t *sg, uint32_t k);
+/* Run the op's own kernel init+prepare (in the delegate's prepare) with the delegate's variants /
+ * its eval (in the delegate's invoke; profiled per op like any other). */
+mn_status_t mn_delegate_prepare_node(mn_ctx_t *ctx, const mn_subgraph_t *sg, uint32_t k);
+mn_status_t mn_delegate_eval_node(mn_ctx_t *ctx, const mn_subgraph_t *sg, uint32_t k);
+
 /* ---- tensors of a node --------------------------------------------------------------------- */
 
 /* i-th input/output tensor, or NULL if i is out of range or the optional input is omitted. */

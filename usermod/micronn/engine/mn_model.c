@@ -23,6 +23,22 @@ mn_status_t mn_model_init(mn_model_t *m, const void *buf, size_t len) {
     return s;
 }
 
+mn_status_t mn_model_subgraph(const mn_model_t *m, size_t k, mn_model_t *out) {
+    if (!m || !out || !m->buf || k >= m->n_subgraphs) {
+        return MN_ERR_ARG;
+    }
+    *out = *m;
+    const uint8_t *b = m->buf;
+    uint32_t n, first = fb_vec(b, mn_ld_u32(b), F_MODEL_SUBGRAPHS, &n);
+    uint32_t sg = fb_vec_table(b, first, (uint32_t)k);
+    out->subgraph = sg;
+    out->tensors = fb_vec(b, sg, F_SG_TENSORS, &out->n_tensors);
+    out->ops = fb_vec(b, sg, F_SG_OPERATORS, &out->n_ops);
+    out->inputs = fb_vec(b, sg, F_SG_INPUTS, &out->n_inputs);
+    out->outputs = fb_vec(b, sg, F_SG_OUTPUTS, &out->n_outputs);
+    return MN_OK;
+}
+
 size_t mn_model_num_inputs(const mn_model_t *m) {
     return m->n_inputs;
 }
@@ -194,6 +210,15 @@ mn_status_t mn_model_op_tensor(const mn_model_t *m, size_t op, int which, size_t
     }
     *tensor = mn_ld_i32(m->buf + v + 4 * k);
     return MN_OK;
+}
+
+const uint8_t *mn_model_op_custom_options(const mn_model_t *m, size_t op, size_t *len) {
+    uint32_t n = 0, v = (m && m->buf && op < m->n_ops) ? fb_vec(m->buf, mn_model_op_table(m, (uint32_t)op),
+        F_OP_CUSTOM_OPTIONS, &n) : 0;
+    if (len) {
+        *len = v ? n : 0;
+    }
+    return v ? m->buf + v : NULL;
 }
 
 size_t mn_tensor_struct_size(void) {

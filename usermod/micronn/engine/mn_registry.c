@@ -39,6 +39,22 @@ static const mn_registration_t mn_builtin_ops[] = {
 
 #define MN_N_BUILTIN_OPS (sizeof mn_builtin_ops / sizeof mn_builtin_ops[0] - 1)
 
+/* Custom ops built in (mn_custom_ops.h): looked up by their custom code string. */
+#define MN_CUSTOM_OP(SYM, VERSION, DTYPES) extern const mn_kernel_t mn_kernel_##SYM MN_WEAK;
+#include "mn_custom_ops.h"
+#undef MN_CUSTOM_OP
+
+#define MN_CUSTOM_OP(SYM, VERSION, DTYPES) \
+    { MN_BUILTIN_CUSTOM, #SYM, MICRONN_OP_##SYM ? &mn_kernel_##SYM : NULL, VERSION, MN_OPTIONS_NONE, \
+      MN_DTYPES(DTYPES) },
+static const mn_registration_t mn_custom_ops[] = {
+#include "mn_custom_ops.h"
+    { -1, NULL, NULL, 0, 0, NULL },
+};
+#undef MN_CUSTOM_OP
+
+#define MN_N_CUSTOM_OPS (sizeof mn_custom_ops / sizeof mn_custom_ops[0] - 1)
+
 static const mn_registration_t *find_in(const mn_registration_t *r, size_t n, int32_t builtin, const char *custom) {
     for (size_t i = 0; i < n; i++) {
         if (r[i].builtin != builtin) {
@@ -64,7 +80,9 @@ const mn_registration_t *mn_registry_lookup(const mn_config_t *cfg, int32_t buil
         r = find_in(cfg->ops, cfg->n_ops, builtin, custom_name);
     }
     if (!usable(r)) {
-        const mn_registration_t *b = find_in(mn_builtin_ops, MN_N_BUILTIN_OPS, builtin, custom_name);
+        const mn_registration_t *b = builtin == MN_BUILTIN_CUSTOM
+            ? find_in(mn_custom_ops, MN_N_CUSTOM_OPS, builtin, custom_name)
+            : find_in(mn_builtin_ops, MN_N_BUILTIN_OPS, builtin, custom_name);
         if (b) {
             r = b;
         }
@@ -97,4 +115,27 @@ int mn_op_kernel_info(size_t i, mn_op_kernel_info_t *out) {
     out->dtypes = r->dtypes;
     out->linked = usable(r);
     return 1;
+}
+
+int mn_custom_op_info(size_t i, const char **name, mn_op_kernel_info_t *out) {
+    if (i >= MN_N_CUSTOM_OPS || !out || !name) {
+        return 0;
+    }
+    const mn_registration_t *r = &mn_custom_ops[i];
+    *name = r->custom_name;
+    out->builtin = r->builtin;
+    out->max_version = r->max_version;
+    out->options_type = r->options_type;
+    out->dtypes = r->dtypes;
+    out->linked = usable(r);
+    return 1;
+}
+
+const char *mn_custom_op_hint(const char *custom_name) {
+    /* Vela replaces the part of a model it compiles for the NPU with one "ethos-u" op holding the
+     * NPU command stream; only an Ethos-U driver registered for that name can run it. */
+    if (custom_name && strcmp(custom_name, "ethos-u") == 0) {
+        return "compiled for an Arm Ethos-U NPU; this board has none; convert the model without Vela";
+    }
+    return NULL;
 }

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 
 #include "reference/mn_ref.h"
+#include "../mn_kernel.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -140,22 +141,39 @@ typedef struct mn_backend {
     const mn_requant_variant_t *const *requant;
 } mn_backend_t;
 
+/* Which backends are compiled in (MICRONN_KERNELS_<NAME>=1 from the build), and their tables. */
+#ifndef MICRONN_KERNELS_MVE
+#define MICRONN_KERNELS_MVE 0
+#endif
+#ifndef MICRONN_KERNELS_DSP
+#define MICRONN_KERNELS_DSP 0
+#endif
+#ifndef MICRONN_KERNELS_GENERIC
+#define MICRONN_KERNELS_GENERIC 0
+#endif
+
+extern const mn_backend_t mn_backend_mve;
+extern const mn_backend_t mn_backend_dsp;
+extern const mn_backend_t mn_backend_generic;
+
 /* The backends compiled in, in order of preference; *n = their number. */
 const mn_backend_t *const *mn_backends(int *n);
 
-/* The chosen variant for these parameters, or NULL for the reference function. */
-const mn_conv_s8_variant_t *mn_select_conv_s8(const mn_conv_geom_t *g, const mn_conv_quant_t *q);
-const mn_conv_s8_variant_t *mn_select_depthwise_s8(const mn_conv_geom_t *g, const mn_conv_quant_t *q);
-const mn_conv_f32_variant_t *mn_select_conv_f32(const mn_conv_geom_t *g);
-const mn_conv_f32_variant_t *mn_select_depthwise_f32(const mn_conv_geom_t *g);
-const mn_fc_s8_variant_t *mn_select_fc_s8(const mn_fc_params_t *p);
-const mn_fc_f32_variant_t *mn_select_fc_f32(const mn_fc_params_t *p);
-const mn_add_s8_variant_t *mn_select_add_s8(const mn_add_quant_t *p, const mn_bcast_t *b);
-const mn_pool_s8_variant_t *mn_select_avgpool_s8(const mn_pool_geom_t *g);
-const mn_pool_s8_variant_t *mn_select_maxpool_s8(const mn_pool_geom_t *g);
-const mn_softmax_s8_variant_t *mn_select_softmax_s8(const mn_softmax_q_t *p, int outer, int depth);
-const mn_svdf_s8_variant_t *mn_select_svdf_s8(const mn_svdf_params_t *p);
-const mn_requant_variant_t *mn_select_requant(int in_dtype, int out_dtype, const mn_requant_t *r);
+/* The chosen variant for these parameters, over the backends this node may use (all compiled in,
+ * unless the interpreter restricts them: reference kernels only, or a delegate's backend), or
+ * NULL for the reference function. */
+const mn_conv_s8_variant_t *mn_select_conv_s8(const mn_ctx_t *ctx, const mn_conv_geom_t *g, const mn_conv_quant_t *q);
+const mn_conv_s8_variant_t *mn_select_depthwise_s8(const mn_ctx_t *ctx, const mn_conv_geom_t *g, const mn_conv_quant_t *q);
+const mn_conv_f32_variant_t *mn_select_conv_f32(const mn_ctx_t *ctx, const mn_conv_geom_t *g);
+const mn_conv_f32_variant_t *mn_select_depthwise_f32(const mn_ctx_t *ctx, const mn_conv_geom_t *g);
+const mn_fc_s8_variant_t *mn_select_fc_s8(const mn_ctx_t *ctx, const mn_fc_params_t *p);
+const mn_fc_f32_variant_t *mn_select_fc_f32(const mn_ctx_t *ctx, const mn_fc_params_t *p);
+const mn_add_s8_variant_t *mn_select_add_s8(const mn_ctx_t *ctx, const mn_add_quant_t *p, const mn_bcast_t *b);
+const mn_pool_s8_variant_t *mn_select_avgpool_s8(const mn_ctx_t *ctx, const mn_pool_geom_t *g);
+const mn_pool_s8_variant_t *mn_select_maxpool_s8(const mn_ctx_t *ctx, const mn_pool_geom_t *g);
+const mn_softmax_s8_variant_t *mn_select_softmax_s8(const mn_ctx_t *ctx, const mn_softmax_q_t *p, int outer, int depth);
+const mn_svdf_s8_variant_t *mn_select_svdf_s8(const mn_ctx_t *ctx, const mn_svdf_params_t *p);
+const mn_requant_variant_t *mn_select_requant(const mn_ctx_t *ctx, int in_dtype, int out_dtype, const mn_requant_t *r);
 
 /* Name to report for a selected variant (NULL = "reference"). */
 static inline const char *mn_variant_name(const char *name) {

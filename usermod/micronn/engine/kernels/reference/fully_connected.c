@@ -133,7 +133,7 @@ static mn_status_t fc_select(mn_ctx_t *ctx, fc_data_t *d, const mn_tensor_t *w, 
         return MN_OK;
     }
     if (d->dtype == MN_INT8) {
-        const mn_fc_s8_variant_t *v = mn_select_fc_s8(&d->p);
+        const mn_fc_s8_variant_t *v = mn_select_fc_s8(ctx, &d->p);
         d->variant.s8 = v;
         const size_t data = v && v->data_bytes ? v->data_bytes(&d->p) : 0;
         if (data) {
@@ -146,7 +146,7 @@ static mn_status_t fc_select(mn_ctx_t *ctx, fc_data_t *d, const mn_tensor_t *w, 
         }
         scratch = v && v->scratch_bytes ? v->scratch_bytes(&d->p) : 0;
     } else {
-        d->variant.f32 = mn_select_fc_f32(&d->p);
+        d->variant.f32 = mn_select_fc_f32(ctx, &d->p);
     }
     return scratch ? mn_request_scratch(ctx, scratch, &d->scratch) : MN_OK;
 }

@@ -191,7 +191,7 @@ static mn_status_t pool_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         return ref_fail_dtype(ctx, "input", in);
     }
     if (in->dtype == MN_INT8) {
-        d->variant = node->builtin == MN_BUILTIN_MAX_POOL_2D ? mn_select_maxpool_s8(g) : mn_select_avgpool_s8(g);
+        d->variant = node->builtin == MN_BUILTIN_MAX_POOL_2D ? mn_select_maxpool_s8(ctx, g) : mn_select_avgpool_s8(ctx, g);
     }
     node->user_data = d;
     return MN_OK;

@@ -164,7 +164,7 @@ static mn_status_t quantize_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         const double eff = (double)in->scale / (double)out->scale;
         mn_quantize_multiplier(eff, &d->r.mult, &d->r.shift);
         d->r.in_zp = in->zero_point;
-        d->variant = mn_select_requant(i, o, &d->r);
+        d->variant = mn_select_requant(ctx, i, o, &d->r);
     } else {
         return ref_fail_combo(ctx, in, out);
     }

@@ -158,7 +158,7 @@ mn_status_t ref_conv_select(mn_ctx_t *ctx, ref_conv_data_t *d, const mn_conv_geo
     if (d->g.dtype == MN_INT8) {
         mn_conv_quant_t q;
         ref_conv_quant(d, g->out_c, &q);
-        const mn_conv_s8_variant_t *v = depthwise ? mn_select_depthwise_s8(g, &q) : mn_select_conv_s8(g, &q);
+        const mn_conv_s8_variant_t *v = depthwise ? mn_select_depthwise_s8(ctx, g, &q) : mn_select_conv_s8(ctx, g, &q);
         d->variant.s8 = v;
         if (!v) {
             return MN_OK;
@@ -175,7 +175,7 @@ mn_status_t ref_conv_select(mn_ctx_t *ctx, ref_conv_data_t *d, const mn_conv_geo
             }
         }
     } else {
-        const mn_conv_f32_variant_t *v = depthwise ? mn_select_depthwise_f32(g) : mn_select_conv_f32(g);
+        const mn_conv_f32_variant_t *v = depthwise ? mn_select_depthwise_f32(ctx, g) : mn_select_conv_f32(ctx, g);
         d->variant.f32 = v;
         scratch = v && v->scratch_bytes ? v->scratch_bytes(g) : 0;
     }

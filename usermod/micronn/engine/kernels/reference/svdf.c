@@ -161,7 +161,7 @@ static mn_status_t svdf_select(mn_ctx_t *ctx, svdf_data_t *d, const mn_tensor_t 
     if (!ref_weights_constant(wf, NULL)) {
         return MN_OK;
     }
-    const mn_svdf_s8_variant_t *v = mn_select_svdf_s8(&d->p);
+    const mn_svdf_s8_variant_t *v = mn_select_svdf_s8(ctx, &d->p);
     d->variant = v;
     const size_t data = v && v->data_bytes ? v->data_bytes(&d->p) : 0;
     if (data) {

@@ -1,0 +1,140 @@
+"""Small multi-op .tflite models for the custom-op and delegation tests, built with the TFLite
+schema's Python object API (ai_edge_litert.schema_py_generated).
+
+    g = Graph()
+    y = g.input("y", np.float32, (2, 8)); x = g.input("x", np.float32, (2, 8))
+    a = g.custom("Atan2", [y, x], np.float32, (2, 8))
+    g.output(g.op(BO.MUL, [a, g.const("two", np.full((1,), 2, np.float32))], np.float32, (2, 8),
+                  S.BuiltinOptions.MulOptions, S.MulOptionsT()))
+    data = g.tflite()
+"""
+import flatbuffers
+import numpy as np
+from ai_edge_litert import schema_py_generated as S
+
+BO = S.BuiltinOperator
+_TT = {
+    np.dtype(np.float32): S.TensorType.FLOAT32,
+    np.dtype(np.int32): S.TensorType.INT32,
+    np.dtype(np.int16): S.TensorType.INT16,
+    np.dtype(np.int8): S.TensorType.INT8,
+    np.dtype(np.uint8): S.TensorType.UINT8,
+}
+
+
+class Graph:
+    def __init__(self):
+        self.tensors, self.buffers, self.ops, self.codes = [], [S.BufferT()], [], []
+        self.inputs, self.outputs = [], []
+
+    def tensor(self, name, dtype, shape, data=None, scale=None, zp=0):
+        t = S.TensorT()
+        t.name = name.encode()
+        t.shape = np.array(shape, dtype=np.int32)
+        t.type = _TT[np.dtype(dtype)]
+        t.buffer = 0
+        if data is not None:
+            b = S.BufferT()
+            b.data = np.frombuffer(np.ascontiguousarray(data, dtype=dtype).tobytes(), dtype=np.uint8)
+            self.buffers.append(b)
+            t.buffer = len(self.buffers) - 1
+        if scale is not None:
+            q = S.QuantizationParametersT()
+            q.scale = np.array([scale], dtype=np.float32)
+            q.zeroPoint = np.array([zp], dtype=np.int64)
+            t.quantization = q
+        self.tensors.append(t)
+        return len(self.tensors) - 1
+
+    def input(self, name, dtype, shape, **q):
+        i = self.tensor(name, dtype, shape, **q)
+        self.inputs.append(i)
+        return i
+
+    def const(self, name, data, **q):
+        data = np.asarray(data)
+        return self.tensor(name, data.dtype, data.shape, data=data, **q)
+
+    def output(self, t):
+        self.outputs.append(t)
+        return t
+
+    def _code(self, builtin, custom=None):
+        for k, (b, c) in enumerate(self.codes):
+            if b == builtin and c == custom:
+                return k
+        self.codes.append((builtin, custom))
+        return len(self.codes) - 1
+
+    def op(self, builtin, inputs, dtype, shape, options_type=0, options=None, custom=None,
+           custom_options=b"", name=None, **q):
+        """Append an operator; returns its (new) output tensor."""
+        out = self.tensor(name or f"t{len(self.tensors)}", dtype, shape, **q)
+        o = S.OperatorT()
+        o.opcodeIndex = self._code(builtin, custom)
+        o.inputs = np.array(inputs, dtype=np.int32)
+        o.outputs = np.array([out], dtype=np.int32)
+        o.builtinOptionsType = options_type
+        o.builtinOptions = options
+        if custom_options:
+            o.customOptions = np.frombuffer(custom_options, dtype=np.uint8)
+        self.ops.append(o)
+        return out
+
+    def custom(self, code, inputs, dtype, shape, **kw):
+        return self.op(BO.CUSTOM, inputs, dtype, shape, custom=code, **kw)
+
+    def model(self):
+        m = S.ModelT()
+        m.version = 3
+        m.operatorCodes = []
+        for b, c in self.codes:
+            oc = S.OperatorCodeT()
+            oc.builtinCode = b
+            oc.deprecatedBuiltinCode = min(b, 127)
+            oc.version = 1
+            if c is not None:
+                oc.customCode = c.encode()
+            m.operatorCodes.append(oc)
+        sg = S.SubGraphT()
+        sg.tensors = self.tensors
+        sg.inputs = np.array(self.inputs, dtype=np.int32)
+        sg.outputs = np.array(self.outputs, dtype=np.int32)
+        sg.operators = self.ops
+        sg.name = b"main"
+        m.subgraphs = [sg]
+        m.buffers = self.buffers
+        m.description = b"micronn graph test"
+        return m
+
+    def tflite(self):
+        return serialize(self.model())
+
+
+def serialize(model):
+    b = flatbuffers.Builder(1024)
+    b.Finish(model.Pack(b), file_identifier=b"TFL3")
+    return bytes(b.Output())
+
+
+def atan2_model(shape=(2, 8)):
+    """y, x float32 -> out = 2 * Atan2(y, x) (custom op "Atan2"), and its numpy reference."""
+    g = Graph()
+    y = g.input("y", np.float32, shape)
+    x = g.input("x", np.float32, shape)
+    a = g.custom("Atan2", [y, x], np.float32, shape, name="angle")
+    two = g.const("two", np.full((1,), 2, np.float32))
+    g.output(g.op(BO.MUL, [a, two], np.float32, shape, S.BuiltinOptions.MulOptions, S.MulOptionsT(),
+                  name="out"))
+    return g.tflite(), lambda yv, xv: (2 * np.arctan2(yv, xv)).astype(np.float32)
+
+
+def custom_model(code, shape=(4,), dtype=np.float32, n_inputs=1, scale=None):
+    """in -> RELU -> custom op `code` -> RELU -> out: a custom op between two builtin ones."""
+    g = Graph()
+    q = {} if scale is None else {"scale": scale, "zp": 0}
+    ins = [g.input(f"in{i}", dtype, shape, **q) for i in range(n_inputs)]
+    r = [g.op(BO.RELU, [i], dtype, shape, **q) for i in ins]
+    c = g.custom(code, r, dtype, shape, name="custom_out", **q)
+    g.output(g.op(BO.RELU, [c], dtype, shape, name="out", **q))
+    return g.tflite()

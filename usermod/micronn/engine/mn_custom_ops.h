@@ -1,0 +1,19 @@
+/*
+ * Custom-op kernels built into the engine: one line per op. Included several times (no include
+ * guard) with MN_CUSTOM_OP defined as needed, like mn_ops.h.
+ *
+ *   MN_CUSTOM_OP(SYM, VERSION, DTYPES)
+ *     SYM      the custom code string exactly as the model's OperatorCode.custom_code holds it,
+ *              which must be a C identifier. The kernel is the const mn_kernel_t
+ *              mn_kernel_<SYM> in kernels/custom/<sym>.c, selected by MICRONN_OP_<SYM>
+ *              (default MICRONN_OPS_ALL; `make firmware MODELS=...` sets it when a model uses
+ *              the op, as for builtin ops).
+ *     VERSION  highest opcode version the kernel implements.
+ *     DTYPES   dtype combinations, as in mn_ops.h (reporting only).
+ *
+ * Adding a custom op at build time: this line plus kernels/custom/<name>.c (kernels/custom/atan2.c
+ * is the documented example). At run time, kernels can also be passed in mn_config_t.ops.
+ * Custom codes that are not identifiers (e.g. "ethos-u") can only be registered at run time.
+ */
+MN_CUSTOM_OP(Atan2, 1, "float32")
+MN_CUSTOM_OP(micronn_subgraph, 1, "any")
