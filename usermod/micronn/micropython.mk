@@ -35,7 +35,7 @@ SRC_USERMOD_C += \
 	$(MICRONN_DIR)/mod_model.c \
 	$(MICRONN_DIR)/mod_interp.c \
 	$(MICRONN_DIR)/mod_tensor.c \
-	$(MICRONN_DIR)/mod_arena.c
+	$(MICRONN_DIR)/mod_arena.c \
 	$(MICRONN_DIR)/mod_pyops.c
 
 # The portable engine and the built-in model table use no qstrs.
