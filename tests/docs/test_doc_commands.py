@@ -117,6 +117,16 @@ micronn flash --esp32 --port /dev/ttyUSB0 --firmware firmware.bin \\
 micronn flash --esp32 --port /dev/ttyUSB0 --firmware firmware.bin \\
     --model person_detect.bin --partitions partitions.csv
 """
+README_PARTITION = """\
+micronn partition ../shared/models/person_detect.tflite --backend mve -o pd_mve.tflite
+#   pd_mve.tflite: 2 subgraph(s) on mve holding 28 of 31 ops; 378280 bytes
+#     subgraph 1: ops 0-26, inputs [88], outputs [50]
+#     subgraph 2: ops 28, inputs [27], outputs [28]
+micronn inspect pd_mve.tflite --no-tensors
+#   Partition: 2 delegated subgraph(s) (custom op micronn_subgraph)
+#     op 0 micronn_subgraph: subgraph 1 on mve, 27 ops (CONV_2D x13, DEPTHWISE_CONV_2D x14)
+#     op 2 micronn_subgraph: subgraph 2 on mve, 1 ops (CONV_2D x1)
+"""
 HOST_ESP32_ROMFS = """\
 micronn flash --romfs person_detect.tflite --port /dev/ttyUSB0
 mpremote connect /dev/ttyUSB0 romfs deploy models/      # a directory holding the .tflite
@@ -127,7 +137,7 @@ python -m esptool --chip esp32 --port /dev/ttyUSB0 --baud 460800 write-flash \\
 """
 
 KNOWN = {
-    "README.md": [README_QUICKSTART, README_OWN_PORT, README_EXAMPLE, README_CLI, README_HIL],
+    "README.md": [README_QUICKSTART, README_OWN_PORT, README_EXAMPLE, README_CLI, README_HIL, README_PARTITION],
     "usermod/micronn/README.md": [USERMOD_BUILD, USERMOD_TESTS],
     "host_tools/README.md": [HOST_CLI, HOST_ESP32_FLASH, HOST_ESP32_ESPTOOL, HOST_ESP32_ROMFS],
 }
@@ -145,6 +155,10 @@ def env(**extra):
     # the worktree's host tools, also for the `micronn` console script of the shared .venv
     e["PYTHONPATH"] = os.pathsep.join([str(ROOT / "host_tools")] + [p for p in [e.get("PYTHONPATH")] if p])
     e["MICRONN_BUILD_DIR"] = str(DOCS_BUILD)
+    # under `make test` the blocks' own make calls would inherit make's flags and print
+    # "Entering directory" lines: a user types them in a plain shell
+    for k in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL"):
+        e.pop(k, None)
     e["PATH"] = str(ROOT / ".venv" / "bin") + os.pathsep + e["PATH"]  # mpremote, micronn
     e.update(extra)
     return e
@@ -293,6 +307,16 @@ def test_esp32_flash_blocks(tmp_path):
             if line.strip() and not line.startswith("#")]
     ends = [int(r[3], 0) + (int(r[4], 0) if not r[4][-1] in "KM" else int(r[4][:-1]) * 1024) for r in rows]
     assert ends[-1] == 4 * 1024 * 1024 and max(ends) == ends[-1]
+
+
+def test_readme_partition_block(tmp_path):
+    """The partition example runs on the host as written and prints the lines its comments show."""
+    assert README_PARTITION in command_blocks(doc("README.md"))
+    block = README_PARTITION.replace("../shared/models", str(MODELS_DIR))
+    for cmd, shown in re.findall(r"^(micronn .*)\n((?:#.*\n)+)", block, re.M):
+        out = bash(cmd, cwd=tmp_path)
+        for line in shown.splitlines():
+            assert line[1:].strip() in out, (cmd, line, out)
 
 
 def test_esp32_romfs_block(tmp_path):

@@ -99,6 +99,13 @@ static int bit_length64(uint64_t x) {
 #endif
 }
 
+int64_t mn_sdiv64(int64_t n, int32_t d) {
+    const uint64_t un = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
+    const uint32_t ud = d < 0 ? (uint32_t)0 - (uint32_t)d : (uint32_t)d;
+    const uint64_t q = mn_udivmod64(un, ud, NULL);
+    return (n < 0) != (d < 0) ? (int64_t)((uint64_t)0 - q) : (int64_t)q;
+}
+
 uint64_t mn_udivmod64(uint64_t n, uint32_t d, uint32_t *rem) {
     uint64_t q = 0;
     if ((n >> 32) == 0) {

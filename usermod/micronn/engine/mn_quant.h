@@ -118,6 +118,9 @@ static inline float mn_clamp_f32(float x, float lo, float hi) {
  * linker scripts of bare-metal ports, e.g. upstream MicroPython's qemu port, do not place. */
 uint64_t mn_udivmod64(uint64_t n, uint32_t d, uint32_t *rem);
 
+/* n / d rounded towards zero like C's int64_t division, for d != 0, through mn_udivmod64. */
+int64_t mn_sdiv64(int64_t n, int32_t d);
+
 /* Integer range of a quantized type code (MN_QTYPE_*). */
 enum {
     MN_QTYPE_INT8 = 0,

@@ -118,8 +118,8 @@ static void qprod_s16(const reduce_data_t *d, const int16_t *in, int16_t *out) {
     }
 
 DEFINE_FOLD(mean_f32, float, float, SET, ADD_F, acc / (float)d->count)
-DEFINE_FOLD(mean_i32, int32_t, int64_t, SET, ADD_WRAP64, acc / d->count)
-DEFINE_FOLD(mean_i64, int64_t, int64_t, SET, ADD_WRAP64, acc / d->count)
+DEFINE_FOLD(mean_i32, int32_t, int64_t, SET, ADD_WRAP64, mn_sdiv64(acc, d->count))
+DEFINE_FOLD(mean_i64, int64_t, int64_t, SET, ADD_WRAP64, mn_sdiv64(acc, d->count))
 DEFINE_FOLD(sum_f32, float, float, SET, ADD_F, acc)
 DEFINE_FOLD(sum_i32, int32_t, int32_t, SET, ADD_WRAP32, acc)
 DEFINE_FOLD(sum_i64, int64_t, int64_t, SET, ADD_WRAP64, acc)
@@ -254,7 +254,7 @@ static mn_status_t reduce_prepare(mn_ctx_t *ctx, mn_node_t *node, int op) {
                     ++s;
                 }
                 s = s < 31 + shift ? s : 31 + shift;
-                mult = (int32_t)(((int64_t)mult << s) / count);
+                mult = (int32_t)mn_sdiv64((int64_t)mult << s, count);
                 shift -= s;
             }
             d->mult = mult;

@@ -19,9 +19,9 @@ static int32_t clamp_i32(int32_t x, int32_t lo, int32_t hi) {
 /* Number of steps from start towards stop (TFLite: ceil((stop - start) / stride), at least 0). */
 static int32_t steps(int32_t start, int32_t stop, int32_t stride) {
     if (stride > 0) {
-        return stop > start ? (int32_t)(((int64_t)stop - start + stride - 1) / stride) : 0;
+        return stop > start ? (int32_t)mn_udivmod64((uint64_t)((int64_t)stop - start + stride - 1), (uint32_t)stride, NULL) : 0;
     }
-    return start > stop ? (int32_t)(((int64_t)start - stop - stride - 1) / -stride) : 0;
+    return start > stop ? (int32_t)mn_udivmod64((uint64_t)((int64_t)start - stop - stride - 1), (uint32_t)0 - (uint32_t)stride, NULL) : 0;
 }
 
 /* Shared tail: the effective input dims (eff_dims, n), per dim start/count/stride and which dims
