@@ -66,10 +66,13 @@ def build(name):
 class _Spec:
     """What QemuProcess needs of a board: upstream's own QEMU command line (ports/qemu/Makefile)."""
 
+    # upstream boards keep no storage image: every boot starts from the firmware alone
+    storage_path = storage_bytes = storage_region = None
+
     def __init__(self, name, qemu_args, firmware):
         self.name, self.qemu_args, self.firmware = name, qemu_args, firmware
 
-    def qemu_argv(self, serial, firmware, extra=()):
+    def qemu_argv(self, serial, firmware, extra=(), storage=None):
         return self.qemu_args + ["-nographic", "-monitor", "null", "-semihosting",
                                  "-serial", serial, "-kernel", str(firmware)] + list(extra)
 
