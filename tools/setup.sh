@@ -8,7 +8,7 @@ MICROPY_DIR=${MICROPY_DIR:-$ROOT/build/micropython}
 VENV=$ROOT/.venv
 
 APT_PACKAGES="gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm qemu-system-misc
-gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf make gcc gcc-multilib xz-utils clang"
+gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf make gcc gcc-multilib xz-utils clang cmake"
 
 step() { printf '\n== setup: %s\n' "$*"; }
 
