@@ -201,7 +201,8 @@ def _mn_recv(p, n, c):
             continue  # keep reading: what the host still sends must not reach the REPL
         d = bytes(m[:k])
         if b'\x1b' in d:
-            d = d.replace(b'\x1b\x02', b'\x03').replace(b'\x1b\x01', b'\x1b')
+            for i in (1, 2, 3, 4, 5, 0):  # ESC '@' stands for ESC itself: decoded last
+                d = d.replace(bytes((27, 64 + i)), bytes((i or 27,)))
         try:
             if p is None:
                 e = vfs.rom_ioctl(4, 0, o, d)
@@ -227,11 +228,20 @@ def _mn_dump(p, c):
 """
 
 
+#: Bytes the streamed put never sends as they are: ESC (the escape itself) and the REPL's control
+#: characters Ctrl-A..Ctrl-E. Ctrl-C would interrupt the transfer; and when the board resets in
+#: the middle, the data still on its way lands in the rebooted board's REPL, where a Ctrl-A/B/D/E
+#: would switch modes or soft-reset it instead of being harmless junk on a line.
+_STREAM_SPECIAL = b"\x1b\x01\x02\x03\x04\x05"
+
+
 def _escape(data):
-    """Stream encoding for _mn_recv: Ctrl-C (0x03) would interrupt the board, so it is sent as
-    ESC 0x02, and ESC (0x1b) itself as ESC 0x01. Every ESC in the result starts a pair, which is
-    what lets the board decode any block with two replaces."""
-    return data.replace(b"\x1b", b"\x1b\x01").replace(b"\x03", b"\x1b\x02")
+    """Stream encoding for _mn_recv: each byte of _STREAM_SPECIAL is sent as ESC followed by
+    '@', 'A', ... (its index + 0x40). Every ESC in the result starts a pair and no pair's second
+    byte is special, which is what lets the board decode any block with plain replaces."""
+    for i, c in enumerate(_STREAM_SPECIAL):
+        data = data.replace(bytes([c]), bytes([0x1b, 0x40 + i]))
+    return data
 
 
 class Board:
@@ -533,21 +543,77 @@ class SerialBoard(Board):
             raise BoardCrash(f"{self.name}: serial link lost ({e})") from None
 
     def _enter_raw(self, timeout=None):
-        """Get the board into the raw REPL (Ctrl-C, Ctrl-A), retrying while it boots."""
+        """Get the board into the raw REPL (Ctrl-C, Ctrl-A), retrying while it boots, and check
+        the link is in step (see _sync)."""
         last = None
         deadline = time.monotonic() + (timeout or self.connect_timeout)
+        quiesce = self.dirty
         while True:
             try:
+                if quiesce:
+                    self._quiesce(deadline)
                 with contextlib.redirect_stdout(io.StringIO()):  # mpremote prints on failure
                     self.transport.enter_raw_repl(soft_reset=False, timeout_overall=3)
+                self._sync(min(10.0, max(1.0, deadline - time.monotonic())))
                 self.in_raw, self.dirty, self.helper_loaded = True, False, False
                 return
             except (TransportError, OSError, serial.SerialException) as e:
                 last = e
+                quiesce = True
             if time.monotonic() >= deadline:
                 raise BoardCrash(f"{self.name}: no raw REPL on {self.url} after "
                                  f"{timeout or self.connect_timeout:.0f} s ({last})")
             time.sleep(0.2)
+
+    #: How long the board must stay silent before the link counts as drained (it echoes what it
+    #: reads in the friendly REPL, so leftover input keeps it talking).
+    QUIET_SECONDS = 0.3
+
+    def _quiesce(self, deadline):
+        """Drop what the host wrote but the board has not read yet (an interrupted transfer's
+        data: on a pty this empties the board's side), then read until the board is quiet."""
+        try:
+            self._ser.reset_output_buffer()
+        except (OSError, serial.SerialException, AttributeError):
+            pass
+        quiet_since = time.monotonic()
+        while time.monotonic() < deadline:
+            if self._read_available():
+                quiet_since = time.monotonic()
+            elif time.monotonic() - quiet_since >= self.QUIET_SECONDS:
+                return
+            time.sleep(0.01)
+
+    _sync_count = 0
+
+    def _sync(self, timeout):
+        """Prove the raw REPL is in step: run a numbered print and read up to its end.
+
+        After a reset or an interrupted call the line can still carry answers to earlier requests
+        (a second "raw REPL" banner, a late raw-paste ``R\x01``) or leftover input that would be
+        prepended to the next code. Ctrl-C clears the board's pending line first; everything the
+        board sends before this exchange's own reply is discarded, so the next call starts clean.
+        Raises TransportError when the reply does not come (the caller retries)."""
+        SerialBoard._sync_count += 1
+        tag = b"mn-sync-%d-%d" % (os.getpid(), SerialBoard._sync_count)
+        self._ser.write(b"\x03print('" + tag + b"')\x04")
+        want = b"OK" + tag + b"\r\n\x04\x04>"
+        buf = bytearray()
+        deadline = time.monotonic() + timeout
+        while want not in buf:
+            chunk = self._read_available()
+            if chunk:
+                buf += chunk
+            elif time.monotonic() >= deadline:
+                raise TransportError(f"raw REPL out of step (no reply to a sync: {bytes(buf[-80:])!r})")
+            else:
+                time.sleep(0.002)
+        end = buf.index(want) + len(want)
+        if end < len(buf):
+            raise TransportError(f"raw REPL out of step (unexpected {bytes(buf[end:end + 40])!r})")
+        # The prompt was consumed here; give it back for mpremote's next exec, which expects it.
+        self._ser.unread(b">")
+        self.transport.use_raw_paste = True
 
     def _ensure_raw(self):
         if self.transport is None:
@@ -562,8 +628,10 @@ class SerialBoard(Board):
 
     # -- exec ------------------------------------------------------------------------------
     # A reboot shows up as the banner followed by the friendly prompt, which raw REPL never
-    # prints during an exec; a FATAL line is what our port prints on a fault before resetting.
-    _BANNER = re.compile(rb"MicroPython \S+ on [^\n]*\n(?:[^\n]*\n)?>>> $")
+    # prints during an exec (the prompt may be followed by the echo of input that was on its way,
+    # e.g. an interrupted transfer's data); a FATAL line is what our port prints on a fault
+    # before resetting.
+    _BANNER = re.compile(rb"MicroPython \S+ on [^\n]*\n(?:[^\n]*\n)?>>> ")
     _FATAL = re.compile(rb"(?:^|\n)\s*FATAL")
 
     def _follow(self, timeout, on_data=None):

@@ -88,12 +88,12 @@ class QemuProcess:
         self._pty_seen = threading.Event()
 
     # -- lifecycle -------------------------------------------------------------------------
-    def start(self, timeout=10.0):
+    def start(self, timeout=10.0, keep_snapshot=False):
         if self.proc is not None and self.proc.poll() is None:
             return self
         self.pty = None
         self._pty_seen.clear()
-        self._open_storage()
+        self._open_storage(keep_snapshot)
         extra = list(self.extra_args)
         if self.storage_file and self.spec.storage_region:
             self._gdb_dir = tempfile.mkdtemp(prefix="micronn-gdb-")
@@ -159,14 +159,20 @@ class QemuProcess:
         with self._gdb(5.0) as g:
             image = b"".join(g.read(addr + off, min(_GdbLink.CHUNK, size - off))
                              for off in range(0, size, _GdbLink.CHUNK))
-        fd = self._lock_fd if self._lock_fd is not None else None
-        if fd is None:
-            return  # a private snapshot: nothing to keep
-        os.pwrite(fd, image, 0)
-        os.ftruncate(fd, size)
+        if self._lock_fd is not None:
+            os.pwrite(self._lock_fd, image, 0)
+            os.ftruncate(self._lock_fd, size)
+        else:  # a private snapshot, kept across a restart
+            with open(self._snapshot, "r+b") as f:
+                f.write(image)
+                f.truncate(size)
 
-    def _open_storage(self):
-        """Lock the storage image for this QEMU, or fall back to a private snapshot of it."""
+    def _open_storage(self, keep_snapshot=False):
+        """Lock the storage image for this QEMU, or fall back to a private snapshot of it
+        (``keep_snapshot``: a restart goes on with the snapshot it already has)."""
+        if keep_snapshot and self._snapshot and os.path.exists(self._snapshot):
+            self.storage_file = self._snapshot
+            return
         self._release_storage()
         path = self.spec.storage_path if self.storage is True else self.storage
         if not path or self.spec.storage_bytes is None:
@@ -187,10 +193,12 @@ class QemuProcess:
             return
         self._lock_fd, self.storage_file = fd, path
 
-    def _release_storage(self):
+    def _release_storage(self, keep_snapshot=False):
         if self._gdb_dir:
             shutil.rmtree(self._gdb_dir, ignore_errors=True)
             self._gdb_dir = None
+        if keep_snapshot and self._snapshot:
+            return
         if self._lock_fd is not None:
             os.close(self._lock_fd)  # drops the flock
             self._lock_fd = None
@@ -217,10 +225,11 @@ class QemuProcess:
         """QEMU's recent own output (errors, pty notice), for error messages."""
         return "\n".join(self.log)
 
-    def stop(self, grace=2.0, save=True):
+    def stop(self, grace=2.0, save=True, keep_snapshot=False):
         """Terminate QEMU and its process group; SIGKILL after ``grace`` seconds. Idempotent.
-        A board with a storage region has it saved to its image first (``save``)."""
-        if save and self._gdb_dir and self._snapshot is None and self.alive():
+        A board with a storage region has it saved to its image first (``save``); a private
+        snapshot is deleted unless ``keep_snapshot`` (a restart: a power cycle keeps the files)."""
+        if save and self._gdb_dir and (self._snapshot is None or keep_snapshot) and self.alive():
             try:
                 self._region_save()
             except (OSError, QemuError) as e:
@@ -228,7 +237,7 @@ class QemuProcess:
         proc, self.proc = self.proc, None
         _live.discard(self)
         if proc is None:
-            self._release_storage()
+            self._release_storage(keep_snapshot)
             return
         for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
             if proc.poll() is not None:
@@ -250,11 +259,11 @@ class QemuProcess:
             proc.wait(1)
         except subprocess.TimeoutExpired:
             pass
-        self._release_storage()
+        self._release_storage(keep_snapshot)
 
     def restart(self, timeout=10.0):
-        self.stop()
-        return self.start(timeout)
+        self.stop(keep_snapshot=True)
+        return self.start(timeout, keep_snapshot=True)
 
     def __enter__(self):
         return self.start()

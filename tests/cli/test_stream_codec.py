@@ -17,9 +17,18 @@ def test_stream_codec_on_block_boundaries(tmp_path):
         pytest.fail(str(e), pytrace=False)
     block = 16
     for shift in range(block + 1):
-        data = bytes(range(7)) * 3 + b"A" * shift + b"\x03\x1b" * 20 + bytes(range(256))
+        data = bytes(range(7)) * 3 + b"A" * shift + b"\x03\x1b" * 20 + b"\x1b@\x1bA\x1b" + bytes(range(256))
         enc = _escape(data)
         script = tmp_path / "recv.py"
         script.write_text(_HELPER + f"_mn_recv('out.bin', {len(enc)}, {block})\n")
         subprocess.run([str(exe), str(script)], input=enc, cwd=tmp_path, check=True, timeout=30)
         assert (tmp_path / "out.bin").read_bytes() == data, f"shift {shift}"
+
+
+def test_stream_has_no_repl_control_characters():
+    """Data still on its way when the board resets reaches its REPL: it must not hold the
+    characters that switch REPL modes or soft-reset (Ctrl-A..Ctrl-E)."""
+    from micronn_tools.board import _escape
+    enc = _escape(bytes(range(256)) * 4)
+    assert not set(enc) & {1, 2, 3, 4, 5}
+    assert all(enc[i + 1] in b"@ABCDE" for i in range(len(enc)) if enc[i] == 0x1b)

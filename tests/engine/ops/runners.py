@@ -117,7 +117,7 @@ def run_kshim(model, inputs, invokes=1):
                 a[...] = t.zp[0]   # as LiteRT and the engine reset int8 state: to the zero point
         arrays[i] = a
         ct = ts[i]
-        ct.data = a.ctypes.data if a.nbytes else None
+        ct.data = a.ctypes.data   # never NULL, as in the engine (zero-element tensors included)
         ct.bytes = a.nbytes
         if t.quantized:
             sc = np.array(t.scale, dtype=np.float32)

@@ -254,6 +254,15 @@ def test_cast(runner, rng, in_dtype, out_dtype):
     check(runner, rng, A.cast(in_dtype, out_dtype, (3, 17)), gen=_cast_input, max_saturated=None)
 
 
+
+@pytest.mark.parametrize("in_dtype,out_dtype", [("float32", "float32"), ("int8", "int8"), ("float32", "int32"), ("int32", "bool")])
+def test_cast_zero_elements(runner, in_dtype, out_dtype):
+    """A zero-element tensor is valid: the kernel copies nothing (under UBSan a NULL data pointer
+    passed to memmove failed here, found by the fuzzer)."""
+    m = A.cast(in_dtype, out_dtype, (0, 5))
+    out = runner(m, [np.zeros((0, 5), dtype=m.tensors[0].dtype)])
+    assert out[0].shape == (0, 5)
+
 # ---- SOFTMAX int16 ------------------------------------------------------------------------------
 
 def _softmax16_input(rng, t):

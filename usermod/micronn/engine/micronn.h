@@ -140,7 +140,7 @@ static inline float mn_ld_f32(const uint8_t *p) {
  * the number of channels along dimension q_dim for per-channel quantization.
  */
 typedef struct mn_tensor {
-    void *data;                 /* NULL until prepared; NULL for an omitted optional input */
+    void *data;                 /* NULL until prepared (never after, even with zero elements) */
     size_t bytes;               /* element size * element count */
     const char *name;           /* NUL-terminated, points into the model; "" if unnamed */
     const uint8_t *q_scale_raw; /* little-endian float32[q_count] in the model, or NULL */

@@ -524,6 +524,16 @@ static int src_get(void *c, int32_t k, mn_plan_buf_t *out) {
     return 1;
 }
 
+/* Zero-element tensors are never planned; a valid pointer (zero bytes of the arena) keeps kernels'
+ * memcpy(dst, src, 0) and the binding's buffers well defined instead of passing NULL. */
+static void point_empty_tensors(mn_interp_t *it) {
+    for (uint32_t k = 0; k < it->n_tensors; k++) {
+        if (it->tensors[k].bytes == 0 && it->tensors[k].data == NULL) {
+            it->tensors[k].data = it->arena;
+        }
+    }
+}
+
 /* While planning without memory, offsets are parked in the tensor's data field / scratch record
  * (as offset + 1, 0 = not placed); plan_assign turns them into pointers afterwards. */
 static void src_set_offset(void *c, int32_t k, size_t offset) {
@@ -696,6 +706,9 @@ static mn_status_t plan_memory(mn_interp_t *it) {
         }
     }
     mn_inplace_resolve(it);
+    if (fits && !it->dry_run) {
+        point_empty_tensors(it);
+    }
     if (!fits && !it->dry_run) {
         return MN_ERR_ARENA;
     }
