@@ -12,7 +12,8 @@
  *              versions that the kernel lacks (a dtype, ...) are refused by its prepare.
  *     DTYPES   dtype combinations the kernel implements, space separated: the dtype of input 0 (x for
  *              SELECT / SELECT_V2),
- *              "->out" when output 0 has another dtype, "x8" for int8 weights (int16x8). The
+ *              "->out" when output 0 has another dtype, "x8" for int8 weights (int16x8; float32x8: hybrid,
+ *              float32 activations quantized on the fly). The
  *              support matrix (`micronn ops`, README) is this column; tests/engine/ops/
  *              test_op_matrix.py runs every combination listed here against the oracle.
  * Adding an op: this line, the MICRONN_OP_<NAME> block in mn_config.h, kernels/reference/<op>.c.
@@ -45,7 +46,7 @@ MN_OP(FILL, FillOptions, 3, "int32->int8 int32->int16 int32->float32 int32 int32
 MN_OP(FLOOR, NONE, 1, "float32")
 MN_OP(FLOOR_DIV, FloorDivOptions, 3, "int8 int16 int32 float32")
 MN_OP(FLOOR_MOD, FloorModOptions, 2, "int8 int16 int32 float32")
-MN_OP(FULLY_CONNECTED, FullyConnectedOptions, 11, "int8 int16x8 float32")
+MN_OP(FULLY_CONNECTED, FullyConnectedOptions, 12, "int8 int16x8 float32 float32x8")
 MN_OP(GATHER, GatherOptions, 4, "int8 int16 float32 int32 int64 uint8 bool")
 MN_OP(GATHER_ND, GatherNdOptions, 5, "int8 int16 float32 int32 int64 uint8 bool")
 MN_OP(GELU, GeluOptions, 2, "int8 int16 float32")

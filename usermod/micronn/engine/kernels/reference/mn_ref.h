@@ -136,6 +136,21 @@ void mn_fully_connected_s16(const mn_fc_params_t *p,
 void mn_fully_connected_f32(int batches, int depth, int units, float act_min, float act_max,
     const float *input, const float *weights, const float *bias, float *output);
 
+/* Hybrid FULLY_CONNECTED (float32 activations, int8 symmetric weights, float32 bias and output):
+ * each batch row is quantized to int8 on the fly (mn_quantize_dynamic_s8), multiplied in int32 and
+ * scaled back by row scale * weights scale, as TFLite's EvalHybrid. */
+typedef struct {
+    int batches, depth, units;
+    float act_min, act_max;
+    float w_scale;              /* per-tensor weights scale */
+    const float *w_scales;      /* [units] per-channel weights scales, or NULL */
+    uint8_t asymmetric;         /* asymmetric_quantize_inputs */
+} mn_fc_hybrid_params_t;
+
+/* qbuf: scratch of depth bytes for one quantized input row. */
+void mn_fully_connected_hybrid(const mn_fc_hybrid_params_t *p, const float *input, const int8_t *weights,
+    const float *bias, float *output, int8_t *qbuf);
+
 /* FC per-tensor multiplier, TFLite GetQuantizedConvolutionMultipler: the
  * input*filter scale product is formed in float, then divided in double. */
 double mn_fc_real_multiplier(float input_scale, float filter_scale, float output_scale);
