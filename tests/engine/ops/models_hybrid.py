@@ -51,10 +51,40 @@ def fully_connected_hybrid(rng, in_shape=(3, 16), units=5, act=M.ACT_NONE, bias=
                    desc=f"fc hybrid {in_shape}->{units} a{act} pc{per_channel} asym{asymmetric} bias{bias}")
 
 
+def _hybrid_filter(rng, m, per_channel, qdim, equal_scales=False):
+    """Replace float model m's filter (input 1) by int8 weights with per-tensor or per-channel
+    (along qdim) scales."""
+    f = m.tensors[1]
+    n = f.shape[qdim] if per_channel else 1
+    w = _int8_weights(rng, f.shape, n, qdim if per_channel else 0)
+    if equal_scales:
+        w.scale = [w.scale[0]] * n
+    w.name = f.name
+    m.tensors[1] = w
+    m.desc = m.desc.replace("float32", f"hybrid pc{int(per_channel)}{'=' if equal_scales else ''}")
+    return m
+
+
+def conv2d_hybrid(rng, per_channel=True, equal_scales=False, **kw):
+    return _hybrid_filter(rng, M.conv2d(rng, "float32", **kw), per_channel, 0, equal_scales)
+
+
+def depthwise_hybrid(rng, per_channel=True, equal_scales=False, **kw):
+    return _hybrid_filter(rng, M.depthwise(rng, "float32", **kw), per_channel, 3, equal_scales)
+
+
+def image_input(rng, t):
+    """hybrid_input with one range per batch image (the conv kernels quantize whole images)."""
+    return hybrid_input(rng, t, rows=1)
+
+
 def _cases():
     c = {}
     c[("FULLY_CONNECTED", "float32x8")] = lambda rng: (
         fully_connected_hybrid(rng, in_shape=(4, 12), units=6, per_channel=True, asymmetric=True), hybrid_input)
+    c[("CONV_2D", "float32x8")] = lambda rng: (conv2d_hybrid(rng, n=2, h=6, w=5, cin=3, cout=4), image_input)
+    c[("DEPTHWISE_CONV_2D", "float32x8")] = lambda rng: (
+        depthwise_hybrid(rng, n=2, h=6, w=5, cin=3, mult=2), image_input)
     return c
 
 

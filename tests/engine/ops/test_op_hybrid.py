@@ -38,3 +38,51 @@ def test_fully_connected_hybrid_refuses_weight_zero_point(runner, rng):
     with pytest.raises(Exception) as e:
         runner(m, [MH.hybrid_input(rng, m.tensors[0])])
     assert "zero point" in str(e.value)
+
+
+PAD = (M.SAME, M.VALID)
+
+
+@pytest.mark.parametrize("per_channel,equal", [(False, False), (True, False), (True, True)],
+                         ids=["pt", "pc", "pc_equal"])
+@pytest.mark.parametrize("padding", PAD)
+@pytest.mark.parametrize("stride,dil", [((1, 1), (1, 1)), ((2, 2), (1, 1)), ((1, 2), (2, 1))])
+@pytest.mark.parametrize("act", [M.ACT_NONE, M.ACT_RELU6])
+def test_conv2d_hybrid(runner, rng, per_channel, equal, padding, stride, dil, act):
+    m = MH.conv2d_hybrid(rng, per_channel, equal, n=2, h=int(rng.integers(5, 9)), w=int(rng.integers(5, 9)),
+                         cin=int(rng.integers(1, 5)), cout=int(rng.integers(1, 6)), fh=int(rng.integers(1, 4)),
+                         fw=int(rng.integers(1, 4)), stride=stride, dil=dil, padding=padding, act=act)
+    check(runner, rng, m, gen=MH.image_input)
+
+
+def test_conv2d_hybrid_groups(runner, rng):
+    """Grouped: TFLite's per-channel path (asymmetric input) even with equal scales."""
+    m = MH.conv2d_hybrid(rng, True, True, n=2, h=6, w=7, cin=8, cout=6, groups=2)
+    check(runner, rng, m, gen=MH.image_input)
+    m = MH.conv2d_hybrid(rng, True, False, n=1, h=5, w=5, cin=6, cout=9, groups=3)
+    check(runner, rng, m, gen=MH.image_input)
+
+
+@pytest.mark.parametrize("equal", [False, True], ids=["pc", "pc_equal"])
+@pytest.mark.parametrize("padding", PAD)
+@pytest.mark.parametrize("stride,dil", [((1, 1), (1, 1)), ((2, 2), (1, 1)), ((2, 1), (2, 2))])
+def test_depthwise_hybrid(runner, rng, equal, padding, stride, dil):
+    """Always TFLite's per-channel path (asymmetric input), also with equal scales."""
+    m = MH.depthwise_hybrid(rng, True, equal, n=2, h=int(rng.integers(5, 9)), w=int(rng.integers(5, 9)),
+                            cin=int(rng.integers(1, 5)), mult=int(rng.integers(1, 4)), fh=int(rng.integers(1, 4)),
+                            fw=int(rng.integers(1, 4)), stride=stride, dil=dil, padding=padding,
+                            act=int(rng.choice(M.ACTS)), bias=bool(rng.integers(0, 2)))
+    check(runner, rng, m, gen=MH.image_input)
+
+
+def test_hybrid_refusals(runner, rng):
+    """What TFLite's hybrid kernels do not take: a weights zero point, a per-tensor depthwise filter
+    (LiteRT reads past its one scale), a grouped conv with one filter scale."""
+    for m, words in ((MH.conv2d_hybrid(rng, True), ["zero point"]),
+                     (MH.depthwise_hybrid(rng, False), ["depthwise", "scales"]),
+                     (MH.conv2d_hybrid(rng, False, n=1, h=5, w=5, cin=4, cout=4, groups=2), ["grouped", "scales"])):
+        if words == ["zero point"]:
+            m.tensors[1].zp = [2] * len(m.tensors[1].zp)
+        with pytest.raises(Exception) as e:
+            runner(m, [MH.image_input(rng, m.tensors[0])])
+        assert all(w in str(e.value) for w in words), str(e.value)

@@ -55,6 +55,26 @@ void mn_conv_f32(const mn_conv_geom_t *g, float act_min, float act_max,
 
 void mn_depthwise_conv_s8_per_channel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
     const int8_t *input, const int8_t *filter, const int32_t *bias, int8_t *output);
+
+/*
+ * Hybrid CONV_2D / DEPTHWISE_CONV_2D (float32 activations, int8 symmetric filter, float32 bias and
+ * output), as TFLite's reference hybrid kernels: each batch image is quantized to int8 on the fly
+ * (mn_quantize_dynamic_s8), accumulated in int32 and scaled back to float. CONV_2D with one filter
+ * scale (EvalHybrid): symmetric input, acc * (row scale * filter scale) + bias. With per-channel
+ * scales (EvalHybridPerChannel, also always for DEPTHWISE_CONV_2D): asymmetric input,
+ * acc * scale[c] * row scale + bias (depthwise: acc * (scale[c] * row scale) + bias).
+ * qbuf: scratch of in_h * in_w * in_c bytes.
+ */
+typedef struct {
+    float act_min, act_max;
+    const float *scales;     /* [out_c] filter scales (per-tensor: scales[0] used) */
+    uint8_t per_channel;     /* TFLite's per-channel path: asymmetric input, per-channel scaling */
+} mn_conv_hybrid_t;
+
+void mn_conv_hybrid(const mn_conv_geom_t *g, const mn_conv_hybrid_t *h, const float *input,
+    const int8_t *filter, const float *bias, float *output, int8_t *qbuf);
+void mn_depthwise_conv_hybrid(const mn_conv_geom_t *g, const mn_conv_hybrid_t *h, const float *input,
+    const int8_t *filter, const float *bias, float *output, int8_t *qbuf);
 void mn_depthwise_conv_f32(const mn_conv_geom_t *g, float act_min, float act_max,
     const float *input, const float *filter, const float *bias, float *output);
 
