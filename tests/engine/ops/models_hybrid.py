@@ -78,6 +78,18 @@ def image_input(rng, t):
     return hybrid_input(rng, t, rows=1)
 
 
+def svdf_hybrid(rng, asymmetric=False, **kw):
+    """SVDF with int8 weights_feature and weights_time (per-tensor), float32 input/state/bias/output."""
+    m = M.svdf(rng, "float32", **kw)
+    for i, sc in ((1, float(rng.uniform(0.004, 0.02))), (2, float(rng.uniform(0.004, 0.02)))):
+        t = m.tensors[i]
+        m.tensors[i] = T(t.name, np.int8, t.shape, data=rand_q(rng, np.int8, t.shape, -127, 127), scale=[sc])
+    m.options.asymmetricQuantizeInputs = asymmetric
+    m.fields[2] = int(asymmetric)
+    m.desc = m.desc.replace("float32", f"hybrid asym{int(asymmetric)}")
+    return m
+
+
 def _cases():
     c = {}
     c[("FULLY_CONNECTED", "float32x8")] = lambda rng: (
@@ -85,6 +97,7 @@ def _cases():
     c[("CONV_2D", "float32x8")] = lambda rng: (conv2d_hybrid(rng, n=2, h=6, w=5, cin=3, cout=4), image_input)
     c[("DEPTHWISE_CONV_2D", "float32x8")] = lambda rng: (
         depthwise_hybrid(rng, n=2, h=6, w=5, cin=3, mult=2), image_input)
+    c[("SVDF", "float32x8")] = lambda rng: (svdf_hybrid(rng, True, batches=3, act=M.ACT_RELU), hybrid_input)
     return c
 
 

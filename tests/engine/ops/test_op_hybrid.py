@@ -86,3 +86,13 @@ def test_hybrid_refusals(runner, rng):
         with pytest.raises(Exception) as e:
             runner(m, [MH.image_input(rng, m.tensors[0])])
         assert all(w in str(e.value) for w in words), str(e.value)
+
+
+@pytest.mark.parametrize("asymmetric", [False, True], ids=["sym", "asym"])
+@pytest.mark.parametrize("act", [M.ACT_NONE, M.ACT_RELU])
+def test_svdf_hybrid(runner, rng, asymmetric, act):
+    """Several invokes: the float state carries the quantized feature stage from step to step."""
+    m = MH.svdf_hybrid(rng, asymmetric, batches=int(rng.integers(1, 4)), input_size=int(rng.integers(3, 20)),
+                       units=int(rng.integers(1, 5)), rank=int(rng.integers(1, 3)), memory=int(rng.integers(1, 6)),
+                       act=act, bias=bool(rng.integers(0, 2)))
+    check(runner, rng, m, invokes=4, gen=MH.hybrid_input)

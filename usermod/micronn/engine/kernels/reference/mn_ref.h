@@ -467,6 +467,12 @@ void mn_svdf_s8_output(const mn_svdf_params_t *p, const int32_t *bias, const int
 void mn_svdf_f32(const mn_svdf_params_t *p, int act, const float *input,
     const float *w_feature, const float *w_time, const float *bias,
     float *state, float *scratch, float *output);
+/* Hybrid (TFLite's EvalHybridSVDF): each input row quantized on the fly (mn_quantize_dynamic_s8),
+ * the feature stage in int32 scaled by row scale * weights_feature scale, the rest as mn_svdf_f32
+ * with w_time = the dequantized int8 weights_time. qbuf: input_size bytes. */
+void mn_svdf_hybrid(const mn_svdf_params_t *p, int act, int asymmetric, const float *input,
+    const int8_t *w_feature, float wf_scale, const float *w_time, const float *bias,
+    float *state, float *scratch, int8_t *qbuf, float *output);
 
 
 /* ---- data movement (copy.c): strided copies shared by TRANSPOSE, SLICE, PAD, ... ---------- */
