@@ -26,6 +26,8 @@ def _models():
                                                padding=M.VALID), MH.image_input),
         "op_dw_hybrid": (MH.depthwise_hybrid(rng, True, n=2, h=6, w=6, cin=3, mult=2, act=M.ACT_RELU6),
                          MH.image_input),
+        "op_svdf_hybrid": (MH.svdf_hybrid(rng, True, batches=2, input_size=9, units=3, rank=2, memory=4),
+                           MH.hybrid_input),
     }
 
 
