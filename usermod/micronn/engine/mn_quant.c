@@ -635,7 +635,7 @@ float mn_quantize_dynamic_s8(const float *x, size_t n, int8_t *q, int asymmetric
     const double zp_min = -128.0 - rmin / scale, zp_max = 127.0 - rmax / scale;
     /* rmin <= 0 <= rmax: the reference's error terms 128 + |rmin / scale| and 127 + |rmax / scale| */
     const double zp = 128.0 - rmin / scale < 127.0 + rmax / scale ? zp_min : zp_max;
-    const int32_t z = zp <= -128.0 ? -128 : zp >= 127.0 ? 127 : (int32_t)MN_ROUND_F64(zp);
+    const int32_t z = !(zp > -128.0) ? -128 : zp >= 127.0 ? 127 : (int32_t)MN_ROUND_F64(zp);   /* NaN: -128 */
     const float sf = (float)scale;
     const float inv = 1.0f / sf;
     for (size_t i = 0; i < n; ++i) {
