@@ -28,6 +28,8 @@ def _models():
                          MH.image_input),
         "op_svdf_hybrid": (MH.svdf_hybrid(rng, True, batches=2, input_size=9, units=3, rank=2, memory=4),
                            MH.hybrid_input),
+        "op_bmm_hybrid": (MH.batch_matmul_hybrid(rng, (2, 6, 3), (2, 6, 4), adj_x=True, asymmetric=True),
+                          MH.hybrid_input),
     }
 
 

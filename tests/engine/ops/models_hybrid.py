@@ -90,6 +90,19 @@ def svdf_hybrid(rng, asymmetric=False, **kw):
     return m
 
 
+def batch_matmul_hybrid(rng, lhs=(2, 3, 6), rhs=(6, 4), adj_x=False, adj_y=False, asymmetric=False):
+    """float32 lhs, constant int8 rhs (per-tensor scale)."""
+    import models_conv as MC
+    m = MC.batch_matmul(rng, "float32", lhs, rhs, adj_x=adj_x, adj_y=adj_y, rhs_const=True)
+    r = m.tensors[1]
+    m.tensors[1] = T(r.name, np.int8, r.shape, data=rand_q(rng, np.int8, r.shape, -127, 127),
+                     scale=[float(rng.uniform(0.004, 0.02))])
+    m.options.asymmetricQuantizeInputs = asymmetric
+    m.fields[2] = int(asymmetric)
+    m.desc = m.desc.replace("float32", f"hybrid asym{int(asymmetric)}")
+    return m
+
+
 def _cases():
     c = {}
     c[("FULLY_CONNECTED", "float32x8")] = lambda rng: (
@@ -98,6 +111,7 @@ def _cases():
     c[("DEPTHWISE_CONV_2D", "float32x8")] = lambda rng: (
         depthwise_hybrid(rng, n=2, h=6, w=5, cin=3, mult=2), image_input)
     c[("SVDF", "float32x8")] = lambda rng: (svdf_hybrid(rng, True, batches=3, act=M.ACT_RELU), hybrid_input)
+    c[("BATCH_MATMUL", "float32x8")] = lambda rng: (batch_matmul_hybrid(rng, asymmetric=True), hybrid_input)
     return c
 
 

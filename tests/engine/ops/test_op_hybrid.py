@@ -96,3 +96,12 @@ def test_svdf_hybrid(runner, rng, asymmetric, act):
                        units=int(rng.integers(1, 5)), rank=int(rng.integers(1, 3)), memory=int(rng.integers(1, 6)),
                        act=act, bias=bool(rng.integers(0, 2)))
     check(runner, rng, m, invokes=4, gen=MH.hybrid_input)
+
+
+@pytest.mark.parametrize("asymmetric", [False, True], ids=["sym", "asym"])
+@pytest.mark.parametrize("lhs,rhs,adj_x,adj_y", [((2, 3, 6), (6, 4), False, False), ((3, 5), (5, 2), False, False),
+                                                 ((2, 1, 6, 3), (3, 4, 6), True, True), ((2, 7, 4), (2, 5, 7), True, True),
+                                                 ((4, 9), (9, 3), False, False)])
+def test_batch_matmul_hybrid(runner, rng, asymmetric, lhs, rhs, adj_x, adj_y):
+    m = MH.batch_matmul_hybrid(rng, lhs, rhs, adj_x, adj_y, asymmetric)
+    check(runner, rng, m, gen=MH.hybrid_input)

@@ -129,11 +129,19 @@ typedef struct {
     int32_t lhs_offset, rhs_offset, output_offset;   /* -zero points, output zero point */
     int32_t mult, shift, act_min, act_max;
     uint8_t adj_x, adj_y, dtype;
+    uint8_t hybrid, asymmetric;                /* float32 lhs, int8 rhs; asymmetric_quantize_inputs */
+    float rhs_scale;                           /* hybrid */
+    int32_t scratch;                           /* hybrid: mn_bmm_hybrid_scratch bytes */
 } mn_bmm_params_t;
 
 void mn_batch_matmul_f32(const mn_bmm_params_t *p, const float *lhs, const float *rhs, float *out);
 void mn_batch_matmul_s8(const mn_bmm_params_t *p, const int8_t *lhs, const int8_t *rhs, int8_t *out);
 void mn_batch_matmul_s16(const mn_bmm_params_t *p, const int16_t *lhs, const int16_t *rhs, int16_t *out);
+/* Hybrid (TFLite's EvalHybrid): each lhs row of depth K quantized on the fly (mn_quantize_dynamic_s8),
+ * int32 products with the int8 rhs scaled by row scale * rhs scale. scratch: mn_bmm_hybrid_scratch(p). */
+size_t mn_bmm_hybrid_scratch(const mn_bmm_params_t *p);
+void mn_batch_matmul_hybrid(const mn_bmm_params_t *p, const float *lhs, const int8_t *rhs, float *out,
+    void *scratch);
 
 /* ---- FULLY_CONNECTED ---------------------------------------------------- */
 
