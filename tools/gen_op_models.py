@@ -44,7 +44,7 @@ def all_cases():
 
 def signature(model, op):
     """The model's dtype combination as mn_ops.h spells it: the data input's dtype (x for SELECT
-    and SELECT_V2, input for TRANSPOSE_CONV; int16x8 for int16 data with int8 weights), "->output dtype" when that differs,
+    and SELECT_V2, input for TRANSPOSE_CONV; int16x8 / float32x8 for int16 / float32 data with int8 weights), "->output dtype" when that differs,
     or always for conversion ops."""
     import numpy as np
     names = {np.dtype(np.bool_): "bool"}
@@ -52,9 +52,9 @@ def signature(model, op):
     i = model.tensors[data].dtype
     o = model.tensors[model.outputs[0]].dtype
     i, o = names.get(i, i.name), names.get(o, o.name)
-    if i == "int16" and len(model.inputs) > 1 and model.inputs[1] >= 0 \
+    if i in ("int16", "float32") and len(model.inputs) > 1 and model.inputs[1] >= 0 \
             and model.tensors[model.inputs[1]].dtype == np.int8:
-        i = o = "int16x8"   # int16 activations, int8 weights
+        i = o = i + "x8"   # int16 activations (int16x8) or float32 ones (hybrid), int8 weights
     return i if i == o and op not in ("QUANTIZE", "DEQUANTIZE", "CAST") else f"{i}->{o}"
 
 

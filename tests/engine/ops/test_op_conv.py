@@ -161,9 +161,10 @@ def test_batch_matmul_mismatched_depth_refused(runner, rng):
 
 
 def test_batch_matmul_hybrid_refused(runner, rng):
+    """Hybrid BATCH_MATMUL runs (test_op_hybrid.py), but only with a per-tensor symmetric rhs."""
     m = MC.batch_matmul(rng, "float32", (3, 4), (4, 5))
-    m.tensors[1] = M.T("rhs", np.int8, (4, 5), data=np.ones((4, 5), np.int8), scale=[0.1], zp=[0])
-    _refused(runner, m, ["hybrid"])
+    m.tensors[1] = M.T("rhs", np.int8, (4, 5), data=np.ones((4, 5), np.int8), scale=[0.1], zp=[3])
+    _refused(runner, m, ["hybrid", "zero point"])
 
 
 # ---- the int16x8 model class of issue 8 ---------------------------------------------------------

@@ -365,12 +365,13 @@ def test_reject_conv_int16(runner, rng):
     _expect_reject(runner, m, "int16")
 
 
-def test_reject_fc_hybrid(runner, rng):
-    m = M.fully_connected(rng, "int8")
+def test_reject_fc_hybrid_asymmetric_weights(runner, rng):
+    """Hybrid FULLY_CONNECTED runs (test_op_hybrid.py), but only with symmetric int8 weights."""
+    m = M.fully_connected(rng, "int8", weights_zp=5)
     m.tensors[0] = M.T("input", np.float32, m.tensors[0].shape)
     m.tensors[2] = M.T("bias", np.float32, m.tensors[2].shape, data=np.zeros(m.tensors[2].shape))
     m.tensors[3] = M.T("output", np.float32, m.tensors[3].shape)
-    _expect_reject(runner, m, "int8", "hybrid")
+    _expect_reject(runner, m, "zero point", "hybrid")
 
 
 def test_reject_softmax_int16_input(runner, rng):

@@ -326,6 +326,7 @@ enum {
 /* BatchMatMulOptions */
 #define MN_BMM_ADJ_X 0              /* bool */
 #define MN_BMM_ADJ_Y 1              /* bool */
+#define MN_BMM_ASYMMETRIC_QUANTIZE_INPUTS 2   /* bool (hybrid) */
 
 #ifdef __cplusplus
 }

@@ -12,7 +12,8 @@
  *              versions that the kernel lacks (a dtype, ...) are refused by its prepare.
  *     DTYPES   dtype combinations the kernel implements, space separated: the dtype of input 0 (x for
  *              SELECT / SELECT_V2),
- *              "->out" when output 0 has another dtype, "x8" for int8 weights (int16x8). The
+ *              "->out" when output 0 has another dtype, "x8" for int8 weights (int16x8; float32x8: hybrid,
+ *              float32 activations quantized on the fly). The
  *              support matrix (`micronn ops`, README) is this column; tests/engine/ops/
  *              test_op_matrix.py runs every combination listed here against the oracle.
  * Adding an op: this line, the MICRONN_OP_<NAME> block in mn_config.h, kernels/reference/<op>.c.
@@ -22,17 +23,17 @@ MN_OP(ADD, AddOptions, 3, "int8 int16 float32 int32")
 MN_OP(ARG_MAX, ArgMaxOptions, 2, "float32->int32 int8->int32 uint8->int32 int32")
 MN_OP(ARG_MIN, ArgMinOptions, 2, "float32->int32 int8->int32 uint8->int32 int32")
 MN_OP(AVERAGE_POOL_2D, Pool2DOptions, 3, "int8 int16 float32")
-MN_OP(BATCH_MATMUL, BatchMatMulOptions, 3, "int8 int16 float32")
+MN_OP(BATCH_MATMUL, BatchMatMulOptions, 4, "int8 int16 float32 float32x8")
 MN_OP(BATCH_TO_SPACE_ND, BatchToSpaceNDOptions, 4, "int8 int16 float32 int32 int64 uint8")
 MN_OP(BROADCAST_ARGS, NONE, 1, "int32 int64")
 MN_OP(BROADCAST_TO, BroadcastToOptions, 3, "int8 int16 float32 int32 int64 uint8 bool")
 MN_OP(CAST, CastOptions, 6, "float32->float32 float32->int8 float32->uint8 float32->int16 float32->int32 float32->bool int8->float32 int8->int8 int8->uint8 int8->int16 int8->int32 int8->bool uint8->float32 uint8->int8 uint8->uint8 uint8->int16 uint8->int32 uint8->bool int16->float32 int16->int8 int16->uint8 int16->int16 int16->int32 int16->bool int32->float32 int32->int8 int32->uint8 int32->int16 int32->int32 int32->bool bool->float32 bool->int8 bool->uint8 bool->int16 bool->int32 bool->bool")
 MN_OP(CEIL, NONE, 1, "float32")
 MN_OP(CONCATENATION, ConcatenationOptions, 3, "int8 int16 float32 int32 int64 uint8 bool")
-MN_OP(CONV_2D, Conv2DOptions, 8, "int8 int16x8 float32")
+MN_OP(CONV_2D, Conv2DOptions, 8, "int8 int16x8 float32 float32x8")
 MN_OP(COS, CosOptions, 1, "float32")
 MN_OP(CUMSUM, CumsumOptions, 1, "float32 int32 int64")
-MN_OP(DEPTHWISE_CONV_2D, DepthwiseConv2DOptions, 5, "int8 int16x8 float32")
+MN_OP(DEPTHWISE_CONV_2D, DepthwiseConv2DOptions, 6, "int8 int16x8 float32 float32x8")
 MN_OP(DEPTH_TO_SPACE, DepthToSpaceOptions, 2, "int8 float32 int32 int64 uint8")
 MN_OP(DEQUANTIZE, DequantizeOptions, 5, "int8->float32 uint8->float32 int16->float32 float16->float32")
 MN_OP(DIV, DivOptions, 2, "float32 int32")
@@ -45,7 +46,7 @@ MN_OP(FILL, FillOptions, 3, "int32->int8 int32->int16 int32->float32 int32 int32
 MN_OP(FLOOR, NONE, 1, "float32")
 MN_OP(FLOOR_DIV, FloorDivOptions, 3, "int8 int16 int32 float32")
 MN_OP(FLOOR_MOD, FloorModOptions, 2, "int8 int16 int32 float32")
-MN_OP(FULLY_CONNECTED, FullyConnectedOptions, 11, "int8 int16x8 float32")
+MN_OP(FULLY_CONNECTED, FullyConnectedOptions, 12, "int8 int16x8 float32 float32x8")
 MN_OP(GATHER, GatherOptions, 4, "int8 int16 float32 int32 int64 uint8 bool")
 MN_OP(GATHER_ND, GatherNdOptions, 5, "int8 int16 float32 int32 int64 uint8 bool")
 MN_OP(GELU, GeluOptions, 2, "int8 int16 float32")
@@ -104,7 +105,7 @@ MN_OP(SQUEEZE, SqueezeOptions, 1, "int8 int16 float32 int32 int64 uint8 bool")
 MN_OP(STRIDED_SLICE, StridedSliceOptions, 4, "int8 int16 float32 int32 int64 uint8 bool")
 MN_OP(SUB, SubOptions, 5, "int8 int16 int32 float32")
 MN_OP(SUM, ReducerOptions, 2, "float32 int32 int64 uint8")
-MN_OP(SVDF, SVDFOptions, 3, "int8 float32")
+MN_OP(SVDF, SVDFOptions, 4, "int8 float32 float32x8")
 MN_OP(TANH, NONE, 3, "int8 int16 float32")
 MN_OP(TRANSPOSE, TransposeOptions, 6, "int8 int16 float32 int32 int64 uint8 bool")
 MN_OP(TRANSPOSE_CONV, TransposeConvOptions, 5, "int8 int16x8 float32")

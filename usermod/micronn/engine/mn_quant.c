@@ -605,3 +605,49 @@ void mn_inv_sqrt_q(int32_t input, int32_t *mult, int *shift) {
     *mult = x;
     *shift = -s;
 }
+
+/* float -> int8 for dynamic quantization: round half away from zero, clamp; NaN (only from a
+ * non-finite input) to lo instead of the reference's undefined conversion. */
+static int8_t quantize_dynamic_one(float v, int32_t lo, int32_t hi) {
+    const float r = roundf(v);
+    return (int8_t)(!(r > (float)lo) ? lo : r >= (float)hi ? hi : (int32_t)r);
+}
+
+float mn_quantize_dynamic_s8(const float *x, size_t n, int8_t *q, int asymmetric, int32_t *zero_point) {
+    float lo = n ? x[0] : 0.0f, hi = lo;
+    for (size_t i = 1; i < n; ++i) {
+        lo = x[i] < lo ? x[i] : lo;
+        hi = x[i] > hi ? x[i] : hi;
+    }
+    *zero_point = 0;
+    if (!asymmetric) {
+        const float range = fabsf(lo) < fabsf(hi) ? fabsf(hi) : fabsf(lo);
+        if (range == 0.0f) {
+            memset(q, 0, n);
+            return 1.0f;
+        }
+        const float inv = 127.0f / range;
+        for (size_t i = 0; i < n; ++i) {
+            q[i] = quantize_dynamic_one(x[i] * inv, -127, 127);
+        }
+        return range / 127.0f;
+    }
+    /* the range always includes 0; scale and zero point in double, as the reference */
+    const double rmin = lo < 0.0f ? (double)lo : 0.0, rmax = hi > 0.0f ? (double)hi : 0.0;
+    if (rmin == rmax) {
+        memset(q, 0, n);
+        return 1.0f;
+    }
+    const double scale = (rmax - rmin) / 255.0;
+    const double zp_min = -128.0 - rmin / scale, zp_max = 127.0 - rmax / scale;
+    /* rmin <= 0 <= rmax: the reference's error terms 128 + |rmin / scale| and 127 + |rmax / scale| */
+    const double zp = 128.0 - rmin / scale < 127.0 + rmax / scale ? zp_min : zp_max;
+    const int32_t z = !(zp > -128.0) ? -128 : zp >= 127.0 ? 127 : (int32_t)MN_ROUND_F64(zp);   /* NaN: -128 */
+    const float sf = (float)scale;
+    const float inv = 1.0f / sf;
+    for (size_t i = 0; i < n; ++i) {
+        q[i] = quantize_dynamic_one((float)z + x[i] * inv, -128, 127);
+    }
+    *zero_point = z;
+    return sf;
+}

@@ -13,6 +13,7 @@
 #ifndef MN_QUANT_H
 #define MN_QUANT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -253,6 +254,12 @@ static inline int32_t mn_mul_by_qm_single64(int64_t x, int32_t qm, int shift) {
     }
     return (int32_t)(uint32_t)(((uint64_t)a << (32 - total)) + (b >> total));
 }
+
+/* TFLite's dynamic input quantization for hybrid kernels (float activations, int8 weights): n floats
+ * to int8, symmetric to [-127, 127] (SymmetricQuantizeFloats) or, if asymmetric, to [-128, 127]
+ * with a zero point (AsymmetricQuantizeFloats), in TFLite's float/double arithmetic. Returns the
+ * scaling factor (1 for an all-zero input); *zero_point gets the zero point (0 when symmetric). */
+float mn_quantize_dynamic_s8(const float *x, size_t n, int8_t *q, int asymmetric, int32_t *zero_point);
 
 #ifdef __cplusplus
 }

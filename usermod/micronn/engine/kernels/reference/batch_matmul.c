@@ -53,6 +53,44 @@ void mn_batch_matmul_s16(const mn_bmm_params_t *p, const int16_t *lhs, const int
         (int16_t)mn_clamp_i32(mn_mul_by_qm64(acc, p->mult, p->shift), p->act_min, p->act_max))
 }
 
+/* The quantized row, then (adj_x) the row gathered from its strided storage. */
+size_t mn_bmm_hybrid_scratch(const mn_bmm_params_t *p) {
+    const size_t q = ((size_t)p->depth + 3u) & ~(size_t)3u;
+    return q + (p->adj_x ? (size_t)p->depth * sizeof(float) : 0u);
+}
+
+void mn_batch_matmul_hybrid(const mn_bmm_params_t *p, const float *lhs, const int8_t *rhs, float *out,
+    void *scratch) {
+    const int M = p->rows, N = p->cols, K = p->depth;
+    const int ls_m = p->adj_x ? 1 : K, ls_k = p->adj_x ? M : 1;
+    const int rs_k = p->adj_y ? 1 : N, rs_n = p->adj_y ? K : 1;
+    int8_t *q = (int8_t *)scratch;
+    float *row = (float *)(void *)((uint8_t *)scratch + (((size_t)K + 3u) & ~(size_t)3u));
+    for (int b = 0; b < p->batches; ++b) {
+        const float *lb = lhs + bmm_offset(p, b, p->lhs_stride);
+        const int8_t *rb = rhs + bmm_offset(p, b, p->rhs_stride);
+        float *ob = out + (size_t)b * M * N;
+        for (int m = 0; m < M; ++m) {
+            const float *x = lb + (size_t)m * ls_m;
+            if (p->adj_x) {
+                for (int k = 0; k < K; ++k) {
+                    row[k] = x[(size_t)k * ls_k];
+                }
+                x = row;
+            }
+            int32_t zp;
+            const float sf = mn_quantize_dynamic_s8(x, (size_t)K, q, p->asymmetric, &zp) * p->rhs_scale;
+            for (int n = 0; n < N; ++n) {
+                uint32_t acc = 0; /* int32 accumulator, wrap-around defined */
+                for (int k = 0; k < K; ++k) {
+                    acc += (uint32_t)(((int32_t)q[k] - zp) * (int32_t)rb[(size_t)k * rs_k + (size_t)n * rs_n]);
+                }
+                ob[(size_t)m * N + n] = (float)(int32_t)acc * sf;
+            }
+        }
+    }
+}
+
 /* ---- interpreter glue ---------------------------------------------------- */
 
 #include "ref_glue.h"
@@ -101,6 +139,22 @@ static mn_status_t bmm_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "empty operands");
     }
     p->dtype = lhs->dtype;
+    p->hybrid = 0;
+    if (lhs->dtype == MN_FLOAT32 && rhs->dtype == MN_INT8) {
+        if (out->dtype != MN_FLOAT32) {
+            return ref_fail_combo(ctx, lhs, out);
+        }
+        REF_TRY(ref_need_quant(ctx, "rhs", rhs));
+        if (rhs->q_count != 1 || rhs->zero_point != 0) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "hybrid rhs must be per-tensor with zero point 0 (%d scales, zero point %d)",
+                (int)rhs->q_count, (int)rhs->zero_point);
+        }
+        p->hybrid = 1;
+        p->asymmetric = mn_opt_bool(node, MN_BMM_ASYMMETRIC_QUANTIZE_INPUTS, false);
+        p->rhs_scale = rhs->scale;
+        node->user_data = p;
+        return mn_request_scratch(ctx, mn_bmm_hybrid_scratch(p), &p->scratch);
+    }
     if (rhs->dtype != lhs->dtype) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "lhs dtype %s with rhs dtype %s not supported (hybrid)",
             mn_dtype_name(lhs->dtype), mn_dtype_name(rhs->dtype));
@@ -137,7 +191,10 @@ static mn_status_t bmm_eval(mn_ctx_t *ctx, mn_node_t *node) {
     const mn_bmm_params_t *p = (const mn_bmm_params_t *)node->user_data;
     const mn_tensor_t *lhs = mn_input(ctx, node, 0), *rhs = mn_input(ctx, node, 1);
     mn_tensor_t *out = mn_output(ctx, node, 0);
-    if (p->dtype == MN_FLOAT32) {
+    if (p->hybrid) {
+        mn_batch_matmul_hybrid(p, (const float *)lhs->data, (const int8_t *)rhs->data, (float *)out->data,
+            mn_get_scratch(ctx, p->scratch));
+    } else if (p->dtype == MN_FLOAT32) {
         mn_batch_matmul_f32(p, (const float *)lhs->data, (const float *)rhs->data, (float *)out->data);
     } else if (p->dtype == MN_INT8) {
         mn_batch_matmul_s8(p, (const int8_t *)lhs->data, (const int8_t *)rhs->data, (int8_t *)out->data);

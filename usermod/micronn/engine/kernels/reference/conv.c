@@ -145,6 +145,59 @@ void mn_conv_f32(const mn_conv_geom_t *g, float act_min, float act_max,
     }
 }
 
+void mn_conv_hybrid(const mn_conv_geom_t *g, const mn_conv_hybrid_t *h, const float *input,
+    const int8_t *filter, const float *bias, float *output, int8_t *qbuf) {
+    const int in_h = g->in_h, in_w = g->in_w, in_c = g->in_c;
+    const int f_h = g->f_h, f_w = g->f_w, f_in_c = g->f_in_c;
+    const int out_c = g->out_c;
+    const int per_group = out_c / (in_c / f_in_c);
+    const int dil_h = g->dil_h, dil_w = g->dil_w;
+    const size_t in_size = (size_t)in_h * in_w * in_c;
+    const float *const scales = h->scales;
+    for (int b = 0; b < g->batches; ++b) {
+        int32_t zp;
+        float row_scale = mn_quantize_dynamic_s8(input + (size_t)b * in_size, in_size, qbuf, h->per_channel, &zp);
+        if (!h->per_channel) {
+            row_scale *= scales[0];   /* float product first, as TFLite */
+        }
+        for (int oy = 0; oy < g->out_h; ++oy) {
+            const int iy0 = oy * g->stride_h - g->pad_h;
+            for (int ox = 0; ox < g->out_w; ++ox) {
+                const int ix0 = ox * g->stride_w - g->pad_w;
+                float *out_px = output + (((size_t)b * g->out_h + oy) * g->out_w + ox) * out_c;
+                for (int oc = 0; oc < out_c; ++oc) {
+                    const int c0 = (oc / per_group) * f_in_c;
+                    const int8_t *f_oc = filter + (size_t)oc * f_h * f_w * f_in_c;
+                    uint32_t acc = 0; /* int32 accumulator, wrap-around defined */
+                    for (int fy = 0; fy < f_h; ++fy) {
+                        const int iy = iy0 + dil_h * fy;
+                        if (iy < 0 || iy >= in_h) {
+                            continue;   /* padding adds nothing, also with an input zero point */
+                        }
+                        for (int fx = 0; fx < f_w; ++fx) {
+                            const int ix = ix0 + dil_w * fx;
+                            if (ix < 0 || ix >= in_w) {
+                                continue;
+                            }
+                            const int8_t *ip = qbuf + ((size_t)iy * in_w + ix) * in_c + c0;
+                            const int8_t *fp = f_oc + ((size_t)fy * f_w + fx) * f_in_c;
+                            for (int ic = 0; ic < f_in_c; ++ic) {
+                                acc += (uint32_t)((int32_t)fp[ic] * ((int32_t)ip[ic] - zp));
+                            }
+                        }
+                    }
+                    float v = h->per_channel ? (float)(int32_t)acc * scales[oc] * row_scale
+                                             : (float)(int32_t)acc * row_scale;
+                    if (bias) {
+                        v += bias[oc];
+                    }
+                    out_px[oc] = mn_clamp_f32(v, h->act_min, h->act_max);
+                }
+            }
+        }
+    }
+}
+
 /* ---- interpreter glue ---------------------------------------------------- */
 
 #include "ref_glue.h"
@@ -167,7 +220,8 @@ static mn_status_t conv_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     REF_TRY(ref_conv_check_opts(ctx, in, filter, out, padding, stride_h, stride_w, dil_h, dil_w));
     int32_t *mult = NULL;
     int8_t *shift = NULL;
-    const int32_t n_tables = in->dtype != MN_FLOAT32 ? filter->dims[0] : 0;   /* per-channel entries (out_c) */
+    /* per-channel entries (out_c): multipliers/shifts, or the float scales of a hybrid filter */
+    const int32_t n_tables = in->dtype != MN_FLOAT32 || filter->dtype == MN_INT8 ? filter->dims[0] : 0;
     conv_data_t *d = (conv_data_t *)ref_alloc_with_tables(ctx, sizeof(conv_data_t), n_tables, &mult, &shift);
     if (!d) {
         return MN_ERR_ARENA;
@@ -191,6 +245,14 @@ static mn_status_t conv_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             (int)g->f_in_c, (int)g->in_c);
     }
     REF_TRY(ref_conv_prepare_common(ctx, node, in, filter, bias, out, padding, act, 0, g, d, mult, shift));
+    if (d->g.dtype == MN_FLOAT32 && d->u.f.hybrid && g->in_c != g->f_in_c) {
+        /* grouped: TFLite's per-channel hybrid path, which needs one scale per output channel */
+        if (filter->q_count != g->out_c) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "grouped hybrid conv needs %d filter scales (has %d)",
+                (int)g->out_c, (int)filter->q_count);
+        }
+        d->u.f.hybrid = REF_HYBRID_CHANNEL;
+    }
     if (in->dtype == MN_INT16) {   /* without a bias tensor: int32 accumulation if the options say so */
         d->u.q.acc32 = mn_opt_i8(node, MN_CONV2D_QUANTIZED_BIAS_TYPE, 0) == MN_INT32;
     }
@@ -198,7 +260,7 @@ static mn_status_t conv_prepare(mn_ctx_t *ctx, mn_node_t *node) {
 }
 
 static mn_status_t conv_eval(mn_ctx_t *ctx, mn_node_t *node) {
-    return ref_conv_eval(ctx, node, mn_conv_s8_per_channel, mn_conv_s16_per_channel, mn_conv_f32);
+    return ref_conv_eval(ctx, node, mn_conv_s8_per_channel, mn_conv_s16_per_channel, mn_conv_f32, mn_conv_hybrid);
 }
 
 const mn_kernel_t mn_kernel_CONV_2D = { NULL, conv_prepare, conv_eval, NULL, ref_conv_variant };

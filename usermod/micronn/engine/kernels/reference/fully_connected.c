@@ -108,6 +108,32 @@ void mn_fully_connected_f32(int batches, int depth, int units, float act_min, fl
     }
 }
 
+void mn_fully_connected_hybrid(const mn_fc_hybrid_params_t *p, const float *input, const int8_t *weights,
+    const float *bias, float *output, int8_t *qbuf) {
+    const int depth = p->depth, units = p->units;
+    const float act_min = p->act_min, act_max = p->act_max;
+    const float *const w_scales = p->w_scales;
+    for (int b = 0; b < p->batches; ++b) {
+        const float *in = input + (size_t)b * depth;
+        float *out = output + (size_t)b * units;
+        int32_t zp;
+        float row_scale = mn_quantize_dynamic_s8(in, (size_t)depth, qbuf, p->asymmetric, &zp);
+        if (!w_scales) {
+            row_scale *= p->w_scale;   /* float product first, as TFLite */
+        }
+        for (int u = 0; u < units; ++u) {
+            const int8_t *w = weights + (size_t)u * depth;
+            uint32_t acc = 0; /* int32 accumulator, wrap-around defined */
+            for (int d = 0; d < depth; ++d) {
+                acc += (uint32_t)((int32_t)w[d] * ((int32_t)qbuf[d] - zp));
+            }
+            const float scale = w_scales ? row_scale * w_scales[u] : row_scale;
+            const float v = (bias ? bias[u] : 0.0f) + (float)(int32_t)acc * scale;
+            out[u] = mn_clamp_f32(v, act_min, act_max);
+        }
+    }
+}
+
 /* ---- interpreter glue ---------------------------------------------------- */
 
 #include "ref_glue.h"
@@ -122,7 +148,9 @@ typedef struct {
         const mn_fc_f32_variant_t *f32;
     } variant;                  /* optimized compute function (mn_variants.h); NULL: reference */
     void *vdata;                /* the int8 variant's persistent data, or NULL */
-    int32_t scratch;            /* the variant's scratch buffer index, or -1 */
+    int32_t scratch;            /* the variant's scratch buffer index, or -1; hybrid: the quantized row */
+    uint8_t hybrid;             /* float32 input, int8 weights */
+    mn_fc_hybrid_params_t h;
 } fc_data_t;
 
 /* Last step of prepare: the compute variant, its persistent data and scratch. */
@@ -156,11 +184,46 @@ static const char *fc_variant(const mn_node_t *node) {
     if (!d) {
         return NULL;
     }
-    if (d->dtype == MN_INT16) {
+    if (d->dtype == MN_INT16 || d->hybrid) {
         return NULL;
     }
     return d->dtype == MN_INT8 ? (d->variant.s8 ? d->variant.s8->name : NULL)
                                : (d->variant.f32 ? d->variant.f32->name : NULL);
+}
+
+/* Hybrid: int8 weights (symmetric, per-tensor or per-unit scales) with float32 activations. */
+static mn_status_t fc_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, fc_data_t *d, const mn_tensor_t *w) {
+    mn_fc_hybrid_params_t *h = &d->h;
+    REF_TRY(ref_need_quant(ctx, "weights", w));
+    if (w->q_count > 1 && (w->q_count != d->p.units || w->q_dim != 0)) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED,
+            "weights per-channel quantization (%d scales, dim %d) does not match %d units",
+            (int)w->q_count, (int)w->q_dim, d->p.units);
+    }
+    for (int32_t u = 0; u < w->q_count; ++u) {
+        if (mn_tensor_zero_point(w, u) != 0) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "hybrid weights zero point %d not supported (must be 0)",
+                (int)mn_tensor_zero_point(w, u));
+        }
+    }
+    d->hybrid = 1;
+    h->batches = d->p.batches;
+    h->depth = d->p.depth;
+    h->units = d->p.units;
+    h->asymmetric = mn_opt_i8(node, MN_FC_ASYMMETRIC_QUANTIZE_INPUTS, 0) != 0;
+    h->w_scale = mn_tensor_scale(w, 0);
+    h->w_scales = NULL;
+    if (w->q_count > 1) {
+        float *s = (float *)mn_alloc_persistent(ctx, (size_t)h->units * sizeof(float));
+        if (!s) {
+            return MN_ERR_ARENA;
+        }
+        for (int u = 0; u < h->units && !mn_sizing_only(ctx); ++u) {
+            s[u] = mn_tensor_scale(w, u);
+        }
+        h->w_scales = s;
+    }
+    return MN_OK;
 }
 
 static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
@@ -203,10 +266,12 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             (int)mn_tensor_count(bias), p->units);
     }
     d->dtype = in->dtype;
+    d->hybrid = 0;
     if (in->dtype == MN_FLOAT32) {
-        if (w->dtype != MN_FLOAT32) {
-            return mn_fail(ctx, MN_ERR_UNSUPPORTED,
-                "weights dtype %s with float32 input (hybrid) not supported", mn_dtype_name(w->dtype));
+        if (w->dtype == MN_INT8) {
+            REF_TRY(fc_prepare_hybrid(ctx, node, d, w));
+        } else if (w->dtype != MN_FLOAT32) {
+            return ref_fail_dtype(ctx, "weights (with float32 input)", w);
         }
         if (bias && bias->dtype != MN_FLOAT32) {
             return ref_fail_dtype(ctx, "bias (with float32 input)", bias);
@@ -215,6 +280,8 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             return ref_fail_combo(ctx, in, out);
         }
         REF_TRY(ref_act_range_f(ctx, act, &d->fmin, &d->fmax));
+        d->h.act_min = d->fmin;
+        d->h.act_max = d->fmax;
     } else if (in->dtype == MN_INT8 || in->dtype == MN_INT16) {
         /* int16x8: int8 weights, int64 (or int32) bias, symmetric int16 activations */
         const bool wide = in->dtype == MN_INT16;
@@ -274,6 +341,10 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         return ref_fail_dtype(ctx, "input", in);
     }
     node->user_data = d;
+    if (d->hybrid) {
+        d->variant.f32 = NULL;
+        return mn_request_scratch(ctx, (size_t)p->depth, &d->scratch);
+    }
     return fc_select(ctx, d, w, bias);
 }
 
@@ -299,6 +370,9 @@ static mn_status_t fc_eval(mn_ctx_t *ctx, mn_node_t *node) {
     } else if (d->dtype == MN_INT16) {
         const mn_bias16_t b = ref_bias16(bias, false);   /* one rounding either way */
         mn_fully_connected_s16(&d->p, (const int16_t *)in->data, (const int8_t *)w->data, &b, (int16_t *)out->data);
+    } else if (d->hybrid) {
+        mn_fully_connected_hybrid(&d->h, (const float *)in->data, (const int8_t *)w->data,
+            bias ? (const float *)bias->data : NULL, (float *)out->data, (int8_t *)mn_get_scratch(ctx, d->scratch));
     } else if (d->variant.f32) {
         d->variant.f32->run(&d->p, d->fmin, d->fmax, (const float *)in->data, (const float *)w->data,
             bias ? (const float *)bias->data : NULL, (float *)out->data);

@@ -55,6 +55,26 @@ void mn_conv_f32(const mn_conv_geom_t *g, float act_min, float act_max,
 
 void mn_depthwise_conv_s8_per_channel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
     const int8_t *input, const int8_t *filter, const int32_t *bias, int8_t *output);
+
+/*
+ * Hybrid CONV_2D / DEPTHWISE_CONV_2D (float32 activations, int8 symmetric filter, float32 bias and
+ * output), as TFLite's reference hybrid kernels: each batch image is quantized to int8 on the fly
+ * (mn_quantize_dynamic_s8), accumulated in int32 and scaled back to float. CONV_2D with one filter
+ * scale (EvalHybrid): symmetric input, acc * (row scale * filter scale) + bias. With per-channel
+ * scales (EvalHybridPerChannel, also always for DEPTHWISE_CONV_2D): asymmetric input,
+ * acc * scale[c] * row scale + bias (depthwise: acc * (scale[c] * row scale) + bias).
+ * qbuf: scratch of in_h * in_w * in_c bytes.
+ */
+typedef struct {
+    float act_min, act_max;
+    const float *scales;     /* [out_c] filter scales (per-tensor: scales[0] used) */
+    uint8_t per_channel;     /* TFLite's per-channel path: asymmetric input, per-channel scaling */
+} mn_conv_hybrid_t;
+
+void mn_conv_hybrid(const mn_conv_geom_t *g, const mn_conv_hybrid_t *h, const float *input,
+    const int8_t *filter, const float *bias, float *output, int8_t *qbuf);
+void mn_depthwise_conv_hybrid(const mn_conv_geom_t *g, const mn_conv_hybrid_t *h, const float *input,
+    const int8_t *filter, const float *bias, float *output, int8_t *qbuf);
 void mn_depthwise_conv_f32(const mn_conv_geom_t *g, float act_min, float act_max,
     const float *input, const float *filter, const float *bias, float *output);
 
@@ -109,11 +129,19 @@ typedef struct {
     int32_t lhs_offset, rhs_offset, output_offset;   /* -zero points, output zero point */
     int32_t mult, shift, act_min, act_max;
     uint8_t adj_x, adj_y, dtype;
+    uint8_t hybrid, asymmetric;                /* float32 lhs, int8 rhs; asymmetric_quantize_inputs */
+    float rhs_scale;                           /* hybrid */
+    int32_t scratch;                           /* hybrid: mn_bmm_hybrid_scratch bytes */
 } mn_bmm_params_t;
 
 void mn_batch_matmul_f32(const mn_bmm_params_t *p, const float *lhs, const float *rhs, float *out);
 void mn_batch_matmul_s8(const mn_bmm_params_t *p, const int8_t *lhs, const int8_t *rhs, int8_t *out);
 void mn_batch_matmul_s16(const mn_bmm_params_t *p, const int16_t *lhs, const int16_t *rhs, int16_t *out);
+/* Hybrid (TFLite's EvalHybrid): each lhs row of depth K quantized on the fly (mn_quantize_dynamic_s8),
+ * int32 products with the int8 rhs scaled by row scale * rhs scale. scratch: mn_bmm_hybrid_scratch(p). */
+size_t mn_bmm_hybrid_scratch(const mn_bmm_params_t *p);
+void mn_batch_matmul_hybrid(const mn_bmm_params_t *p, const float *lhs, const int8_t *rhs, float *out,
+    void *scratch);
 
 /* ---- FULLY_CONNECTED ---------------------------------------------------- */
 
@@ -135,6 +163,21 @@ void mn_fully_connected_s16(const mn_fc_params_t *p,
     const int16_t *input, const int8_t *weights, const mn_bias16_t *bias, int16_t *output);
 void mn_fully_connected_f32(int batches, int depth, int units, float act_min, float act_max,
     const float *input, const float *weights, const float *bias, float *output);
+
+/* Hybrid FULLY_CONNECTED (float32 activations, int8 symmetric weights, float32 bias and output):
+ * each batch row is quantized to int8 on the fly (mn_quantize_dynamic_s8), multiplied in int32 and
+ * scaled back by row scale * weights scale, as TFLite's EvalHybrid. */
+typedef struct {
+    int batches, depth, units;
+    float act_min, act_max;
+    float w_scale;              /* per-tensor weights scale */
+    const float *w_scales;      /* [units] per-channel weights scales, or NULL */
+    uint8_t asymmetric;         /* asymmetric_quantize_inputs */
+} mn_fc_hybrid_params_t;
+
+/* qbuf: scratch of depth bytes for one quantized input row. */
+void mn_fully_connected_hybrid(const mn_fc_hybrid_params_t *p, const float *input, const int8_t *weights,
+    const float *bias, float *output, int8_t *qbuf);
 
 /* FC per-tensor multiplier, TFLite GetQuantizedConvolutionMultipler: the
  * input*filter scale product is formed in float, then divided in double. */
@@ -432,6 +475,12 @@ void mn_svdf_s8_output(const mn_svdf_params_t *p, const int32_t *bias, const int
 void mn_svdf_f32(const mn_svdf_params_t *p, int act, const float *input,
     const float *w_feature, const float *w_time, const float *bias,
     float *state, float *scratch, float *output);
+/* Hybrid (TFLite's EvalHybridSVDF): each input row quantized on the fly (mn_quantize_dynamic_s8),
+ * the feature stage in int32 scaled by row scale * weights_feature scale, the rest as mn_svdf_f32
+ * with w_time = the dequantized int8 weights_time. qbuf: input_size bytes. */
+void mn_svdf_hybrid(const mn_svdf_params_t *p, int act, int asymmetric, const float *input,
+    const int8_t *w_feature, float wf_scale, const float *w_time, const float *bias,
+    float *state, float *scratch, int8_t *qbuf, float *output);
 
 
 /* ---- data movement (copy.c): strided copies shared by TRANSPOSE, SLICE, PAD, ... ---------- */

@@ -22,6 +22,7 @@ mn_status_t ref_conv_prepare_quant(mn_ctx_t *ctx, const mn_tensor_t *in, const m
             return ref_fail_combo(ctx, in, out);
         }
         REF_TRY(ref_act_range_f(ctx, act, &d->u.f.min, &d->u.f.max));
+        d->u.f.hybrid = REF_HYBRID_NONE;
     } else if (in->dtype == MN_INT8 || in->dtype == MN_INT16) {
         /* int16x8: int8 filter, int64 (or int32) bias, symmetric int16 activations */
         const bool wide = in->dtype == MN_INT16;
@@ -89,6 +90,42 @@ mn_status_t ref_conv_prepare_quant(mn_ctx_t *ctx, const mn_tensor_t *in, const m
 
 #if MICRONN_OP_CONV_2D || MICRONN_OP_DEPTHWISE_CONV_2D
 
+/* Hybrid (float32 input, int8 filter): dtypes, symmetric filter quantization per tensor or along
+ * filter_q_dim, the float filter scales into the mult table (out_c floats), which path TFLite takes. */
+static mn_status_t conv_prepare_hybrid(mn_ctx_t *ctx, const mn_tensor_t *filter, const mn_tensor_t *bias,
+    const mn_tensor_t *out, int act, int32_t out_c, int32_t filter_q_dim, ref_conv_data_t *d, int32_t *mult) {
+    d->g.dtype = MN_FLOAT32;
+    if (bias && bias->dtype != MN_FLOAT32) {
+        return ref_fail_dtype(ctx, "bias (with float32 input)", bias);
+    }
+    if (out->dtype != MN_FLOAT32) {
+        return ref_fail_dtype(ctx, "output (with float32 input)", out);
+    }
+    REF_TRY(ref_need_quant(ctx, "filter", filter));
+    const int32_t nq = filter->q_count;
+    if (nq != 1 && (nq != out_c || filter->q_dim != filter_q_dim)) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter has %d scales along dimension %d for %d output channels",
+            (int)nq, (int)filter->q_dim, (int)out_c);
+    }
+    uint8_t mode = REF_HYBRID_TENSOR;
+    for (int32_t c = 0; c < nq; ++c) {
+        if (mn_tensor_zero_point(filter, c) != 0) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "hybrid filter zero point %d not supported (must be 0)",
+                (int)mn_tensor_zero_point(filter, c));
+        }
+        if (mn_tensor_scale(filter, c) != mn_tensor_scale(filter, 0)) {
+            mode = REF_HYBRID_CHANNEL;   /* TFLite: per-channel only when the scales differ */
+        }
+    }
+    REF_TRY(ref_act_range_f(ctx, act, &d->u.f.min, &d->u.f.max));
+    d->u.f.hybrid = mode;
+    float *scales = (float *)(void *)mult;
+    for (int32_t c = 0; c < out_c && !mn_sizing_only(ctx); ++c) {
+        scales[c] = mn_tensor_scale(filter, nq > 1 ? c : 0);
+    }
+    return MN_OK;
+}
+
 mn_status_t ref_conv_check_opts(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *filter,
     const mn_tensor_t *out, int padding, int stride_h, int stride_w, int dil_h, int dil_w) {
     if (in->ndim != 4 || filter->ndim != 4 || out->ndim != 4) {
@@ -139,7 +176,11 @@ mn_status_t ref_conv_prepare_common(mn_ctx_t *ctx, mn_node_t *node, const mn_ten
         return mn_fail(ctx, MN_ERR_MODEL, "bias has %d elements, expected %d",
             (int)mn_tensor_count(bias), g->out_c);
     }
-    REF_TRY(ref_conv_prepare_quant(ctx, in, filter, bias, out, act, g->out_c, filter_q_dim, d, mult, shift));
+    if (in->dtype == MN_FLOAT32 && filter->dtype == MN_INT8) {
+        REF_TRY(conv_prepare_hybrid(ctx, filter, bias, out, act, g->out_c, filter_q_dim, d, mult));
+    } else {
+        REF_TRY(ref_conv_prepare_quant(ctx, in, filter, bias, out, act, g->out_c, filter_q_dim, d, mult, shift));
+    }
     REF_TRY(ref_geom_store(ctx, g, &d->g));
     node->user_data = d;
     return MN_OK;
@@ -152,6 +193,9 @@ mn_status_t ref_conv_select(mn_ctx_t *ctx, ref_conv_data_t *d, const mn_conv_geo
     d->vdata = NULL;
     d->variant.s8 = NULL;
     d->variant.f32 = NULL;
+    if (d->g.dtype == MN_FLOAT32 && d->u.f.hybrid) {   /* reference only; one quantized input image */
+        return mn_request_scratch(ctx, (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c, &d->scratch);
+    }
     if (!ref_weights_constant(filter, bias) || d->g.dtype == MN_INT16) {   /* int16x8: reference only */
         return MN_OK;
     }
@@ -183,7 +227,7 @@ mn_status_t ref_conv_select(mn_ctx_t *ctx, ref_conv_data_t *d, const mn_conv_geo
 }
 
 mn_status_t ref_conv_eval(mn_ctx_t *ctx, mn_node_t *node, ref_conv_s8_fn ref_s8, ref_conv_s16_fn ref_s16,
-    ref_conv_f32_fn ref_f32) {
+    ref_conv_f32_fn ref_f32, ref_conv_hybrid_fn ref_hybrid) {
     const ref_conv_data_t *d = (const ref_conv_data_t *)node->user_data;
     mn_conv_geom_t geom;
     const mn_conv_geom_t *g = ref_geom_load(&d->g, &geom);
@@ -207,6 +251,13 @@ mn_status_t ref_conv_eval(mn_ctx_t *ctx, mn_node_t *node, ref_conv_s8_fn ref_s8,
         ref_conv_quant(d, g->out_c, &q);
         const mn_bias16_t b = ref_bias16(bias, d->u.q.acc32);
         ref_s16(g, &q, (const int16_t *)in->data, (const int8_t *)filter->data, &b, (int16_t *)out->data);
+    } else if (d->u.f.hybrid) {
+        mn_conv_quant_t q;
+        ref_conv_quant(d, g->out_c, &q);   /* the mult table holds the float filter scales */
+        const mn_conv_hybrid_t h = { d->u.f.min, d->u.f.max, (const float *)(const void *)q.mult,
+                                     (uint8_t)(d->u.f.hybrid == REF_HYBRID_CHANNEL) };
+        ref_hybrid(g, &h, (const float *)in->data, (const int8_t *)filter->data,
+            bias ? (const float *)bias->data : NULL, (float *)out->data, (int8_t *)buf.scratch);
     } else {
         const float *b = bias ? (const float *)bias->data : NULL;
         if (d->variant.f32) {

@@ -184,6 +184,7 @@ typedef struct {
         } q;                            /* int8 / int16; the multiplier/shift tables follow in the same block */
         struct {
             float min, max;             /* float32 activation range */
+            uint8_t hybrid;             /* REF_HYBRID_*: int8 filter (its float scales in the mult table) */
         } f;
     } u;
     union {
@@ -193,6 +194,10 @@ typedef struct {
     void *vdata;                        /* the int8 variant's persistent data, or NULL */
     int32_t scratch;                    /* the variant's scratch buffer index, or -1 */
 } ref_conv_data_t;
+
+#define REF_HYBRID_NONE 0
+#define REF_HYBRID_TENSOR 1             /* one filter scale: symmetric input */
+#define REF_HYBRID_CHANNEL 2            /* TFLite's per-channel hybrid path: asymmetric input */
 
 /* Ranks (4-D input/filter/output), padding, strides and dilations. */
 mn_status_t ref_conv_check_opts(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *filter,
@@ -298,8 +303,10 @@ typedef void (*ref_conv_f32_fn)(const mn_conv_geom_t *g, float act_min, float ac
     const float *filter, const float *bias, float *output);
 typedef void (*ref_conv_s16_fn)(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int16_t *input,
     const int8_t *filter, const mn_bias16_t *bias, int16_t *output);
+typedef void (*ref_conv_hybrid_fn)(const mn_conv_geom_t *g, const mn_conv_hybrid_t *h, const float *input,
+    const int8_t *filter, const float *bias, float *output, int8_t *qbuf);
 mn_status_t ref_conv_eval(mn_ctx_t *ctx, mn_node_t *node, ref_conv_s8_fn ref_s8, ref_conv_s16_fn ref_s16,
-    ref_conv_f32_fn ref_f32);
+    ref_conv_f32_fn ref_f32, ref_conv_hybrid_fn ref_hybrid);
 
 /* int16x8 bias pointers of an optional int32/int64 bias tensor (checked in prepare); without one,
  * acc32 says whether the options ask for an int32 bias (quantized_bias_type). */

@@ -89,32 +89,21 @@ void mn_svdf_s8_output(const mn_svdf_params_t *p, const int32_t *bias, const int
     }
 }
 
-void mn_svdf_f32(const mn_svdf_params_t *p, int act, const float *input,
-    const float *w_feature, const float *w_time, const float *bias,
-    float *state, float *scratch, float *output) {
-    const int nb = p->batches, ni = p->input_size, nf = p->filters;
-    const int nu = p->units, nr = p->rank, nm = p->memory;
-    float amin = -3.402823466e38f, amax = 3.402823466e38f;
-    mn_act_range_f32(act, &amin, &amax);
-
-    const size_t total = (size_t)nb * nf * nm;
+static void svdf_shift_state_f32(const mn_svdf_params_t *p, float *state) {
+    const size_t total = (size_t)p->batches * p->filters * p->memory;
     if (total > 1) {
         memmove(state, state + 1, (total - 1) * sizeof(float));
     }
-    for (int b = 0; b < nb; ++b) {
-        const float *in = input + (size_t)b * ni;
-        float *dst = state + (size_t)b * nf * nm + (nm - 1);
-        const float *w = w_feature;
-        for (int f = 0; f < nf; ++f) {
-            float acc = 0.0f;
-            for (int c = 0; c < ni; ++c) {
-                acc += w[c] * in[c];
-            }
-            w += ni;
-            *dst = acc;
-            dst += nm;
-        }
-    }
+}
+
+/* The float steps after the feature stage: time weights over each filter's memory, rank
+ * reduction, bias and activation (TFLite's ApplyTimeWeightsBiasAndActivation). */
+static void svdf_time_f32(const mn_svdf_params_t *p, int act, const float *w_time, const float *bias,
+    const float *state, float *scratch, float *output) {
+    const int nb = p->batches, nf = p->filters;
+    const int nu = p->units, nr = p->rank, nm = p->memory;
+    float amin = -3.402823466e38f, amax = 3.402823466e38f;
+    mn_act_range_f32(act, &amin, &amax);
     for (int b = 0; b < nb; ++b) {
         const float *s = state + (size_t)b * nf * nm;
         const float *wt = w_time;
@@ -143,6 +132,54 @@ void mn_svdf_f32(const mn_svdf_params_t *p, int act, const float *input,
     }
 }
 
+void mn_svdf_f32(const mn_svdf_params_t *p, int act, const float *input,
+    const float *w_feature, const float *w_time, const float *bias,
+    float *state, float *scratch, float *output) {
+    const int nb = p->batches, ni = p->input_size, nf = p->filters;
+    const int nm = p->memory;
+    svdf_shift_state_f32(p, state);
+    for (int b = 0; b < nb; ++b) {
+        const float *in = input + (size_t)b * ni;
+        float *dst = state + (size_t)b * nf * nm + (nm - 1);
+        const float *w = w_feature;
+        for (int f = 0; f < nf; ++f) {
+            float acc = 0.0f;
+            for (int c = 0; c < ni; ++c) {
+                acc += w[c] * in[c];
+            }
+            w += ni;
+            *dst = acc;
+            dst += nm;
+        }
+    }
+    svdf_time_f32(p, act, w_time, bias, state, scratch, output);
+}
+
+void mn_svdf_hybrid(const mn_svdf_params_t *p, int act, int asymmetric, const float *input,
+    const int8_t *w_feature, float wf_scale, const float *w_time, const float *bias,
+    float *state, float *scratch, int8_t *qbuf, float *output) {
+    const int nb = p->batches, ni = p->input_size, nf = p->filters;
+    const int nm = p->memory;
+    svdf_shift_state_f32(p, state);
+    for (int b = 0; b < nb; ++b) {
+        int32_t zp;
+        const float row_scale = mn_quantize_dynamic_s8(input + (size_t)b * ni, (size_t)ni, qbuf, asymmetric, &zp)
+            * wf_scale;
+        float *dst = state + (size_t)b * nf * nm + (nm - 1);
+        const int8_t *w = w_feature;
+        for (int f = 0; f < nf; ++f) {
+            uint32_t acc = 0; /* int32 accumulator, wrap-around defined */
+            for (int c = 0; c < ni; ++c) {
+                acc += (uint32_t)((int32_t)w[c] * ((int32_t)qbuf[c] - zp));
+            }
+            w += ni;
+            *dst = (float)(int32_t)acc * row_scale;
+            dst += nm;
+        }
+    }
+    svdf_time_f32(p, act, w_time, bias, state, scratch, output);
+}
+
 /* ---- interpreter glue ---------------------------------------------------- */
 
 #include "ref_glue.h"
@@ -154,7 +191,42 @@ typedef struct {
     uint8_t dtype;
     const mn_svdf_s8_variant_t *variant;   /* int8 compute variant (mn_variants.h); NULL: reference */
     void *vdata;                           /* its persistent data, or NULL */
+    /* hybrid (float32 input, int8 weights) */
+    uint8_t hybrid, asymmetric;
+    float wf_scale;
+    float *wt_f;                           /* weights_time dequantized in prepare, as TFLite on first use */
+    int32_t qbuf_idx;                      /* scratch: one quantized input row */
 } svdf_data_t;
+
+/* Hybrid: int8 weights_feature and weights_time with float32 input, state, bias and output. */
+static mn_status_t svdf_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, svdf_data_t *d, const mn_tensor_t *wf,
+    const mn_tensor_t *wt, const mn_tensor_t *bias, const mn_tensor_t *state, const mn_tensor_t *out) {
+    if (wt->dtype != MN_INT8) {
+        return ref_fail_dtype(ctx, "weights_time (hybrid, with int8 weights_feature)", wt);
+    }
+    if (state->dtype != MN_FLOAT32 || out->dtype != MN_FLOAT32 || (bias && bias->dtype != MN_FLOAT32)) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "hybrid SVDF needs float32 state, bias and output");
+    }
+    REF_TRY(ref_need_quant(ctx, "weights_feature", wf));
+    REF_TRY(ref_need_quant(ctx, "weights_time", wt));
+    if (wf->q_count != 1 || wt->q_count != 1 || wf->zero_point != 0 || wt->zero_point != 0) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "hybrid SVDF weights must be per-tensor with zero point 0");
+    }
+    if (!(wt->flags & MN_TF_CONST)) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "hybrid SVDF weights_time must be a constant");
+    }
+    const size_t n = (size_t)d->p.filters * d->p.memory;
+    if (!(d->wt_f = (float *)mn_alloc_persistent(ctx, n * sizeof(float)))) {
+        return MN_ERR_ARENA;
+    }
+    for (size_t i = 0; i < n && !mn_sizing_only(ctx); ++i) {
+        d->wt_f[i] = (float)((const int8_t *)wt->data)[i] * wt->scale;
+    }
+    d->hybrid = 1;
+    d->asymmetric = mn_opt_i8(node, MN_SVDF_ASYMMETRIC_QUANTIZE_INPUTS, 0) != 0;
+    d->wf_scale = wf->scale;
+    return mn_request_scratch(ctx, (size_t)d->p.input_size, &d->qbuf_idx);
+}
 
 /* Last step of int8 prepare: the compute variant and its persistent data. */
 static mn_status_t svdf_select(mn_ctx_t *ctx, svdf_data_t *d, const mn_tensor_t *wf) {
@@ -226,12 +298,18 @@ static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     }
     d->act = act;
     d->dtype = in->dtype;
+    d->hybrid = 0;
     size_t elem;
-    if (in->dtype == MN_FLOAT32) {
+    if (in->dtype == MN_FLOAT32 && wf->dtype == MN_INT8) {
+        float lo, hi;
+        REF_TRY(ref_act_range_f(ctx, act, &lo, &hi));
+        REF_TRY(svdf_prepare_hybrid(ctx, node, d, wf, wt, bias, state, out));
+        elem = sizeof(float);
+    } else if (in->dtype == MN_FLOAT32) {
         if (wf->dtype != MN_FLOAT32 || wt->dtype != MN_FLOAT32 || state->dtype != MN_FLOAT32 ||
             out->dtype != MN_FLOAT32 || (bias && bias->dtype != MN_FLOAT32)) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED,
-                "float32 input needs float32 weights/state/output (hybrid SVDF not supported; weights_feature is %s)",
+                "float32 input needs float32 weights/state/output, or int8 weights (hybrid); weights_feature is %s",
                 mn_dtype_name(wf->dtype));
         }
         float lo, hi;
@@ -304,6 +382,10 @@ static mn_status_t svdf_eval(mn_ctx_t *ctx, mn_node_t *node) {
         mn_svdf_s8(&d->p, (const int8_t *)in->data, (const int8_t *)wf->data, (const int16_t *)wt->data,
             bias ? (const int32_t *)bias->data : NULL, (int16_t *)state->data, (int32_t *)scratch,
             (int32_t *)mn_get_scratch(ctx, d->scratch_out_idx), (int8_t *)out->data);
+    } else if (d->hybrid) {
+        mn_svdf_hybrid(&d->p, d->act, d->asymmetric, (const float *)in->data, (const int8_t *)wf->data, d->wf_scale,
+            d->wt_f, bias ? (const float *)bias->data : NULL, (float *)state->data, (float *)scratch,
+            (int8_t *)mn_get_scratch(ctx, d->qbuf_idx), (float *)out->data);
     } else {
         mn_svdf_f32(&d->p, d->act, (const float *)in->data, (const float *)wf->data,
             (const float *)wt->data, bias ? (const float *)bias->data : NULL, (float *)state->data,
