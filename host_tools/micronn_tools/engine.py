@@ -192,6 +192,7 @@ def lib(path=None):
         "mn_op_supported": (S, [P, I32, ctypes.c_char_p]),
         "mn_op_kernel_state": (S, [P, I32, ctypes.c_char_p]),
         "mn_op_kernel_info": (S, [SZ, ctypes.POINTER(_KernelInfo)]),
+        "mn_custom_op_info": (S, [SZ, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(_KernelInfo)]),
         "mn_options_name": (ctypes.c_char_p, [I32]),
     }
     for name, (res, args) in protos.items():
@@ -430,6 +431,21 @@ def kernels(lib_path=None):
         out.append({"name": L.mn_op_name(info.builtin).decode(errors="replace"), "builtin": info.builtin,
                     "max_version": info.max_version,
                     "options": L.mn_options_name(info.options_type).decode(errors="replace"),
+                    "dtypes": (info.dtypes or b"").decode(errors="replace").split(), "linked": bool(info.linked),
+                    "variants": ["reference"]})
+        i += 1
+    return out
+
+
+def custom_kernels(lib_path=None):
+    """The custom-op kernels built into the engine (engine/mn_custom_ops.h), as kernels() lists
+    builtins; name is the model's custom code (e.g. "Atan2")."""
+    L = lib(lib_path)
+    out, i = [], 0
+    info, name = _KernelInfo(), ctypes.c_char_p()
+    while L.mn_custom_op_info(i, ctypes.byref(name), ctypes.byref(info)):
+        out.append({"name": name.value.decode(errors="replace"), "builtin": info.builtin,
+                    "max_version": info.max_version, "options": "custom options",
                     "dtypes": (info.dtypes or b"").decode(errors="replace").split(), "linked": bool(info.linked),
                     "variants": ["reference"]})
         i += 1

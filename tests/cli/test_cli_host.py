@@ -339,12 +339,21 @@ def test_put_retries_once_after_reset_then_fails_safely():
 
 # ---- ops (support matrix) -------------------------------------------------------------------------
 
+def mul_row(rows):
+    return next(x for x in rows if x["op"] == "MUL")
+
+
 def test_ops_lists_the_engine_registry(cli):
     from micronn_tools import engine
     r = cli("ops", "--json")
     assert r.code == 0, r
     rows = json.loads(r.out)
-    assert [x["op"] for x in rows] == [k["name"] for k in engine.kernels()]
+    assert [x["op"] for x in rows] == [k["name"] for k in engine.kernels() + engine.custom_kernels()]
+    atan2 = next(x for x in rows if x["op"] == "Atan2")
+    assert atan2["custom"] and atan2["builtin"] == 32 and atan2["dtypes"] == ["float32"]
+    assert not mul_row(rows)["custom"]
+    c = cli("ops", "Atan2", "micronn_subgraph")
+    assert c.code == 0 and "Atan2 (custom)" in c.out and "micronn_subgraph (custom)" in c.out, c
     mul = next(x for x in rows if x["op"] == "MUL")
     assert mul["dtypes"] == ["int8", "int16", "int32", "float32"] and mul["options"] == "MulOptions"
     assert mul["max_version"] == 4 and mul["variants"] == ["reference"]
