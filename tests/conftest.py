@@ -69,14 +69,20 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     # Emulated boards keep littlefs and ROMFS in a storage image that outlives QEMU. Each test
-    # session starts from empty images of its own (xdist workers inherit the directory), so no
-    # test sees files an earlier run or a developer's `make run` left behind.
+    # session starts from empty images of its own, so no test sees files an earlier run or a
+    # developer's `make run` left behind. Each xdist worker gets a subdirectory of the session's:
+    # one QEMU at a time owns an image, and a board another worker kept open would otherwise
+    # make this worker's QEMU of that board run on a private copy whose writes do not persist.
+    import tempfile
     if not os.environ.get("MICRONN_STORAGE_DIR"):
-        import tempfile
         base = boards.build_dir() / "test-storage"
         base.mkdir(parents=True, exist_ok=True)
         os.environ["MICRONN_STORAGE_DIR"] = config._micronn_storage = tempfile.mkdtemp(
             prefix="session-", dir=base)
+    elif os.environ.get("PYTEST_XDIST_WORKER") and not os.environ.get("MICRONN_STORAGE_WORKER"):
+        os.environ["MICRONN_STORAGE_WORKER"] = os.environ["PYTEST_XDIST_WORKER"]
+        os.environ["MICRONN_STORAGE_DIR"] = tempfile.mkdtemp(
+            prefix=os.environ["PYTEST_XDIST_WORKER"] + "-", dir=os.environ["MICRONN_STORAGE_DIR"])
     config.addinivalue_line("markers", "emulated_only: needs an emulated board (QEMU)")
     config.addinivalue_line("markers", "serial_only: needs a board with a raw REPL "
                                        "(emulated or real; not UNIX)")

@@ -213,10 +213,13 @@ def test_run_copies_a_model_once_across_qemu_boots(cli, model, default_board, tm
     assert first.out == second.out
 
 
-def test_flash_romfs_then_load_in_place(cli, model, default_board):
+def test_flash_romfs_then_load_in_place(cli, model, default_board, tmp_path, monkeypatch):
     """`micronn flash --romfs` writes the model into the ROMFS region; a later boot finds it on
     /rom and micronn.load uses it there (the heap grows by far less than the model)."""
     from micronn_tools.board import open_board
+    # Storage images of this test's own: two QEMU runs in a row must find the same image, which a
+    # board this test session keeps open elsewhere would have locked (its QEMU would get a copy).
+    monkeypatch.setenv("MICRONN_STORAGE_DIR", str(tmp_path))
     ks = model("keyword_scrambled.tflite")
     r = cli("flash", "--romfs", ks)
     assert r.code == 0, r
