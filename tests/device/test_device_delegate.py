@@ -68,7 +68,10 @@ print((plain[0], deleg[0], deleg[1], deleg[2], plain[3], deleg[3]))
     assert all(v.startswith(backend + ".") for v, b in zip(variants, backends) if b)
     assert all(v == "reference" for v, b in zip(variants, backends) if b is None)
     assert set(split) == {backend, "kernels"} and min(split.values()) > 0
-    assert sum(ticks) < sum(plain_ticks)   # the backend is faster
+    if board_spec.instructions_per_tick is not None:
+        # the backend is faster: asserted where ticks count instructions (QEMU -icount); on the
+        # UNIX build they are wall-clock time on a shared host, where one preempted op decides
+        assert sum(ticks) < sum(plain_ticks)
     print(f"\n{backend} delegate on person_detect: ticks per backend {split}, "
           f"all-reference run {sum(plain_ticks)}")
 
