@@ -28,6 +28,8 @@ def _models():
                          MH.image_input),
         "op_svdf_hybrid": (MH.svdf_hybrid(rng, True, batches=2, input_size=9, units=3, rank=2, memory=4),
                            MH.hybrid_input),
+        "op_lstm_hybrid": (MH.lstm_hybrid(rng, True, batches=2, time=1, n_input=6, n_cell=5, n_output=4, proj=True,
+                                          peephole=True), MH.hybrid_input),
         "op_bmm_hybrid": (MH.batch_matmul_hybrid(rng, (2, 6, 3), (2, 6, 4), adj_x=True, asymmetric=True),
                           MH.hybrid_input),
     }

@@ -103,6 +103,23 @@ def batch_matmul_hybrid(rng, lhs=(2, 3, 6), rhs=(6, 4), adj_x=False, adj_y=False
     return m
 
 
+def lstm_hybrid(rng, asymmetric=False, **kw):
+    """UNIDIRECTIONAL_SEQUENCE_LSTM with int8 weights (input, recurrent, peephole, projection; per-tensor
+    scales sized to the float weights they replace), float32 input, states, biases and output."""
+    m = M.lstm(rng, "float32", **kw)
+    for i in list(range(1, 12)) + [16]:
+        k = m.inputs[i]
+        if k < 0:
+            continue
+        t = m.tensors[k]
+        sc = float(np.abs(t.data).max()) / 127 or 1.0
+        m.tensors[k] = T(t.name, np.int8, t.shape, data=np.clip(np.round(t.data / sc), -127, 127), scale=[sc])
+    m.options.asymmetricQuantizeInputs = asymmetric
+    m.fields[4] = int(asymmetric)
+    m.desc = m.desc.replace("float32", f"hybrid asym{int(asymmetric)}")
+    return m
+
+
 def _cases():
     c = {}
     c[("FULLY_CONNECTED", "float32x8")] = lambda rng: (
@@ -111,6 +128,8 @@ def _cases():
     c[("DEPTHWISE_CONV_2D", "float32x8")] = lambda rng: (
         depthwise_hybrid(rng, n=2, h=6, w=5, cin=3, mult=2), image_input)
     c[("SVDF", "float32x8")] = lambda rng: (svdf_hybrid(rng, True, batches=3, act=M.ACT_RELU), hybrid_input)
+    c[("UNIDIRECTIONAL_SEQUENCE_LSTM", "float32x8")] = lambda rng: (
+        lstm_hybrid(rng, True, batches=2, time=1, n_input=5, n_cell=4, peephole=True), hybrid_input)
     c[("BATCH_MATMUL", "float32x8")] = lambda rng: (batch_matmul_hybrid(rng, asymmetric=True), hybrid_input)
     return c
 

@@ -22,8 +22,10 @@ _DT = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(np.int32): 2, 
 
 # ---- oracle -------------------------------------------------------------------------------------
 
-def run_oracle(model, inputs, invokes=1):
-    """Returns a list (per invoke) of lists of output arrays."""
+def run_oracle(model, inputs, invokes=1, presets=None, read=()):
+    """Returns a list (per invoke) of lists of output arrays. presets: per invoke, {tensor index:
+    array} written before the invoke (e.g. a recurrent op's state); read: further tensor indices
+    whose values after each invoke are appended to its outputs."""
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
     # A model may name another resolver for ops BUILTIN_REF does not register (ELU, CEIL, ROUND).
     resolver = getattr(OpResolverType, getattr(model, "oracle_resolver", "BUILTIN_REF"))
@@ -35,8 +37,10 @@ def run_oracle(model, inputs, invokes=1):
     for k in range(invokes):
         for d, x in zip(ins, inputs[k] if invokes > 1 else inputs):
             it.set_tensor(d["index"], x)
+        for idx, x in (presets[k] if presets else {}).items():
+            it.set_tensor(idx, x)
         it.invoke()
-        res.append([it.get_tensor(d["index"]).copy() for d in outs])
+        res.append([it.get_tensor(d["index"]).copy() for d in outs] + [it.get_tensor(i).copy() for i in read])
     return res if invokes > 1 else res[0]
 
 
@@ -103,7 +107,8 @@ class KernelError(RuntimeError):
         self.msg = msg
 
 
-def run_kshim(model, inputs, invokes=1):
+def run_kshim(model, inputs, invokes=1, presets=None, read=()):
+    """As run_oracle, through the kernel shim."""
     lib = kshim_lib()
     keep = []
     arrays = {}
@@ -157,10 +162,12 @@ def run_kshim(model, inputs, invokes=1):
         for k in range(invokes):
             for idx, x in zip(model.graph_inputs, inputs[k] if invokes > 1 else inputs):
                 np.copyto(arrays[idx], x.reshape(arrays[idx].shape))
+            for idx, x in (presets[k] if presets else {}).items():
+                np.copyto(arrays[idx], x.reshape(arrays[idx].shape))
             st = lib.kshim_invoke(h, err, 256)
             if st:
                 raise KernelError(st, err.value.decode())
-            res.append([arrays[o].copy() for o in model.outputs])
+            res.append([arrays[o].copy() for o in list(model.outputs) + list(read)])
     finally:
         lib.kshim_free(h)
     return res if invokes > 1 else res[0]
@@ -180,18 +187,22 @@ def engine_runner():
     if not Path(lib).exists():
         return None
 
-    def run(model, inputs, invokes=1):
-        return _run_engine(E, model, inputs, invokes)
+    def run(model, inputs, invokes=1, presets=None, read=()):
+        return _run_engine(E, model, inputs, invokes, presets, read)
     return run
 
 
-def _run_engine(E, model, inputs, invokes):
+def _run_engine(E, model, inputs, invokes, presets=None, read=()):
     m = E.Model(model.tflite())
     it = E.Interpreter(m)
     res = []
     for k in range(invokes):
         for i, x in enumerate(inputs[k] if invokes > 1 else inputs):
             it.set_input(i, x)
+        for idx, x in (presets[k] if presets else {}).items():
+            raw = np.ascontiguousarray(x, dtype=model.tensors[idx].dtype).tobytes()
+            assert len(raw) == it.tensor_details(idx)["bytes"], idx
+            ctypes.memmove(it.tensor_address(idx), raw, len(raw))
         it.invoke()
         outs = []
         for i in range(len(model.outputs)):
@@ -200,5 +211,5 @@ def _run_engine(E, model, inputs, invokes):
                 d = it.output_details(i)
                 o = np.zeros(d["shape"], dtype=E.DTYPES[d["dtype_code"]])
             outs.append(o.copy())
-        res.append(outs)
+        res.append(outs + [it.tensor(i).copy() for i in read])
     return res if invokes > 1 else res[0]

@@ -9,8 +9,10 @@ fixed-point code is exercised over its useful range rather than saturated).
 import numpy as np
 import pytest
 
+import models_hybrid as MH
 import opmodels as M
-from test_op_kernels import _expect_reject, check
+from runners import run_oracle
+from test_op_kernels import _expect_reject, _inputs, check
 
 DTYPES = ["int8", "float32"]
 
@@ -137,6 +139,103 @@ def test_lstm_random(runner, seed):
     check(runner, rng, m, invokes=int(rng.integers(1, 4)), max_saturated=0.3)
 
 
+# ---- hybrid: float32 activations, int8 weights (TFLite's EvalHybrid) ---------------------------
+#
+# The hybrid LSTM quantizes its recurrent state (output_state, and the hidden row before the
+# projection) to int8 at every step. A one-ulp difference in a float state (LiteRT's libm and its
+# compiler's contractions are not ours) then moves a value across a rounding boundary now and then,
+# and the sequences drift apart by a quantization step. So each step is checked on its own
+# ("teacher forcing"): both sides start every invoke from the same, non-zero, state (LiteRT's
+# after the previous step), and one invoke must match within 1e-5 relative: outputs and new
+# states. Whole free-running sequences are checked against TFLite's own hybrid LSTM test
+# tolerance (unidirectional_sequence_lstm_test.cc: 0.0157651 absolute), their first step exactly.
+
+def check_hybrid_steps(runner, rng, m, steps=4, gen=MH.hybrid_input, zero_rows=False):
+    assert steps > 1
+    assert m.tensors[m.graph_inputs[0]].shape[1 if not m.fields.get(3) else 0] == 1, "one time step"
+    hs, cs = m.inputs[18], m.inputs[19]
+    ins = [_inputs(rng, m, gen) for _ in range(steps)]
+    h = rng.normal(0, 0.6, m.tensors[hs].shape).astype(np.float32)
+    c = rng.normal(0, 1.5, m.tensors[cs].shape).astype(np.float32)
+    if zero_rows:
+        h[0] = 0.0           # a zero output_state row: its quantization and product are skipped
+    presets = []
+    for k in range(steps):
+        presets.append({hs: h, cs: c})
+        want = run_oracle(m, ins[k], 1, presets=[presets[-1]], read=(hs, cs))
+        h, c = want[-2], want[-1]
+    want = run_oracle(m, ins, steps, presets=presets, read=(hs, cs))
+    got = runner(m, ins, steps, presets=presets, read=(hs, cs))
+    for step, (ws, gs) in enumerate(zip(want, got)):
+        for what, w, g in zip(("output", "output_state", "cell_state"), ws, gs):
+            np.testing.assert_allclose(np.asarray(g).reshape(w.shape), w, rtol=1e-5, atol=1e-6,
+                                       err_msg=f"{m.desc} step {step} {what}")
+
+
+@pytest.mark.parametrize("asymmetric", [False, True], ids=["sym", "asym"])
+@pytest.mark.parametrize("cifg", [False, True])
+@pytest.mark.parametrize("peephole", [False, True])
+@pytest.mark.parametrize("proj", [None, 5, 9])
+@pytest.mark.parametrize("layer_norm", [False, True])
+def test_lstm_hybrid_step(runner, rng, asymmetric, cifg, peephole, proj, layer_norm):
+    m = MH.lstm_hybrid(rng, asymmetric, batches=3, time=1, n_input=7, n_cell=9, n_output=proj, cifg=cifg,
+                       peephole=peephole, proj=proj is not None, proj_bias=bool(rng.integers(0, 2)),
+                       layer_norm=layer_norm, time_major=bool(rng.integers(0, 2)))
+    check_hybrid_steps(runner, rng, m)
+
+
+@pytest.mark.parametrize("asymmetric", [False, True], ids=["sym", "asym"])
+def test_lstm_hybrid_zero_rows(runner, rng, asymmetric):
+    """All-zero input and state rows (skipped by TFLite), constant and one-signed rows (the
+    quantizer's edge cases)."""
+    m = MH.lstm_hybrid(rng, asymmetric, batches=4, time=1, n_input=6, n_cell=5, proj=True, n_output=4)
+
+    def gen(rng_, t):
+        x = MH.hybrid_input(rng_, t)
+        x[1] = 0.0
+        x[2] = 2.5
+        x[3] = np.abs(x[3]) + 0.25
+        return x
+    check_hybrid_steps(runner, rng, m, gen=gen, zero_rows=True)
+    x0 = MH.lstm_hybrid(rng, asymmetric, batches=2, time=1, n_input=3, n_cell=4)
+    check_hybrid_steps(runner, rng, x0, gen=lambda rng_, t: np.zeros(t.shape, np.float32))
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_lstm_hybrid_random(runner, seed):
+    rng = np.random.default_rng(9500 + seed)
+    n_cell = int(rng.integers(1, 24))
+    proj = bool(rng.integers(0, 3) == 0)
+    m = MH.lstm_hybrid(rng, bool(rng.integers(0, 2)), batches=int(rng.integers(1, 4)), time=1,
+                       n_input=int(rng.integers(1, 40)), n_cell=n_cell,
+                       n_output=int(rng.integers(1, 24)) if proj else None, proj=proj,
+                       proj_bias=bool(rng.integers(0, 2)), cifg=bool(rng.integers(0, 3) == 0),
+                       peephole=bool(rng.integers(0, 2)), time_major=bool(rng.integers(0, 2)),
+                       layer_norm=bool(rng.integers(0, 3) == 0),
+                       act=int(rng.choice([M.ACT_TANH, M.ACT_RELU, M.ACT_RELU6])),
+                       cell_clip=float(rng.choice([0.0, 0.0, 0.8, 3.0])),
+                       proj_clip=float(rng.choice([0.0, 0.0, 0.4])) if proj else 0.0)
+    check_hybrid_steps(runner, rng, m, steps=int(rng.integers(2, 5)))
+
+
+@pytest.mark.parametrize("asymmetric", [False, True], ids=["sym", "asym"])
+@pytest.mark.parametrize("time_major", [False, True])
+@pytest.mark.parametrize("dims", [dict(batches=1, time=12, n_input=7, n_cell=9),
+                                  dict(batches=3, time=5, n_input=20, n_cell=12, n_output=6, proj=True,
+                                       peephole=True)])
+def test_lstm_hybrid_sequence(runner, rng, asymmetric, time_major, dims):
+    m = MH.lstm_hybrid(rng, asymmetric, time_major=time_major, **dims)
+    ins = [_inputs(rng, m, MH.hybrid_input) for _ in range(3)]
+    want = run_oracle(m, ins, 3)
+    got = runner(m, ins, 3)
+    first = (0, slice(None)) if time_major else (slice(None), 0)
+    np.testing.assert_allclose(np.asarray(got[0][0]).reshape(want[0][0].shape)[first], want[0][0][first],
+                               rtol=1e-5, atol=1e-6, err_msg=m.desc)
+    for step, (w, g) in enumerate(zip(want, got)):
+        np.testing.assert_allclose(np.asarray(g[0]).reshape(w[0].shape), w[0], rtol=0, atol=0.0157651,
+                                   err_msg=f"{m.desc} invoke {step}")
+
+
 # ---- rejected combinations ----------------------------------------------------------------------
 
 def test_reject_lstm_int8_layer_norm(runner, rng):
@@ -153,10 +252,24 @@ def test_reject_lstm_float_no_activation(runner, rng):
     _expect_reject(runner, M.lstm(rng, "float32", act=M.ACT_NONE), "activation", "NONE")
 
 
-def test_reject_lstm_hybrid(runner, rng):
-    m = M.lstm(rng, "int8", n_cell=4, n_input=3)
-    m.tensors[0] = M.T("input", np.float32, m.tensors[0].shape)
-    _expect_reject(runner, m, "hybrid")
+def test_reject_lstm_hybrid_per_channel_weights(runner, rng):
+    m = MH.lstm_hybrid(rng, n_cell=4, n_input=3)
+    w = m.tensors[m.inputs[3]]
+    w.scale, w.zp = [w.scale[0]] * 4, [0] * 4
+    _expect_reject(runner, m, "per-channel", "input weights")
+
+
+def test_reject_lstm_hybrid_weights_zero_point(runner, rng):
+    m = MH.lstm_hybrid(rng, n_cell=4, n_input=3)
+    m.tensors[m.inputs[6]].zp = [5]
+    _expect_reject(runner, m, "recurrent weights", "zero point 5")
+
+
+def test_reject_lstm_hybrid_float_peephole(runner, rng):
+    m = MH.lstm_hybrid(rng, n_cell=4, n_input=3, peephole=True)
+    t = m.tensors[m.inputs[10]]
+    m.tensors[m.inputs[10]] = M.T(t.name, np.float32, t.shape, data=t.data.astype(np.float32) * t.scale[0])
+    _expect_reject(runner, m, "peephole weights", "float32")
 
 
 def test_reject_lstm_int8_per_channel_weights(runner, rng):

@@ -11,6 +11,12 @@
  * float32: TFLite's EvalFloat (same formulas, ~1e-6 relative), with optional
  * CIFG, peephole, projection, layer normalization and cell/projection clips.
  *
+ * hybrid (float32 activations, int8 weights, "dynamic range" quantization): TFLite's
+ * EvalHybrid.  Each input row, the previous output_state row and the hidden row
+ * before the projection are quantized on the fly (mn_quantize_dynamic_s8,
+ * symmetric or asymmetric_quantize_inputs), multiplied with the int8 weights in
+ * int32 and scaled back by row scale * weight scale; the rest is the float step.
+ *
  * Inputs are TFLite's 24 (lstm_shared.h order); output_state (18) and
  * cell_state (19) are variable tensors carrying the state across invokes.
  * Batches are independent, so each (time step, batch) row is one LSTM step. */
@@ -232,6 +238,9 @@ static void sigmoid_f32(float *v, int n) {
     }
 }
 
+static void gate_finish_f32(const mn_lstm_f32_params_t *p, int g, const float *ln, const float *bias,
+    float *gate);
+
 /* TFLite CalculateLstmGateFloat for one batch row. */
 static void lstm_gate_f32(const mn_lstm_f32_params_t *p, const mn_lstm_f32_weights_t *w, int g,
     const float *x, const float *h, const float *c, float *gate) {
@@ -256,6 +265,13 @@ static void lstm_gate_f32(const mn_lstm_f32_params_t *p, const mn_lstm_f32_weigh
         wx += ni;
         wh += no;
     }
+    gate_finish_f32(p, g, w->ln[g], w->bias[g], gate);
+}
+
+/* Layer normalization (if any) and the gate's activation, as CalculateLstmGateFloat ends. */
+static void gate_finish_f32(const mn_lstm_f32_params_t *p, int g, const float *ln, const float *bias,
+    float *gate) {
+    const int nc = p->n_cell;
     if (p->use_layer_norm) {
         float sum = 0.0f;
         for (int r = 0; r < nc; ++r) {
@@ -269,13 +285,36 @@ static void lstm_gate_f32(const mn_lstm_f32_params_t *p, const mn_lstm_f32_weigh
         }
         const float inv = 1.0f / sqrtf(sq / (float)nc + 1e-8f);
         for (int r = 0; r < nc; ++r) {
-            gate[r] = (gate[r] - mean) * inv * w->ln[g][r] + w->bias[g][r];
+            gate[r] = (gate[r] - mean) * inv * ln[r] + bias[r];
         }
     }
     if (g == G_CELL) {
         act_f32(p->act, gate, nc);
     } else {
         sigmoid_f32(gate, nc);
+    }
+}
+
+/* c = f * c + i * g (i = 1 - f with CIFG), clipped: UpdateLstmCellFloat. */
+static void cell_update_f32(const mn_lstm_f32_params_t *p, const float *gi, const float *gf, const float *gc,
+    float *c) {
+    for (int r = 0; r < p->n_cell; ++r) {
+        float v = gf[r] * c[r];
+        v += gc[r] * (p->use_cifg ? 1.0f - gf[r] : gi[r]);
+        if (p->cell_clip > 0.0f) {
+            v = mn_clamp_f32(v, -p->cell_clip, p->cell_clip);
+        }
+        c[r] = v;
+    }
+}
+
+/* hid = o * act(c), before the projection. */
+static void hidden_f32(const mn_lstm_f32_params_t *p, const float *c, const float *go, float *hid) {
+    const int nc = p->n_cell;
+    memcpy(hid, c, sizeof(float) * (size_t)nc);
+    act_f32(p->act, hid, nc);
+    for (int r = 0; r < nc; ++r) {
+        hid[r] *= go[r];
     }
 }
 
@@ -290,20 +329,9 @@ static void lstm_step_f32(const mn_lstm_f32_params_t *p, const mn_lstm_f32_weigh
     }
     lstm_gate_f32(p, w, G_FORGET, x, h, c, gf);
     lstm_gate_f32(p, w, G_CELL, x, h, c, gc);
-    for (int r = 0; r < nc; ++r) {
-        float v = gf[r] * c[r];
-        v += gc[r] * (p->use_cifg ? 1.0f - gf[r] : gi[r]);
-        if (p->cell_clip > 0.0f) {
-            v = mn_clamp_f32(v, -p->cell_clip, p->cell_clip);
-        }
-        c[r] = v;
-    }
+    cell_update_f32(p, gi, gf, gc, c);
     lstm_gate_f32(p, w, G_OUT, x, h, c, go);
-    memcpy(hid, c, sizeof(float) * (size_t)nc);
-    act_f32(p->act, hid, nc);
-    for (int r = 0; r < nc; ++r) {
-        hid[r] *= go[r];
-    }
+    hidden_f32(p, c, go, hid);
     if (w->proj_w) {
         const float *pw = w->proj_w;
         for (int j = 0; j < no; ++j) {
@@ -336,6 +364,134 @@ void mn_lstm_f32(const mn_lstm_f32_params_t *p, const mn_lstm_f32_weights_t *w,
     }
 }
 
+/* ---- hybrid: float32 activations, int8 weights ---------------------------- */
+
+typedef struct {
+    float s_x[4], s_h[4], s_c[4];   /* per-tensor weight scales (TFLite uses params.scale only) */
+    float s_proj;
+    int asymmetric;                 /* asymmetric_quantize_inputs */
+} mn_lstm_hybrid_scales_t;
+
+typedef struct {
+    const int8_t *w_x[4], *w_h[4], *w_c[4];  /* as mn_lstm_s8_weights_t, peepholes int8 too */
+    const float *bias[4];
+    const float *ln[4];
+    const int8_t *proj_w;
+    const float *proj_b;
+} mn_lstm_hybrid_weights_t;
+
+/* A row quantized on the fly; an all-zero row is skipped, as TFLite skips it (IsZeroVector). */
+typedef struct {
+    const int8_t *q;
+    float scale;
+    int32_t zp;
+    int zero;
+} qrow_t;
+
+static void quantize_row(const float *x, int n, int asymmetric, int8_t *q, qrow_t *r) {
+    r->q = q;
+    r->zero = 1;
+    for (int i = 0; i < n; ++i) {
+        if (x[i] != 0.0f) {
+            r->zero = 0;
+            break;
+        }
+    }
+    if (!r->zero) {
+        r->scale = mn_quantize_dynamic_s8(x, (size_t)n, q, asymmetric, &r->zp);
+    }
+}
+
+/* One output of TFLite's hybrid MatrixBatchVectorMultiplyAccumulate: the int32 dot product of an
+ * int8 weight row with the zero-point-corrected quantized row, times (row scale * weight scale). */
+static float hybrid_dot(const int8_t *w, const qrow_t *r, int n, float w_scale) {
+    uint32_t acc = 0; /* int32 accumulator, wrap-around defined */
+    for (int k = 0; k < n; ++k) {
+        acc += (uint32_t)((int32_t)w[k] * ((int32_t)r->q[k] - r->zp));
+    }
+    return (float)(int32_t)acc * (r->scale * w_scale);
+}
+
+/* CalculateLstmGateHybrid for one batch row. */
+static void lstm_gate_hybrid(const mn_lstm_f32_params_t *p, const mn_lstm_hybrid_scales_t *s,
+    const mn_lstm_hybrid_weights_t *w, int g, const qrow_t *x, const qrow_t *h, const float *c, float *gate) {
+    const int ni = p->n_input, no = p->n_output;
+    const int8_t *wx = w->w_x[g], *wh = w->w_h[g], *wc = w->w_c[g];
+    for (int r = 0; r < p->n_cell; ++r) {
+        float acc = p->use_layer_norm ? 0.0f : w->bias[g][r];
+        if (!x->zero) {
+            acc += hybrid_dot(wx + (size_t)r * ni, x, ni, s->s_x[g]);
+        }
+        if (!h->zero) {
+            acc += hybrid_dot(wh + (size_t)r * no, h, no, s->s_h[g]);
+        }
+        if (wc) {
+            acc += (s->s_c[g] * (float)wc[r]) * c[r];   /* the recovered float peephole weight */
+        }
+        gate[r] = acc;
+    }
+    gate_finish_f32(p, g, w->ln[g], w->bias[g], gate);
+}
+
+/* One LstmStepHybrid for one batch row.  scratch: 5 * n_cell floats; qbuf: n_input + n_output +
+ * n_cell bytes. */
+static void lstm_step_hybrid(const mn_lstm_f32_params_t *p, const mn_lstm_hybrid_scales_t *s,
+    const mn_lstm_hybrid_weights_t *w, const float *x, float *h, float *c, float *out, float *scratch,
+    int8_t *qbuf) {
+    const int nc = p->n_cell, no = p->n_output;
+    float *gi = scratch, *gf = scratch + nc, *gc = scratch + 2 * nc, *go = scratch + 3 * nc;
+    float *hid = scratch + 4 * nc;
+    qrow_t xq, hq;
+    quantize_row(x, p->n_input, s->asymmetric, qbuf, &xq);
+    quantize_row(h, no, s->asymmetric, qbuf + p->n_input, &hq);
+    if (!p->use_cifg) {
+        lstm_gate_hybrid(p, s, w, G_IN, &xq, &hq, c, gi);
+    }
+    lstm_gate_hybrid(p, s, w, G_FORGET, &xq, &hq, c, gf);
+    lstm_gate_hybrid(p, s, w, G_CELL, &xq, &hq, c, gc);
+    cell_update_f32(p, gi, gf, gc, c);
+    lstm_gate_hybrid(p, s, w, G_OUT, &xq, &hq, c, go);
+    hidden_f32(p, c, go, hid);
+    if (w->proj_w) {
+        qrow_t pq;
+        quantize_row(hid, nc, s->asymmetric, qbuf + p->n_input + no, &pq);
+        for (int j = 0; j < no; ++j) {
+            float v = w->proj_b ? w->proj_b[j] : 0.0f;
+            if (!pq.zero) {
+                v += hybrid_dot(w->proj_w + (size_t)j * nc, &pq, nc, s->s_proj);
+            }
+            if (p->proj_clip > 0.0f) {
+                v = mn_clamp_f32(v, -p->proj_clip, p->proj_clip);
+            }
+            h[j] = v;
+        }
+    } else {
+        memcpy(h, hid, sizeof(float) * (size_t)no);
+    }
+    memcpy(out, h, sizeof(float) * (size_t)no);
+}
+
+static size_t hybrid_qbuf_bytes(const mn_lstm_f32_params_t *p) {
+    return (size_t)p->n_input + (size_t)p->n_output + (size_t)p->n_cell;
+}
+
+void mn_lstm_hybrid(const mn_lstm_f32_params_t *p, const mn_lstm_hybrid_scales_t *s,
+    const mn_lstm_hybrid_weights_t *w, const float *input, float *output_state, float *cell_state,
+    float *output, float *scratch, int8_t *qbuf);
+
+void mn_lstm_hybrid(const mn_lstm_f32_params_t *p, const mn_lstm_hybrid_scales_t *s,
+    const mn_lstm_hybrid_weights_t *w, const float *input, float *output_state, float *cell_state,
+    float *output, float *scratch, int8_t *qbuf) {
+    const int nb = p->n_batch, nt = p->n_time;
+    for (int t = 0; t < nt; ++t) {
+        for (int b = 0; b < nb; ++b) {
+            const size_t row = p->time_major ? (size_t)t * nb + b : (size_t)b * nt + t;
+            lstm_step_hybrid(p, s, w, input + row * p->n_input, output_state + (size_t)b * p->n_output,
+                cell_state + (size_t)b * p->n_cell, output + row * p->n_output, scratch, qbuf);
+        }
+    }
+}
+
 /* ---- interpreter glue ---------------------------------------------------- */
 
 #include "ref_glue.h"
@@ -343,8 +499,10 @@ void mn_lstm_f32(const mn_lstm_f32_params_t *p, const mn_lstm_f32_weights_t *w,
 typedef struct {
     mn_lstm_s8_params_t q;
     mn_lstm_f32_params_t f;
+    mn_lstm_hybrid_scales_t h;  /* hybrid only */
     int32_t scratch_idx;
     uint8_t dtype;
+    uint8_t hybrid;             /* float32 input, int8 weights */
 } lstm_data_t;
 
 static const char *const gate_names[4] = { "input", "forget", "cell", "output" };
@@ -355,8 +513,8 @@ static mn_status_t check_matrix(mn_ctx_t *ctx, const mn_tensor_t *t, int idx, in
         return mn_fail(ctx, MN_ERR_MODEL, "weights (input %d) must be [%d, %d]", idx, rows, cols);
     }
     if (t->dtype != dtype) {
-        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "weights (input %d) dtype %s not supported with %s input",
-            idx, mn_dtype_name(t->dtype), mn_dtype_name(dtype == MN_FLOAT32 ? MN_FLOAT32 : MN_INT8));
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "weights (input %d) dtype %s not supported (expected %s)",
+            idx, mn_dtype_name(t->dtype), mn_dtype_name(dtype));
     }
     return MN_OK;
 }
@@ -392,12 +550,12 @@ static int32_t *effective_bias(mn_ctx_t *ctx, const mn_tensor_t *w, const mn_ten
     return out;
 }
 
-/* int8/int16 weights: constant, per-tensor, symmetric (TFLite's integer LSTM uses only the
- * per-tensor scale and never a weights zero point). */
+/* int8/int16 weights: constant, per-tensor, symmetric (TFLite's integer and hybrid LSTMs use only
+ * the per-tensor scale and never a weights zero point). */
 static mn_status_t check_weights_q(mn_ctx_t *ctx, const mn_tensor_t *t, const char *what) {
     REF_TRY(ref_need_quant(ctx, what, t));
     if (!t->data || !(t->flags & MN_TF_CONST)) {
-        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%s must be constant (int8 input)", what);
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%s must be constant (%s weights)", what, mn_dtype_name(t->dtype));
     }
     if (t->q_count > 1) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "per-channel quantized %s (%d scales) not supported",
@@ -524,6 +682,31 @@ static mn_status_t prepare_s8(mn_ctx_t *ctx, mn_node_t *node, lstm_data_t *d, mn
     return mn_request_scratch(ctx, (size_t)q->n_cell * (5 * sizeof(int16_t) + 1), &d->scratch_idx);
 }
 
+/* Hybrid: the weight scales; every int8 weight tensor per-tensor and symmetric. */
+static mn_status_t prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, lstm_data_t *d, mn_tensor_t *const *wx,
+    mn_tensor_t *const *wh, mn_tensor_t *const *wc, mn_tensor_t *proj_w) {
+    mn_lstm_hybrid_scales_t *h = &d->h;
+    for (int g = 0; g < 4; ++g) {
+        if (wx[g]) {
+            REF_TRY(check_weights_q(ctx, wx[g], "input weights"));
+            REF_TRY(check_weights_q(ctx, wh[g], "recurrent weights"));
+            h->s_x[g] = wx[g]->scale;
+            h->s_h[g] = wh[g]->scale;
+        }
+        if (wc[g]) {
+            REF_TRY(check_weights_q(ctx, wc[g], "peephole weights"));
+            h->s_c[g] = wc[g]->scale;
+        }
+    }
+    if (proj_w) {
+        REF_TRY(check_weights_q(ctx, proj_w, "projection_weights"));
+        h->s_proj = proj_w->scale;
+    }
+    h->asymmetric = mn_opt_bool(node, MN_LSTM_ASYMMETRIC_QUANTIZE_INPUTS, false);
+    d->hybrid = 1;
+    return MN_OK;
+}
+
 static mn_status_t lstm_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     if (mn_num_inputs(node) != LSTM_N_INPUTS) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%d inputs not supported (expected 24)", mn_num_inputs(node));
@@ -574,16 +757,18 @@ static mn_status_t lstm_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     if (nc < 1 || no < 1 || ni < 1) {
         return mn_fail(ctx, MN_ERR_MODEL, "empty LSTM (cells %d, outputs %d, inputs %d)", nc, no, ni);
     }
-    const int wdtype = in->dtype == MN_FLOAT32 ? MN_FLOAT32 : MN_INT8;
-    const int bdtype = in->dtype == MN_FLOAT32 ? MN_FLOAT32 : MN_INT32;
-    const int cdtype = in->dtype == MN_FLOAT32 ? MN_FLOAT32 : MN_INT16;
     if (in->dtype != MN_FLOAT32 && in->dtype != MN_INT8) {
         return ref_fail_dtype(ctx, "input", in);
     }
-    if (in->dtype == MN_FLOAT32 && wx[G_OUT]->dtype != MN_FLOAT32) {
-        return mn_fail(ctx, MN_ERR_UNSUPPORTED,
-            "float32 input with %s weights (hybrid LSTM) not supported", mn_dtype_name(wx[G_OUT]->dtype));
+    /* float32 input with int8 weights: hybrid (TFLite decides on the input-to-output weights) */
+    const int hybrid = in->dtype == MN_FLOAT32 && wx[G_OUT]->dtype == MN_INT8;
+    if (in->dtype == MN_FLOAT32 && !hybrid && wx[G_OUT]->dtype != MN_FLOAT32) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "float32 input with %s weights not supported",
+            mn_dtype_name(wx[G_OUT]->dtype));
     }
+    const int wdtype = in->dtype == MN_FLOAT32 && !hybrid ? MN_FLOAT32 : MN_INT8;
+    const int bdtype = in->dtype == MN_FLOAT32 ? MN_FLOAT32 : MN_INT32;
+    const int cdtype = in->dtype == MN_FLOAT32 ? (hybrid ? MN_INT8 : MN_FLOAT32) : MN_INT16;
 
     const int use_cifg = wx[G_IN] == NULL;
     if ((wh[G_IN] == NULL) != use_cifg || (bias[G_IN] == NULL) != use_cifg) {
@@ -639,6 +824,7 @@ static mn_status_t lstm_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             nb * nt * no);
     }
     d->dtype = in->dtype;
+    d->hybrid = 0;
 
     if (in->dtype == MN_FLOAT32) {
         if (hs->dtype != MN_FLOAT32 || cs->dtype != MN_FLOAT32 || out->dtype != MN_FLOAT32) {
@@ -661,7 +847,12 @@ static mn_status_t lstm_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         f->act = act;
         f->cell_clip = cell_clip;
         f->proj_clip = proj_clip;
-        REF_TRY(mn_request_scratch(ctx, (size_t)nc * 5 * sizeof(float), &d->scratch_idx));
+        size_t scratch = (size_t)nc * 5 * sizeof(float);
+        if (hybrid) {
+            REF_TRY(prepare_hybrid(ctx, node, d, wx, wh, wc, proj_w));
+            scratch += hybrid_qbuf_bytes(f);
+        }
+        REF_TRY(mn_request_scratch(ctx, scratch, &d->scratch_idx));
     } else {
         if (use_ln) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "layer normalization not supported with int8 input");
@@ -702,6 +893,19 @@ static mn_status_t lstm_eval(mn_ctx_t *ctx, mn_node_t *node) {
         w.proj_w = (const int8_t *)in_data(ctx, node, LSTM_PROJ_W);
         mn_lstm_s8(&d->q, &w, (const int8_t *)in, (int8_t *)hs, (int16_t *)cs, (int8_t *)out,
             (int16_t *)scratch, (int8_t *)scratch + (size_t)d->q.n_cell * 5 * sizeof(int16_t));
+    } else if (d->hybrid) {
+        mn_lstm_hybrid_weights_t w;
+        for (int g = 0; g < 4; ++g) {
+            w.w_x[g] = (const int8_t *)in_data(ctx, node, LSTM_W_X + g);
+            w.w_h[g] = (const int8_t *)in_data(ctx, node, LSTM_W_H + g);
+            w.w_c[g] = g == G_CELL ? NULL : (const int8_t *)in_data(ctx, node, peephole_index(g));
+            w.bias[g] = (const float *)in_data(ctx, node, LSTM_BIAS + g);
+            w.ln[g] = (const float *)in_data(ctx, node, LSTM_LN + g);
+        }
+        w.proj_w = (const int8_t *)in_data(ctx, node, LSTM_PROJ_W);
+        w.proj_b = (const float *)in_data(ctx, node, LSTM_PROJ_B);
+        mn_lstm_hybrid(&d->f, &d->h, &w, (const float *)in, (float *)hs, (float *)cs, (float *)out,
+            (float *)scratch, (int8_t *)scratch + (size_t)d->f.n_cell * 5 * sizeof(float));
     } else {
         mn_lstm_f32_weights_t w;
         for (int g = 0; g < 4; ++g) {
