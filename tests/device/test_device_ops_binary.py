@@ -28,6 +28,7 @@ def _models():
         "bin_floor_mod_s32": ("FLOOR_MOD", MB.binary(rng, "FLOOR_MOD", "int32", (3, 10), (10,))),
         "bin_div_f32": ("DIV", MB.binary(rng, "DIV", "float32", (2, 3, 5), (5,), act=3)),
         "bin_select_v2_f32": ("SELECT_V2", MB.select(rng, "SELECT_V2", "float32", (2, 1, 4), (3, 1), (1, 3, 4))),
+        "bin_add_n_f32": ("ADD_N", MB.add_n(rng, "float32", (2, 3, 5), 4)),
     }
 
 

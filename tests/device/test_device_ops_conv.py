@@ -1,4 +1,4 @@
-"""A sample of the int16x8 conv / fully-connected kernels, TRANSPOSE_CONV and BATCH_MATMUL on the
+"""A sample of the int16x8 conv / fully-connected kernels, TRANSPOSE_CONV, BATCH_MATMUL and L2_POOL_2D on the
 board: single-op models (tests/engine/ops/models_conv.py) run through the firmware and compared
 with the LiteRT reference kernels, so these kernels are exercised on Cortex-M and RV32 too."""
 import os
@@ -29,6 +29,7 @@ def _models():
         "op_bmm_s8": MC.batch_matmul(rng, "int8", (2, 3, 6), (6, 4), rhs_const=True),
         "op_bmm_s16": MC.batch_matmul(rng, "int16", (2, 1, 3, 5), (3, 4, 5), adj_y=True),
         "op_bmm_f32": MC.batch_matmul(rng, "float32", (2, 6, 3), (2, 6, 4), adj_x=True),
+        "op_l2pool_f32": M.pool(rng, "l2", "float32", n=2, h=7, w=6, c=3, fh=3, fw=2, stride=(2, 2), act=M.ACT_RELU6),
     }
 
 

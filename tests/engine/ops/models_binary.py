@@ -1,4 +1,4 @@
-"""Single-op models of the elementwise binary ops (ADD, SUB, MUL, DIV, FLOOR_DIV, FLOOR_MOD,
+"""Single-op models of the elementwise binary ops (ADD, ADD_N, SUB, MUL, DIV, FLOOR_DIV, FLOOR_MOD,
 SQUARED_DIFFERENCE, MAXIMUM, MINIMUM, comparisons, LOGICAL_*, SELECT, SELECT_V2), built like
 opmodels.py's, with quantization chosen so that outputs use their range without saturating, and
 input generators that make the interesting cases frequent (equal values for comparisons, no zero
@@ -174,8 +174,17 @@ def gen_for(op, model=None):
 
 # ---- the support matrix's cases ----------------------------------------------------------------
 
+def add_n(rng, dtype, shape=(2, 3, 4), n=3):
+    """ADD_N of n same-shape float32 / int32 tensors."""
+    ins = [T(f"input{i}", dtype, shape) for i in range(n)]
+    return OpModel(BO.ADD_N, ins + [T("output", dtype, shape)], list(range(n)), [n],
+                   S.BuiltinOptions.AddNOptions, S.AddNOptionsT(), {}, desc=f"add_n {dtype} {n}x{shape}")
+
+
 def _cases():
     c = {}
+    for dt in ("float32", "int32"):
+        c[("ADD_N", dt)] = lambda rng, dt=dt: add_n(rng, dt)
     for op in ("ADD", "SUB"):
         for dt in ("int8", "int16", "int32", "float32"):
             c[(op, dt)] = lambda rng, op=op, dt=dt: binary(rng, op, dt, (2, 1, 4), (3, 1), act=1)

@@ -46,6 +46,7 @@ def _cases():
     for kind, op in (("avg", "AVERAGE_POOL_2D"), ("max", "MAX_POOL_2D")):
         for dt in ("int8", "int16", "float32"):
             c[(op, dt)] = lambda rng, kind=kind, dt=dt: (M.pool(rng, kind, dt, n=2), None)
+    c[("L2_POOL_2D", "float32")] = lambda rng: (M.pool(rng, "l2", "float32", n=2), None)
     for dt in ("int8", "uint8", "int16", "float16"):
         c[("DEQUANTIZE", dt + "->float32")] = lambda rng, dt=dt: (M.dequantize(rng, dt, in_q=_Q.get(dt)), _any_int)
     for (i, o), (iq, oq) in _QUANTIZE.items():

@@ -289,7 +289,7 @@ def pool(rng, kind, dtype="int8", n=1, h=9, w=8, c=3, fh=3, fw=3, stride=(2, 2),
     opts.filterWidth, opts.filterHeight = fw, fh
     opts.fusedActivationFunction = act
     fields = {0: padding, 1: sw, 2: sh, 3: fw, 4: fh, 5: act}
-    code = BO.AVERAGE_POOL_2D if kind == "avg" else BO.MAX_POOL_2D
+    code = {"avg": BO.AVERAGE_POOL_2D, "max": BO.MAX_POOL_2D, "l2": BO.L2_POOL_2D}[kind]
     return OpModel(code, [tin, tout], [0], [1], S.BuiltinOptions.Pool2DOptions, opts, fields,
                    desc=f"{kind}pool {dtype} {n}x{h}x{w}x{c} f{fh}x{fw} s{stride} p{padding} a{act}")
 

@@ -158,3 +158,25 @@ def test_mixed_input_dtypes_rejected(runner, rng):
     with pytest.raises(Exception) as e:
         runner(m, [np.ones((2, 3), np.float32), np.ones((2, 3), np.int32)])
     assert "mixed input dtypes float32 and int32" in str(e.value)
+
+
+# ---- ADD_N ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+@pytest.mark.parametrize("n,shape", [(2, (5,)), (3, (2, 3, 4)), (7, (1, 4, 4, 2)), (2, ())])
+def test_add_n(runner, rng, dtype, n, shape):
+    check(runner, rng, MB.add_n(rng, dtype, shape, n), gen=MB.gen_for("ADD_N"))
+
+
+def test_add_n_int32_wraps(runner, rng):
+    m = MB.add_n(rng, "int32", (4,), 3)
+    x = np.array([2**31 - 1, -2**31, 5, -7], dtype=np.int32)
+    check(runner, rng, m, gen=lambda rng_, t: x)
+
+
+def test_reject_add_n_shapes(runner, rng):
+    m = MB.add_n(rng, "float32", (2, 3), 3)
+    m.tensors[1] = MB.T("input1", np.float32, (1, 3))
+    with pytest.raises(KernelError if runner.__name__ == "run_kshim" else Exception) as e:
+        runner(m, [np.ones(t.shape, np.float32) for t in m.tensors[:3]])
+    assert "shape" in str(e.value)

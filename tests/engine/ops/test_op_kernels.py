@@ -191,6 +191,22 @@ def test_pool(runner, rng, kind, dtype, padding, stride, filt, act):
     check(runner, rng, m, max_saturated=None)
 
 
+@pytest.mark.parametrize("padding", PAD)
+@pytest.mark.parametrize("stride,filt", [((1, 1), (1, 1)), ((2, 2), (3, 3)), ((1, 2), (2, 3)), ((3, 1), (4, 2))])
+@pytest.mark.parametrize("act", [M.ACT_NONE, 1, 3])
+def test_l2_pool(runner, rng, padding, stride, filt, act):
+    m = M.pool(rng, "l2", "float32", n=int(rng.integers(1, 3)), h=int(rng.integers(4, 10)),
+               w=int(rng.integers(4, 10)), c=int(rng.integers(1, 5)), fh=filt[0], fw=filt[1], stride=stride,
+               padding=padding, act=act)
+    check(runner, rng, m)
+
+
+def test_reject_l2_pool_int8(runner, rng):
+    m = M.pool(rng, "max", "int8")
+    m.builtin = M.BO.L2_POOL_2D
+    _expect_reject(runner, m, "int8")
+
+
 def test_avgpool_person_detect_like(runner, rng):
     # person_detect: 3x3x256 -> 1x1 is VALID there; also check SAME 3x3 / stride 2 on odd sizes.
     check(runner, rng, M.pool(rng, "avg", "int8", h=3, w=3, c=32, fh=3, fw=3, stride=(2, 2), padding=M.VALID))

@@ -20,6 +20,7 @@
  */
 MN_OP(ABS, AbsOptions, 5, "int8 int16 int32 float32")
 MN_OP(ADD, AddOptions, 3, "int8 int16 float32 int32")
+MN_OP(ADD_N, AddNOptions, 1, "float32 int32")
 MN_OP(ARG_MAX, ArgMaxOptions, 2, "float32->int32 int8->int32 uint8->int32 int32")
 MN_OP(ARG_MIN, ArgMinOptions, 2, "float32->int32 int8->int32 uint8->int32 int32")
 MN_OP(AVERAGE_POOL_2D, Pool2DOptions, 3, "int8 int16 float32")
@@ -54,6 +55,7 @@ MN_OP(GREATER, GreaterOptions, 2, "int8->bool uint8->bool int16->bool int32->boo
 MN_OP(GREATER_EQUAL, GreaterEqualOptions, 3, "int8->bool uint8->bool int16->bool int32->bool float32->bool")
 MN_OP(HARD_SWISH, HardSwishOptions, 1, "int8 float32")
 MN_OP(L2_NORMALIZATION, L2NormOptions, 2, "int8 float32")
+MN_OP(L2_POOL_2D, Pool2DOptions, 1, "float32")
 MN_OP(LEAKY_RELU, LeakyReluOptions, 2, "int8 int16 float32")
 MN_OP(LESS, LessOptions, 3, "int8->bool uint8->bool int16->bool int32->bool float32->bool")
 MN_OP(LESS_EQUAL, LessEqualOptions, 2, "int8->bool uint8->bool int16->bool int32->bool float32->bool")

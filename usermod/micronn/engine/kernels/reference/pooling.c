@@ -1,10 +1,11 @@
-/* AVERAGE_POOL_2D and MAX_POOL_2D reference kernels (bit-exact with TFLite's
- * reference_integer_ops::AveragePool / MaxPool). */
+/* AVERAGE_POOL_2D, MAX_POOL_2D and L2_POOL_2D reference kernels (bit-exact with TFLite's
+ * reference_integer_ops::AveragePool / MaxPool; L2 pooling is float32 only, as in TFLite). */
 #include <float.h>
+#include <math.h>
 
 #include "mn_ref.h"
 
-#if MICRONN_OP_AVERAGE_POOL_2D || MICRONN_OP_MAX_POOL_2D
+#if MICRONN_OP_AVERAGE_POOL_2D || MICRONN_OP_MAX_POOL_2D || MICRONN_OP_L2_POOL_2D
 
 #define POOL_WINDOW(g, oy, ox, fy0, fy1, fx0, fx1, iy0, ix0) \
     const int iy0 = (oy) * (g)->stride_h - (g)->pad_h; \
@@ -74,6 +75,36 @@ int mn_average_pool_f32(const mn_pool_geom_t *g, float act_min, float act_max,
                         return -1;
                     }
                     out_px[c] = mn_clamp_f32(total / (float)count, act_min, act_max);
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* sqrt(mean of squares) over the window's inputs (TFLite's reference L2Pool). */
+static int l2_pool_f32(const mn_pool_geom_t *g, float act_min, float act_max, const float *input, float *output) {
+    const int C = g->channels;
+    for (int b = 0; b < g->batches; ++b) {
+        const float *in_b = input + (size_t)b * g->in_h * g->in_w * C;
+        for (int oy = 0; oy < g->out_h; ++oy) {
+            for (int ox = 0; ox < g->out_w; ++ox) {
+                POOL_WINDOW(g, oy, ox, fy0, fy1, fx0, fx1, iy0, ix0);
+                float *out_px = output + (((size_t)b * g->out_h + oy) * g->out_w + ox) * C;
+                for (int c = 0; c < C; ++c) {
+                    float sum_squares = 0.0f;
+                    int count = 0;
+                    for (int fy = fy0; fy < fy1; ++fy) {
+                        for (int fx = fx0; fx < fx1; ++fx) {
+                            const float v = in_b[((size_t)(iy0 + fy) * g->in_w + (ix0 + fx)) * C + c];
+                            sum_squares += v * v;
+                            ++count;
+                        }
+                    }
+                    if (count == 0) {
+                        return -1;
+                    }
+                    out_px[c] = mn_clamp_f32(sqrtf(sum_squares / (float)count), act_min, act_max);
                 }
             }
         }
@@ -174,6 +205,9 @@ static mn_status_t pool_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     g->pad_h = mn_conv_padding(stride_h, 1, g->in_h, f_h, g->out_h);
     g->pad_w = mn_conv_padding(stride_w, 1, g->in_w, f_w, g->out_w);
     d->dtype = in->dtype;
+    if (node->builtin == MN_BUILTIN_L2_POOL_2D && in->dtype != MN_FLOAT32) {
+        return ref_fail_dtype(ctx, "input", in);
+    }
     if (in->dtype == MN_FLOAT32) {
         REF_TRY(ref_act_range_f(ctx, act, &d->fmin, &d->fmax));
     } else if (in->dtype == MN_INT8 || in->dtype == MN_INT16) {
@@ -241,4 +275,17 @@ static mn_status_t max_pool_eval(mn_ctx_t *ctx, mn_node_t *node) {
 const mn_kernel_t mn_kernel_MAX_POOL_2D = { NULL, pool_prepare, max_pool_eval, NULL, pool_variant };
 #endif
 
-#endif /* MICRONN_OP_AVERAGE_POOL_2D || MICRONN_OP_MAX_POOL_2D */
+#if MICRONN_OP_L2_POOL_2D
+static mn_status_t l2_pool_eval(mn_ctx_t *ctx, mn_node_t *node) {
+    const pool_data_t *d = (const pool_data_t *)node->user_data;
+    if (l2_pool_f32(&d->g, d->fmin, d->fmax, (const float *)mn_input(ctx, node, 0)->data,
+            (float *)mn_output(ctx, node, 0)->data)) {
+        return mn_fail(ctx, MN_ERR_KERNEL, "a pooling window covers no input (padding larger than filter)");
+    }
+    return MN_OK;
+}
+
+const mn_kernel_t mn_kernel_L2_POOL_2D = { NULL, pool_prepare, l2_pool_eval, NULL, pool_variant };
+#endif
+
+#endif /* MICRONN_OP_AVERAGE_POOL_2D || MICRONN_OP_MAX_POOL_2D || MICRONN_OP_L2_POOL_2D */
