@@ -21,6 +21,7 @@ void mn_logical_not(size_t n, const uint8_t *in, uint8_t *out) {
 
 #include "ref_glue.h"
 
+#if MICRONN_OP_LOGICAL_AND || MICRONN_OP_LOGICAL_OR
 static mn_status_t logical_binary_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     mn_tensor_t *in1, *in2, *out;
     REF_ALLOC(b, mn_bcast_t, ctx, 1);
@@ -34,6 +35,7 @@ static mn_status_t logical_binary_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     node->user_data = b;
     return MN_OK;
 }
+#endif
 
 #endif
 

@@ -82,6 +82,7 @@ int mn_average_pool_f32(const mn_pool_geom_t *g, float act_min, float act_max,
     return 0;
 }
 
+#if MICRONN_OP_L2_POOL_2D
 /* sqrt(mean of squares) over the window's inputs (TFLite's reference L2Pool). */
 static int l2_pool_f32(const mn_pool_geom_t *g, float act_min, float act_max, const float *input, float *output) {
     const int C = g->channels;
@@ -111,6 +112,7 @@ static int l2_pool_f32(const mn_pool_geom_t *g, float act_min, float act_max, co
     }
     return 0;
 }
+#endif
 
 #define DEFINE_MAX_POOL(NAME, T, TACC, LOWEST, CLAMP) \
     void NAME(const mn_pool_geom_t *g, TACC act_min, TACC act_max, \

@@ -12,18 +12,6 @@
 
 #define SS_MAX_DIMS MN_COPY_MAX_DIMS
 
-static int32_t clamp_i32(int32_t x, int32_t lo, int32_t hi) {
-    return x < lo ? lo : (x > hi ? hi : x);
-}
-
-/* Number of steps from start towards stop (TFLite: ceil((stop - start) / stride), at least 0). */
-static int32_t steps(int32_t start, int32_t stop, int32_t stride) {
-    if (stride > 0) {
-        return stop > start ? (int32_t)mn_udivmod64((uint64_t)((int64_t)stop - start + stride - 1), (uint32_t)stride, NULL) : 0;
-    }
-    return start > stop ? (int32_t)mn_udivmod64((uint64_t)((int64_t)start - stop - stride - 1), (uint32_t)0 - (uint32_t)stride, NULL) : 0;
-}
-
 /* Shared tail: the effective input dims (eff_dims, n), per dim start/count/stride and which dims
  * the output keeps (shrunk ones are dropped); checks the output shape and stores the plan. */
 static mn_status_t slice_finish(mn_ctx_t *ctx, mn_node_t *node, const mn_tensor_t *in, const mn_tensor_t *out,
@@ -57,6 +45,14 @@ static mn_status_t slice_finish(mn_ctx_t *ctx, mn_node_t *node, const mn_tensor_
 }
 
 #if MICRONN_OP_STRIDED_SLICE
+/* Number of steps from start towards stop (TFLite: ceil((stop - start) / stride), at least 0). */
+static int32_t steps(int32_t start, int32_t stop, int32_t stride) {
+    if (stride > 0) {
+        return stop > start ? (int32_t)mn_udivmod64((uint64_t)((int64_t)stop - start + stride - 1), (uint32_t)stride, NULL) : 0;
+    }
+    return start > stop ? (int32_t)mn_udivmod64((uint64_t)((int64_t)start - stop - stride - 1), (uint32_t)0 - (uint32_t)stride, NULL) : 0;
+}
+
 static mn_status_t strided_slice_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     REF_INPUT(in, ctx, node, 0, "input");
     REF_OUTPUT(out, ctx, node, 0);
@@ -163,7 +159,7 @@ static mn_status_t strided_slice_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             if (st < 0) {
                 st += size;
             }
-            st = s > 0 ? clamp_i32(st, 0, size) : clamp_i32(st, -1, size - 1);
+            st = s > 0 ? mn_clamp_i32(st, 0, size) : mn_clamp_i32(st, -1, size - 1);
             sp = offset ? mn_add_wrap(st, e) : e;
             if (em) {
                 sp = s > 0 ? INT32_MAX : INT32_MIN;
@@ -171,7 +167,7 @@ static mn_status_t strided_slice_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             if (sp < 0) {
                 sp += size;
             }
-            sp = s > 0 ? clamp_i32(sp, 0, size) : clamp_i32(sp, -1, size - 1);
+            sp = s > 0 ? mn_clamp_i32(sp, 0, size) : mn_clamp_i32(sp, -1, size - 1);
         }
         start[i] = st;
         stride[i] = s;

@@ -304,10 +304,12 @@ static mn_status_t unary_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
+#if MICRONN_OP_GELU
 static mn_status_t gelu_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     return unary_prepare_op(ctx, node,
         mn_opt_bool(node, MN_GELU_APPROXIMATE, false) ? MN_UNARY_GELU_TANH : MN_UNARY_GELU);
 }
+#endif
 
 #define DEFINE_UNARY_KERNEL(OP, CODE) \
     static mn_status_t prepare_##OP(mn_ctx_t *ctx, mn_node_t *node) { \
