@@ -45,7 +45,7 @@ def model_ops(path):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--boards", default=",".join(EMULATED), help="boards for the all-kernels build")
-    ap.add_argument("--model-boards", default="MPS2_AN386,VIRT_RV32", help="boards for the per-model builds")
+    ap.add_argument("--model-boards", default="MPS2_AN386", help="boards for the per-model builds")
     ap.add_argument("--models-dir", default=str(ROOT.parent / "shared" / "models"))
     ap.add_argument("--json", help="write the figures to this file")
     a = ap.parse_args(argv)
