@@ -138,3 +138,25 @@ def custom_model(code, shape=(4,), dtype=np.float32, n_inputs=1, scale=None):
     c = g.custom(code, r, dtype, shape, name="custom_out", **q)
     g.output(g.op(BO.RELU, [c], dtype, shape, name="out", **q))
     return g.tflite()
+
+
+def conversions_model(shared_quantize=False):
+    """float in -> QUANTIZE -> FC int8 -> DEQUANTIZE -> RELU (float) -> out, as a converter writes a
+    float-interface int8 model. shared_quantize: the quantized input also feeds an int8 RELU (a CPU
+    op), so the QUANTIZE is not a boundary of the subgraph alone. Op 4 (that RELU) comes last."""
+    rng = np.random.default_rng(8)
+    g = Graph()
+    x = g.input("in", np.float32, (1, 8))
+    q = g.op(BO.QUANTIZE, [x], np.int8, (1, 8), S.BuiltinOptions.QuantizeOptions, S.QuantizeOptionsT(),
+             name="q", scale=0.05, zp=3)
+    w = g.const("w", rng.integers(-127, 128, (4, 8)).astype(np.int8), scale=0.02, zp=0)
+    b = g.const("b", rng.integers(-500, 500, (4,)).astype(np.int32), scale=0.05 * 0.02, zp=0)
+    fc = g.op(BO.FULLY_CONNECTED, [q, w, b], np.int8, (1, 4), S.BuiltinOptions.FullyConnectedOptions,
+              S.FullyConnectedOptionsT(), name="fc", scale=0.1, zp=-2)
+    dq = g.op(BO.DEQUANTIZE, [fc], np.float32, (1, 4), S.BuiltinOptions.DequantizeOptions,
+              S.DequantizeOptionsT(), name="dq")
+    g.output(g.op(BO.RELU, [dq], np.float32, (1, 4), name="relu"))
+    if shared_quantize:
+        g.output(g.op(BO.RELU, [q], np.int8, (1, 8), name="relu_q", scale=0.05, zp=3))
+    return g.tflite()
+

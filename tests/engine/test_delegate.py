@@ -119,3 +119,32 @@ def test_declared_coverage_matches_the_compiled_backends(engine):
     """mn_delegate.c declares each backend's coverage (so every build partitions for every
     backend); for the backends compiled into this library it must equal their variant lists."""
     assert engine.lib().mn_delegate_coverage_ok() == 1
+
+
+def test_boundary_conversions_join_the_subgraph(engine):
+    """The float<->int8 conversions at a subgraph's boundary run inside it (TIDL's boundary dtype
+    conversion): the tensors crossing the boundary are float, as on the CPU side."""
+    data = graphmodels.conversions_model()
+    x = np.linspace(-3, 3, 8, dtype=np.float32).reshape(1, 8)
+    want, _ = _run(engine, data, [x], reference=True)
+    got, prof = _run(engine, data, [x], delegate="generic", reference=True)
+    assert [(p["op"], p["name"], p["backend"]) for p in prof] == [
+        (0, "QUANTIZE", "generic"), (1, "FULLY_CONNECTED", "generic"), (2, "DEQUANTIZE", "generic"),
+        (3, "RELU", None)]
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_allclose(got[0], oracle.run(data, [x])[0], rtol=1e-5, atol=1e-6)
+    assert np.count_nonzero(got[0]) >= 2   # not all clipped by the RELU
+    # conversions do not count as the subgraph's ops: one FC is below min_subgraph=2
+    _, prof = _run(engine, data, [x], delegate="generic", min_subgraph=2)
+    assert all(p["backend"] is None for p in prof)
+
+
+def test_shared_conversion_stays_on_the_cpu(engine):
+    data = graphmodels.conversions_model(shared_quantize=True)
+    x = np.linspace(-3, 3, 8, dtype=np.float32).reshape(1, 8)
+    want, _ = _run(engine, data, [x], reference=True)
+    got, prof = _run(engine, data, [x], delegate="generic", reference=True)
+    backend = {p["op"]: p["backend"] for p in prof}
+    assert backend == {0: None, 1: "generic", 2: "generic", 3: None, 4: None}
+    for g_, w in zip(got, want):
+        np.testing.assert_array_equal(g_, w)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from ai_edge_litert import schema_py_generated as S
 
+import graphmodels
 import oracle
 from micronn_tools import partition
 
@@ -117,3 +118,20 @@ def test_corrupt_subgraph_op_gives_a_clear_error(engine):
         with pytest.raises(engine.MicronnError) as e:
             engine.Interpreter(engine.Model(bytes(b.Output())))
         assert msg in str(e.value)
+
+
+def test_partition_takes_boundary_conversions(engine):
+    """`micronn partition` of a float-interface int8 model: QUANTIZE and DEQUANTIZE move into the
+    delegated subgraph, whose boundary tensors are then float32; bit-exact with the original."""
+    data = graphmodels.conversions_model()
+    out, summary = partition.partition(data, "generic")
+    assert [s["ops"] for s in summary] == [[0, 1, 2]]
+    m = engine.Model(out)
+    sub = m.subgraph(1)
+    assert [o["name"] for o in sub.ops()] == ["QUANTIZE", "FULLY_CONNECTED", "DEQUANTIZE"]
+    assert [sub.tensor(t)["dtype"] for t in sub.input_indices() + sub.output_indices()] == ["float32"] * 2
+    x = np.linspace(-3, 3, 8, dtype=np.float32).reshape(1, 8)
+    want, _ = _run(engine, data, [x])
+    got, it = _run(engine, out, [x], reference=True)
+    np.testing.assert_array_equal(got[0], want[0])
+    assert [o["name"] for o in m.ops()] == ["micronn_subgraph", "RELU"]

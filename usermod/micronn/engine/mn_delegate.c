@@ -47,13 +47,13 @@ static void find_producers(const mn_interp_t *it, int32_t *producer) {
 /* Temporaries of the partition (all from the prepare-time temp area). */
 typedef struct {
     int32_t *producer;  /* per tensor */
-    uint8_t *state;     /* per op: bit 0 supported, bit 1 scheduled, bit 2 in the current group */
+    uint8_t *state;     /* per op: SUPPORTED, DONE (scheduled), IN_GROUP (current group), CONVERSION */
     uint32_t *order;    /* execution order (model op indices) */
     uint32_t *parent;   /* union-find over ops */
     uint32_t *group_id; /* per op: subgraph id + 1, 0 = kernels */
 } part_t;
 
-enum { SUPPORTED = 1, DONE = 2, IN_GROUP = 4 };
+enum { SUPPORTED = 1, DONE = 2, IN_GROUP = 4, CONVERSION = 8 };
 
 /* All producers of op i's inputs have run or are in the current group. */
 static int ready(const mn_interp_t *it, const part_t *p, uint32_t i) {
@@ -76,6 +76,47 @@ static void link_group(const mn_interp_t *it, part_t *p, uint32_t i) {
         int32_t pr = t >= 0 ? p->producer[t] : -1;
         if (pr >= 0 && (p->state[pr] & IN_GROUP)) {
             p->parent[uf_find(p->parent, i)] = uf_find(p->parent, (uint32_t)pr);
+        }
+    }
+}
+
+/* Is every consumer of tensor t a natively supported op (and is there one)? */
+static bool consumers_supported(const mn_interp_t *it, const part_t *p, int32_t t) {
+    bool any = false;
+    for (uint32_t j = 0; j < it->n_nodes; j++) {
+        const mn_node_t *node = &it->nodes[j];
+        for (uint16_t k = 0; k < node->n_inputs; k++) {
+            if (node->inputs[k] == t) {
+                if ((p->state[j] & (SUPPORTED | CONVERSION)) != SUPPORTED) {
+                    return false;
+                }
+                any = true;
+            }
+        }
+    }
+    return any;
+}
+
+/* Boundary dtype conversions a converts_boundaries delegate takes into its subgraphs: QUANTIZE
+ * float32 -> integer feeding only supported ops, DEQUANTIZE integer -> float32 of a supported
+ * op's output. Only natively supported neighbours count: conversions never chain. */
+static void take_conversions(const mn_interp_t *it, part_t *p) {
+    for (uint32_t i = 0; i < it->n_nodes; i++) {
+        const mn_node_t *node = &it->nodes[i];
+        if (p->state[i] || node->n_inputs != 1 || node->n_outputs != 1 || node->inputs[0] < 0 ||
+            node->outputs[0] < 0) {
+            continue;
+        }
+        const mn_tensor_t *in = &it->tensors[node->inputs[0]], *out = &it->tensors[node->outputs[0]];
+        int32_t pr = p->producer[node->inputs[0]];
+        bool take = false;
+        if (node->builtin == MN_BUILTIN_QUANTIZE && in->dtype == MN_FLOAT32 && out->dtype != MN_FLOAT32) {
+            take = consumers_supported(it, p, node->outputs[0]);
+        } else if (node->builtin == MN_BUILTIN_DEQUANTIZE && in->dtype != MN_FLOAT32 && out->dtype == MN_FLOAT32) {
+            take = pr >= 0 && (p->state[pr] & (SUPPORTED | CONVERSION)) == SUPPORTED;
+        }
+        if (take) {
+            p->state[i] = SUPPORTED | CONVERSION;
         }
     }
 }
@@ -130,6 +171,9 @@ mn_status_t mn_partition(mn_interp_t *it) {
         p.parent[i] = i;
         p.group_id[i] = 0;
     }
+    if (d->converts_boundaries) {
+        take_conversions(it, &p);
+    }
     schedule(it, &p);
 
     /* Components -> subgraphs (numbered in order of their first op in the schedule), dropping
@@ -146,7 +190,7 @@ mn_status_t mn_partition(mn_interp_t *it) {
         if (!p.group_id[r]) {
             uint32_t size = 0;
             for (uint32_t j = 0; j < n; j++) {
-                size += (p.state[j] & SUPPORTED) && uf_find(p.parent, j) == r;
+                size += (p.state[j] & (SUPPORTED | CONVERSION)) == SUPPORTED && uf_find(p.parent, j) == r;
             }
             p.group_id[r] = size >= min ? ++n_sg : UINT32_MAX;
         }
@@ -275,7 +319,7 @@ static mn_status_t backend_invoke(mn_ctx_t *ctx, mn_subgraph_t *sg) {
         return covered(COV, ctx, node); \
     } \
     static const mn_delegate_t NAME##_delegate = { #NAME, NAME##_supports, NULL, backend_invoke, NULL, \
-        COMPILED ? NAME##_only : NULL };
+        COMPILED ? NAME##_only : NULL, true };
 
 /* The coverage of each backend as its sources define it (mn_delegate_coverage_ok checks it
  * against the sources of the backends compiled in). */

@@ -103,6 +103,10 @@ const char *mn_node_name(const mn_ctx_t *ctx, const mn_node_t *node);
  *      split into its connected components, and those smaller than mn_config_t.min_subgraph stay
  *      with the kernels. Each subgraph's ops are consecutive in execution order;
  *   3. prepare(ctx, sg) runs where the ops' kernel prepares would; invoke(ctx, sg) at invoke.
+ * With converts_boundaries set, the delegate also takes the dtype conversions at its boundaries
+ * (as TI's TIDL subgraphs do): a QUANTIZE from float32 whose consumers are all supported, and a
+ * DEQUANTIZE to float32 of a supported op's output, join that subgraph, so the tensors crossing
+ * the boundary keep the CPU side's dtype. They do not count towards min_subgraph.
  * All tensors, including the subgraph's boundary tensors, get memory from the normal plan.
  * A delegate may prepare/run its ops with their kernels (mn_delegate_prepare_node /
  * mn_delegate_eval_node), and must allocate nothing in invoke.
@@ -123,6 +127,7 @@ typedef struct mn_delegate {
     /* optional: the kernel backends the op kernels may use inside its subgraphs
      * (NULL-terminated, kernels/mn_variants.h); NULL = as outside */
     const struct mn_backend *const *variants;
+    bool converts_boundaries;   /* runs the float<->integer conversions at its boundaries (above) */
 } mn_delegate_t;
 
 /* k-th op of a subgraph (k < sg->n_nodes). */
