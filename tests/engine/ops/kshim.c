@@ -76,6 +76,22 @@ mn_status_t mn_request_scratch(mn_ctx_t *ctx, size_t bytes, int32_t *index) {
     return MN_OK;
 }
 
+/* The model stores no tables here: kernel data and table in one block, as the engine does then. */
+void *mn_table_alloc(mn_ctx_t *ctx, const mn_node_t *node, uint32_t tag, size_t head, size_t bytes,
+    void **table, bool *fill) {
+    (void)node, (void)tag;
+    const size_t h = (head + 3u) & ~(size_t)3u;
+    uint8_t *p = (uint8_t *)mn_alloc_persistent(ctx, h + bytes);
+    *table = p ? p + h : NULL;
+    *fill = true;
+    return head ? (void *)p : *table;
+}
+
+const void *mn_table_keep(mn_ctx_t *ctx, const mn_node_t *node, uint32_t tag, void *table, size_t bytes) {
+    (void)ctx, (void)node, (void)tag, (void)bytes;
+    return table;
+}
+
 bool mn_sizing_only(const mn_ctx_t *ctx) {
     (void)ctx;
     return false;

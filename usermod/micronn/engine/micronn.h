@@ -261,6 +261,11 @@ typedef struct mn_config {
      * maximal connected subgraphs of ops it supports, each run by it; the rest by the kernels. */
     const struct mn_delegate *delegate;
     uint32_t min_subgraph;                /* smaller subgraphs stay with the kernels (0 = 1) */
+    /* Optional (host tools): called at prepare with every per-op table a kernel keeps (per-channel
+     * multipliers, folded biases, ...: mn_kernel.h "tables"), what `micronn tables` stores in the
+     * model so that the engine can use it in place instead of an arena copy. */
+    void (*table_hook)(void *user, uint32_t subgraph, uint32_t op, uint32_t tag, const void *data, size_t bytes);
+    void *table_user;
 } mn_config_t;
 
 /* Arena accounting (bytes). `needed` is the smallest arena that would work for this model,

@@ -187,6 +187,32 @@ void *mn_get_scratch(mn_ctx_t *ctx, int32_t index);
  */
 bool mn_sizing_only(const mn_ctx_t *ctx);
 
+/*
+ * Per-op tables (input-independent data computed in prepare: per-channel multipliers and shifts,
+ * biases with the input offset folded in, ...). The model may carry copies of them (metadata
+ * "micronn_quant_v1", written by `micronn tables`); the engine uses a stored copy in place, with
+ * no arena bytes, when it is byte for byte what prepare computed, and keeps its own otherwise:
+ *
+ *     void *table; bool fill;
+ *     my_data_t *d = mn_table_alloc(ctx, node, tag, sizeof *d, bytes, &table, &fill);
+ *     if (!d) return MN_ERR_ARENA;
+ *     if (fill) compute(table);                       // fill = false only in a sizing dry run
+ *     d->table = mn_table_keep(ctx, node, tag, table, bytes);
+ *     if (!d->table) return MN_ERR_ARENA;
+ *
+ * mn_table_alloc returns persistent kernel data of `head` bytes (zeroed; head 0: returns the
+ * table) and *table, 4-byte aligned (MN_ARENA_ALIGN with head 0), where to compute the table:
+ * the same persistent block, or prepare-time temporary memory when the model stores candidates.
+ * mn_table_keep returns where eval reads the table. `tag` tells an op's tables apart
+ * (MN_TABLE_*). NULL from either: the arena is exhausted.
+ */
+#define MN_TABLE_QUANT 0     /* multipliers and shifts (reference glue) */
+#define MN_TABLE_VARIANT 1   /* an optimized variant's data (data_bytes / precompute) */
+#define MN_TABLE_QUANT2 2    /* a second quantization table of the same op */
+void *mn_table_alloc(mn_ctx_t *ctx, const mn_node_t *node, uint32_t tag, size_t head, size_t bytes,
+    void **table, bool *fill);
+const void *mn_table_keep(mn_ctx_t *ctx, const mn_node_t *node, uint32_t tag, void *table, size_t bytes);
+
 /* ---- errors ------------------------------------------------------------------------------- */
 
 /*

@@ -190,7 +190,7 @@ typedef struct {
     int32_t scratch_idx, scratch_out_idx;
     uint8_t dtype;
     const mn_svdf_s8_variant_t *variant;   /* int8 compute variant (mn_variants.h); NULL: reference */
-    void *vdata;                           /* its persistent data, or NULL */
+    const void *vdata;                     /* its persistent data, or NULL */
     /* hybrid (float32 input, int8 weights) */
     uint8_t hybrid, asymmetric;
     float wf_scale;
@@ -229,7 +229,7 @@ static mn_status_t svdf_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, svdf_data
 }
 
 /* Last step of int8 prepare: the compute variant and its persistent data. */
-static mn_status_t svdf_select(mn_ctx_t *ctx, svdf_data_t *d, const mn_tensor_t *wf) {
+static mn_status_t svdf_select(mn_ctx_t *ctx, const mn_node_t *node, svdf_data_t *d, const mn_tensor_t *wf) {
     if (!ref_weights_constant(wf, NULL)) {
         return MN_OK;
     }
@@ -237,11 +237,16 @@ static mn_status_t svdf_select(mn_ctx_t *ctx, svdf_data_t *d, const mn_tensor_t 
     d->variant = v;
     const size_t data = v && v->data_bytes ? v->data_bytes(&d->p) : 0;
     if (data) {
-        if (!(d->vdata = mn_alloc_persistent(ctx, data))) {
+        void *vd;
+        bool fill;
+        if (!mn_table_alloc(ctx, node, MN_TABLE_VARIANT, 0, data, &vd, &fill)) {
             return MN_ERR_ARENA;
         }
-        if (!mn_sizing_only(ctx)) {
-            v->precompute(&d->p, (const int8_t *)wf->data, d->vdata);
+        if (fill) {
+            v->precompute(&d->p, (const int8_t *)wf->data, vd);
+        }
+        if (!(d->vdata = mn_table_keep(ctx, node, MN_TABLE_VARIANT, vd, data))) {
+            return MN_ERR_ARENA;
         }
     }
     return MN_OK;
@@ -355,7 +360,7 @@ static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         p->output_zp = out->zero_point;
         elem = sizeof(int32_t);
         REF_TRY(mn_request_scratch(ctx, (size_t)p->batches * p->units * sizeof(int32_t), &d->scratch_out_idx));
-        REF_TRY(svdf_select(ctx, d, wf));
+        REF_TRY(svdf_select(ctx, node, d, wf));
     } else {
         return ref_fail_dtype(ctx, "input", in);
     }
