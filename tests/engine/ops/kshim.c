@@ -92,6 +92,17 @@ const void *mn_table_keep(mn_ctx_t *ctx, const mn_node_t *node, uint32_t tag, vo
     return table;
 }
 
+mn_tensor_t *mn_intermediate(mn_ctx_t *ctx, const mn_node_t *node, int i) {
+    int32_t t = (i >= 0 && i < node->n_intermediates) ? cur->intermediates[i] : -1;
+    return t >= 0 ? &ctx->tensors[t] : (mn_tensor_t *)0;
+}
+
+const uint8_t *mn_custom_options(const mn_ctx_t *ctx, const mn_node_t *node, size_t *len) {
+    (void)ctx, (void)node;
+    *len = 0;
+    return NULL;
+}
+
 bool mn_sizing_only(const mn_ctx_t *ctx) {
     (void)ctx;
     return false;
@@ -220,8 +231,7 @@ void *kshim_prepare(int32_t builtin, const kshim_tensor_t *ts, int32_t n_tensors
     node->n_inputs = (uint16_t)n_in;
     node->n_outputs = (uint16_t)n_out;
     memcpy(k->intermediates, pending_intermediates, sizeof(int32_t) * (size_t)n_pending_intermediates);
-    node->intermediates = k->intermediates;
-    node->n_intermediates = (uint16_t)n_pending_intermediates;
+    node->n_intermediates = (uint8_t)n_pending_intermediates;
     n_pending_intermediates = 0;
     node->options = n_opts ? (const uint8_t *)(const void *)&k->opts : NULL;
     node->builtin = builtin;
