@@ -43,7 +43,6 @@ class _Tensor(ctypes.Structure):
     _fields_ = [
         ("data", ctypes.c_void_p),
         ("bytes", ctypes.c_size_t),
-        ("name", ctypes.c_char_p),
         ("q_scale_raw", ctypes.c_void_p),
         ("q_zp_raw", ctypes.c_void_p),
         ("scale", ctypes.c_float),
@@ -178,6 +177,7 @@ def lib(path=None):
         "mn_model_num_subgraphs": (SZ, [P]),
         "mn_model_op_info": (S, [P, SZ, ctypes.POINTER(_OpInfo)]),
         "mn_model_tensor": (S, [P, SZ, ctypes.POINTER(_Tensor)]),
+        "mn_model_tensor_name": (ctypes.c_char_p, [P, SZ]),
         "mn_model_input_index": (I32, [P, SZ]),
         "mn_model_output_index": (I32, [P, SZ]),
         "mn_interp_init": (S, [P, P, P, SZ, ctypes.POINTER(_Config)]),
@@ -238,8 +238,8 @@ def lib(path=None):
     return L
 
 
-def _tensor_info(t, index=None):
-    """Descriptor dict from an mn_tensor_t (no data)."""
+def _tensor_info(t, index=None, model=None):
+    """Descriptor dict from an mn_tensor_t (no data); the name comes from the model."""
     shape = tuple(t.dims[i] for i in range(t.ndim))
     scales, zps = [], []
     if t.q_count > 0 and t.q_scale_raw:
@@ -248,7 +248,8 @@ def _tensor_info(t, index=None):
                if t.q_zp_raw else [0] * t.q_count)
     return {
         "index": index,
-        "name": (t.name or b"").decode("utf-8", "replace"),
+        "name": ((model._L.mn_model_tensor_name(model._m, index) or b"") if model is not None and index is not None
+                 else b"").decode("utf-8", "replace"),
         "dtype": lib().mn_dtype_name(t.dtype).decode(errors="replace"),
         "dtype_code": t.dtype,
         "shape": shape,
@@ -338,7 +339,7 @@ class Model:
         t = _Tensor()
         if self._L.mn_model_tensor(self._m, index, ctypes.byref(t)) != OK:
             raise IndexError(index)
-        return _tensor_info(t, index)
+        return _tensor_info(t, index, self)
 
     def tensors(self):
         return [self.tensor(i) for i in range(self.num_tensors)]
@@ -617,10 +618,10 @@ class Interpreter:
         return self.model.num_outputs
 
     def input_details(self, i):
-        return _tensor_info(self._input(i), self.model.input_indices()[i])
+        return _tensor_info(self._input(i), self.model.input_indices()[i], self.model)
 
     def output_details(self, i):
-        return _tensor_info(self._output(i), self.model.output_indices()[i])
+        return _tensor_info(self._output(i), self.model.output_indices()[i], self.model)
 
     def set_input(self, i, value):
         t = self._input(i)
@@ -654,7 +655,7 @@ class Interpreter:
         p = self._L.mn_interp_tensor(self._it, index)
         if not p:
             raise IndexError(index)
-        return _tensor_info(p.contents, index)
+        return _tensor_info(p.contents, index, self.model)
 
     def tensor_address(self, index):
         p = self._L.mn_interp_tensor(self._it, index)

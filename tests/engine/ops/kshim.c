@@ -200,7 +200,6 @@ void *kshim_prepare(int32_t builtin, const kshim_tensor_t *ts, int32_t n_tensors
         mn_tensor_t *t = &tensors[i];
         t->data = ts[i].data;
         t->bytes = (size_t)ts[i].bytes;
-        t->name = "";
         t->q_count = ts[i].q_count;
         t->q_dim = (int8_t)ts[i].q_dim;
         if (ts[i].q_count > 0) {

@@ -190,7 +190,7 @@ static mn_status_t setup_tensors(mn_interp_t *it) {
         }
         if (fb_field(m->buf, mn_model_tensor_table(m, i), F_T_SPARSITY)) {
             return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "tensor %u (%s): sparse tensors are not supported",
-                (unsigned)i, t->name);
+                (unsigned)i, mn_model_tensor_name(m, i));
         }
         if ((t->flags & (MN_TF_INPUT | MN_TF_CONST)) == (MN_TF_INPUT | MN_TF_CONST)) {
             return mn_err_set(&it->err, MN_ERR_MODEL, "invalid model: input tensor %u is constant", (unsigned)i);
@@ -612,7 +612,7 @@ static mn_status_t check_offline_plan(mn_interp_t *it, plan_ctx_t *pc) {
         const mn_tensor_t *t = &it->tensors[k];
         if (off < -1) {
             return mn_err_set(&it->err, MN_ERR_MODEL, "offline memory plan: tensor %u '%s' has offset %d",
-                (unsigned)k, t->name, (int)off);
+                (unsigned)k, mn_model_tensor_name(it->model, k), (int)off);
         }
         if (!src_get(pc, (int32_t)k, &a) || !a.fixed) {
             continue;
@@ -621,7 +621,7 @@ static mn_status_t check_offline_plan(mn_interp_t *it, plan_ctx_t *pc) {
         if (align > 1 && a.offset % align != 0) {
             return mn_err_set(&it->err, MN_ERR_MODEL,
                 "offline memory plan: tensor %u '%s' (%s) at offset %zu is not %zu-byte aligned",
-                (unsigned)k, t->name, mn_dtype_name(t->dtype), a.offset, align);
+                (unsigned)k, mn_model_tensor_name(it->model, k), mn_dtype_name(t->dtype), a.offset, align);
         }
         for (uint32_t j = 0; j < k; j++) {
             if (!src_get(pc, (int32_t)j, &b) || !b.fixed) {
@@ -632,7 +632,7 @@ static mn_status_t check_offline_plan(mn_interp_t *it, plan_ctx_t *pc) {
                 return mn_err_set(&it->err, MN_ERR_MODEL,
                     "offline memory plan: tensors %u [%zu,%zu) and %u [%zu,%zu) overlap, both alive at op %d ('%s', '%s')",
                     (unsigned)j, b.offset, eb, (unsigned)k, a.offset, ea, (int)(a.first > b.first ? a.first : b.first),
-                    it->tensors[j].name, t->name);
+                    mn_model_tensor_name(it->model, j), mn_model_tensor_name(it->model, k));
             }
         }
     }

@@ -149,8 +149,8 @@ typedef struct {
     } variant;                  /* optimized compute function (mn_variants.h); NULL: reference */
     const void *vdata;          /* the int8 variant's persistent data, or NULL */
     int32_t scratch;            /* the variant's scratch buffer index, or -1; hybrid: the quantized row */
-    uint8_t hybrid;             /* float32 input, int8 weights */
-    mn_fc_hybrid_params_t h;
+    uint8_t hybrid;             /* float32 input, int8 weights: h (allocated only then) */
+    mn_fc_hybrid_params_t *h;
 } fc_data_t;
 
 /* Last step of prepare: the compute variant, its persistent data and scratch. */
@@ -199,8 +199,12 @@ static const char *fc_variant(const mn_node_t *node) {
 
 /* Hybrid: int8 weights (symmetric, per-tensor or per-unit scales) with float32 activations. */
 static mn_status_t fc_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, fc_data_t *d, const mn_tensor_t *w) {
-    mn_fc_hybrid_params_t *h = &d->h;
     REF_TRY(ref_need_quant(ctx, "weights", w));
+    mn_fc_hybrid_params_t *h = (mn_fc_hybrid_params_t *)mn_alloc_persistent(ctx, sizeof *h);
+    if (!h) {
+        return MN_ERR_ARENA;
+    }
+    d->h = h;
     if (w->q_count > 1 && (w->q_count != d->p.units || w->q_dim != 0)) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED,
             "weights per-channel quantization (%d scales, dim %d) does not match %d units",
@@ -287,8 +291,10 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             return ref_fail_combo(ctx, in, out);
         }
         REF_TRY(ref_act_range_f(ctx, act, &d->fmin, &d->fmax));
-        d->h.act_min = d->fmin;
-        d->h.act_max = d->fmax;
+        if (d->h) {
+            d->h->act_min = d->fmin;
+            d->h->act_max = d->fmax;
+        }
     } else if (in->dtype == MN_INT8 || in->dtype == MN_INT16) {
         /* int16x8: int8 weights, int64 (or int32) bias, symmetric int16 activations */
         const bool wide = in->dtype == MN_INT16;
@@ -382,7 +388,7 @@ static mn_status_t fc_eval(mn_ctx_t *ctx, mn_node_t *node) {
         const mn_bias16_t b = ref_bias16(bias, false);   /* one rounding either way */
         mn_fully_connected_s16(&d->p, (const int16_t *)in->data, (const int8_t *)w->data, &b, (int16_t *)out->data);
     } else if (d->hybrid) {
-        mn_fully_connected_hybrid(&d->h, (const float *)in->data, (const int8_t *)w->data,
+        mn_fully_connected_hybrid(d->h, (const float *)in->data, (const int8_t *)w->data,
             bias ? (const float *)bias->data : NULL, (float *)out->data, (int8_t *)mn_get_scratch(ctx, d->scratch));
     } else if (d->variant.f32) {
         d->variant.f32->run(&d->p, d->fmin, d->fmax, (const float *)in->data, (const float *)w->data,
