@@ -182,3 +182,23 @@ def test_hostile_tables_metadata(engine, damage):
     assert it_bad.stats()["persistent"] == it_none.stats()["persistent"]
     m = engine.Model(bad)
     assert m.arena_needed() == it_bad.stats()["needed"]
+
+
+def test_tables_of_delegated_subgraphs(engine):
+    """A partitioned model (micronn_subgraph ops running other subgraphs): the inner interpreters'
+    tables are stored too (keyed by subgraph), and the whole arena shrinks; outputs unchanged."""
+    from micronn_tools import partition, plan
+    data = oracle.read_model("person_detect.tflite")
+    parted, summary = partition.partition(data, "generic")
+    assert summary
+    new, n, _ = plan.with_tables(parted)
+    tables = engine.op_tables(engine.Model(new))
+    assert {sg for sg, _, _, _ in tables} == {s["subgraph"] for s in summary}   # every conv is inside
+    x = sample_inputs(engine, data, 1)[0]
+    it0, out0 = run(engine, parted, x)
+    it1, out1 = run(engine, new, x)
+    _, want = run(engine, data, x)
+    for a, b, c in zip(out0, out1, want):
+        assert_same(a, c, "partitioned")
+        assert_same(b, c, "partitioned, stored tables")
+    assert it1.stats()["persistent"] < it0.stats()["persistent"] - 15000

@@ -89,6 +89,9 @@ static mn_status_t sub_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     d->cfg.delegate = mn_delegate_find(backend);
     d->cfg.ops = no_nesting;
     d->cfg.n_ops = 1;
+    /* host tools collecting per-op tables (mn_config_t.table_hook) get the subgraph's too */
+    d->cfg.table_hook = ctx->cfg.table_hook;
+    d->cfg.table_user = ctx->cfg.table_user;
     /* label: "<backend>:subgraph" + the index digits, as given */
     const char *who = d->cfg.delegate && d->cfg.delegate->variants ? backend : "kernels";
     size_t lw = strlen(who);
