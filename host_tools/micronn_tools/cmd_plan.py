@@ -29,7 +29,15 @@ then checks the new model on that board.
 
 --write stores the chosen plan as TFLM's OfflineMemoryAllocation metadata
 ([version 0, subgraph 0, n_tensors, offset or -1 per tensor]); the engine checks it when it
-loads the model (alignment, no overlap of tensors alive together) and uses it by default."""
+loads the model (alignment, no overlap of tensors alive together) and uses it by default.
+
+--tables (with --write) also stores the per-op tables the engine computes at prepare (per-channel
+multipliers and shifts, biases with the input offset folded in, other kernel-variant data) as
+micronn_quant_v1 metadata. The engine still computes each table, compares it byte for byte with
+the stored one and, when identical, reads the stored copy in place instead of keeping its own in
+the arena's persistent part (with the model in flash or ROMFS, that RAM is saved). Tables are
+made by the host library (generic kernels): a board whose backend keeps other variant data uses
+the stored multipliers and keeps its own variant data."""
 
 
 def add_parser(sub):
@@ -44,6 +52,8 @@ def add_parser(sub):
     p.add_argument("--planner", default="best", choices=("best", "ffd", "by-size", "by-breadth", "optimal"),
                    help="which plan to store/draw (default: the one needing the fewest bytes)")
     p.add_argument("--write", metavar="OUT.tflite", help="write MODEL with the plan stored in it")
+    p.add_argument("--tables", action="store_true",
+                   help="with --write: also store the per-op tables (micronn_quant_v1), used in place")
     p.add_argument("--png", metavar="F.png", help="draw the plan (op index x offset) as PNG")
     p.add_argument("--svg", metavar="F.svg", help="draw the plan as SVG")
     p.add_argument("--reuse-inputs", action="store_true",
@@ -156,6 +166,16 @@ def write_plan(args, data, prob, res, chosen, out):
                        f"predicted {want}")
     if it.stats()["copied_bytes"] != prob.engine_stats["copied_bytes"]:
         raise CliError("rewriting the model changed the alignment of its constant data")
+    tables = ""
+    if args.tables:
+        before = it.stats()
+        new, n, nbytes = plan.with_tables(new, planner="offline", reuse_inputs=prob.reuse_inputs)
+        after = engine.Interpreter(engine.Model(new), planner="offline", reuse_inputs=prob.reuse_inputs).stats()
+        if after["nonpersistent"] != before["nonpersistent"] or after["persistent"] > before["persistent"]:
+            raise CliError("the engine needs more arena with the stored tables")
+        st = after if not prob.board else st
+        tables = (f"; {n} tables ({nbytes:,} bytes) stored as micronn_quant_v1: persistent "
+                  f"{before['persistent']:,} -> {after['persistent']:,} bytes on this host")
     try:
         with open(out, "wb") as f:
             f.write(new)
@@ -163,13 +183,16 @@ def write_plan(args, data, prob, res, chosen, out):
         raise CliError(f"cannot write {out}: {e.strerror or e}") from None
     where = "the board" if prob.board else "this host"
     say(f"wrote {out}: plan '{chosen}' stored as {plan.METADATA_NAME} ({prob.n_tensors} tensors); "
-        f"checked by the engine: {st['nonpersistent']:,} planned bytes, arena {st['needed']:,} on {where}")
+        f"checked by the engine: {st['nonpersistent']:,} planned bytes, arena {st['needed']:,} on {where}"
+        f"{tables}")
 
 
 def run(args):
     from . import plan
     if len(args.models) > 1 and (args.write or args.png or args.svg):
         raise CliError("--write, --png and --svg take a single MODEL")
+    if args.tables and not args.write:
+        raise CliError("--tables stores the tables in the model written by --write OUT.tflite")
     for m in args.models:
         read_file(m, "model")
     rows = []

@@ -43,7 +43,6 @@ class _Tensor(ctypes.Structure):
     _fields_ = [
         ("data", ctypes.c_void_p),
         ("bytes", ctypes.c_size_t),
-        ("name", ctypes.c_char_p),
         ("q_scale_raw", ctypes.c_void_p),
         ("q_zp_raw", ctypes.c_void_p),
         ("scale", ctypes.c_float),
@@ -132,7 +131,15 @@ class _Config(ctypes.Structure):
         ("stop_user", ctypes.c_void_p),
         ("delegate", ctypes.c_void_p),
         ("min_subgraph", ctypes.c_uint32),
+        ("table_hook", ctypes.c_void_p),
+        ("table_user", ctypes.c_void_p),
     ]
+
+
+_TABLE_HOOK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32,
+                               ctypes.c_void_p, ctypes.c_size_t)
+
+TABLES_METADATA = "micronn_quant_v1"
 
 
 class _Error(ctypes.Structure):
@@ -170,6 +177,7 @@ def lib(path=None):
         "mn_model_num_subgraphs": (SZ, [P]),
         "mn_model_op_info": (S, [P, SZ, ctypes.POINTER(_OpInfo)]),
         "mn_model_tensor": (S, [P, SZ, ctypes.POINTER(_Tensor)]),
+        "mn_model_tensor_name": (ctypes.c_char_p, [P, SZ]),
         "mn_model_input_index": (I32, [P, SZ]),
         "mn_model_output_index": (I32, [P, SZ]),
         "mn_interp_init": (S, [P, P, P, SZ, ctypes.POINTER(_Config)]),
@@ -230,8 +238,8 @@ def lib(path=None):
     return L
 
 
-def _tensor_info(t, index=None):
-    """Descriptor dict from an mn_tensor_t (no data)."""
+def _tensor_info(t, index=None, model=None):
+    """Descriptor dict from an mn_tensor_t (no data); the name comes from the model."""
     shape = tuple(t.dims[i] for i in range(t.ndim))
     scales, zps = [], []
     if t.q_count > 0 and t.q_scale_raw:
@@ -240,7 +248,8 @@ def _tensor_info(t, index=None):
                if t.q_zp_raw else [0] * t.q_count)
     return {
         "index": index,
-        "name": (t.name or b"").decode("utf-8", "replace"),
+        "name": ((model._L.mn_model_tensor_name(model._m, index) or b"") if model is not None and index is not None
+                 else b"").decode("utf-8", "replace"),
         "dtype": lib().mn_dtype_name(t.dtype).decode(errors="replace"),
         "dtype_code": t.dtype,
         "shape": shape,
@@ -330,7 +339,7 @@ class Model:
         t = _Tensor()
         if self._L.mn_model_tensor(self._m, index, ctypes.byref(t)) != OK:
             raise IndexError(index)
-        return _tensor_info(t, index)
+        return _tensor_info(t, index, self)
 
     def tensors(self):
         return [self.tensor(i) for i in range(self.num_tensors)]
@@ -491,6 +500,43 @@ def backends(L=None):
         i += 1
 
 
+def op_tables(model, planner="greedy", reuse_inputs=False, delegate=None, min_subgraph=1, reference=False):
+    """The per-op tables the engine keeps for this model (per-channel multipliers and shifts, the
+    kernel variants' folded biases, ...): [(subgraph, op, tag, bytes)] in prepare order, what
+    tables_metadata() stores in the model."""
+    out = []
+
+    def hook(user, sg, op, tag, data, n):
+        out.append((int(sg), int(op), int(tag), ctypes.string_at(data, n)))
+
+    cb = _TABLE_HOOK(hook)
+    it = Interpreter(model, planner=planner, reuse_inputs=reuse_inputs, delegate=delegate,
+                     min_subgraph=min_subgraph, reference=reference, _table_hook=cb)
+    del it
+    return out
+
+
+def tables_metadata(tables, align=16):
+    """The micronn_quant_v1 metadata buffer for op_tables() entries (mn_tables.c): u32 count, then
+    per entry u16 subgraph, u16 tag, u32 op, u32 offset, u32 bytes; each table at an `align`-aligned
+    offset of the buffer."""
+    import struct
+    seen, uniq = set(), []
+    for e in tables:
+        if (e[0], e[1], e[2], e[3]) not in seen:
+            seen.add((e[0], e[1], e[2], e[3]))
+            uniq.append(e)
+    pos = 4 + 16 * len(uniq)
+    head, body = [struct.pack("<I", len(uniq))], b""
+    for sg, op, tag, data in uniq:
+        pad = (-(pos + len(body))) % align
+        body += b"\0" * pad
+        head.append(struct.pack("<HHIII", sg, tag, op, pos + len(body), len(data)))
+        body += data
+    data = b"".join(head)
+    return data + b"\0" * (pos - len(data)) + body
+
+
 class Interpreter:
     """Interpreter over a Model. arena_size=None: size from a dry run.
 
@@ -502,7 +548,8 @@ class Interpreter:
     """
 
     def __init__(self, model, arena_size=None, planner="greedy", reuse_inputs=False, profile=False,
-                 arena_offset=0, persistent_size=None, delegate=None, min_subgraph=1, reference=False):
+                 arena_offset=0, persistent_size=None, delegate=None, min_subgraph=1, reference=False,
+                 _table_hook=None):
         self.model = model
         self._L = model._L
         delegation = dict(delegate=delegate, min_subgraph=min_subgraph, reference=reference)
@@ -510,6 +557,8 @@ class Interpreter:
             arena_size = model.arena_needed(planner, reuse_inputs, profile, **delegation)
         self._ticks = _TICKS_FN(lambda user: __import__("time").perf_counter_ns()) if profile else None
         self._cfg = _make_config(planner, reuse_inputs, self._ticks, L=self._L, **delegation)
+        if _table_hook is not None:
+            self._cfg.table_hook = ctypes.cast(_table_hook, ctypes.c_void_p)
         # arena_offset lets tests place the arena at any alignment.
         self._arena = ctypes.create_string_buffer(arena_size + arena_offset + 1)
         self._it = ctypes.create_string_buffer(self._L.mn_interp_struct_size())
@@ -569,10 +618,10 @@ class Interpreter:
         return self.model.num_outputs
 
     def input_details(self, i):
-        return _tensor_info(self._input(i), self.model.input_indices()[i])
+        return _tensor_info(self._input(i), self.model.input_indices()[i], self.model)
 
     def output_details(self, i):
-        return _tensor_info(self._output(i), self.model.output_indices()[i])
+        return _tensor_info(self._output(i), self.model.output_indices()[i], self.model)
 
     def set_input(self, i, value):
         t = self._input(i)
@@ -606,7 +655,7 @@ class Interpreter:
         p = self._L.mn_interp_tensor(self._it, index)
         if not p:
             raise IndexError(index)
-        return _tensor_info(p.contents, index)
+        return _tensor_info(p.contents, index, self.model)
 
     def tensor_address(self, index):
         p = self._L.mn_interp_tensor(self._it, index)

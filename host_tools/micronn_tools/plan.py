@@ -326,6 +326,25 @@ def with_offline_plan(model_bytes, vector):
     """The model with `vector` as its OfflineMemoryAllocation metadata (replacing an existing one).
     Constant buffers stay 16-byte aligned in the rewritten file, so the engine uses them in place
     as before."""
+    return with_metadata(model_bytes, {METADATA_NAME: np.asarray(vector, dtype="<i4").tobytes()})
+
+
+def with_tables(model_bytes, **engine_options):
+    """The model with the engine's per-op tables (per-channel multipliers and shifts, folded biases:
+    engine.op_tables) stored as micronn_quant_v1 metadata, replacing an existing one. The engine
+    compares each stored table with what it computes and uses the stored copy in place (no arena
+    bytes) when identical. Returns (new model bytes, number of tables, their bytes)."""
+    from . import engine
+    plain = with_metadata(model_bytes, {engine.TABLES_METADATA: None})
+    tables = engine.op_tables(engine.Model(plain), **engine_options)
+    blob = engine.tables_metadata(tables)
+    return with_metadata(model_bytes, {engine.TABLES_METADATA: blob}), len(tables), sum(len(t[3]) for t in tables)
+
+
+def with_metadata(model_bytes, entries):
+    """The model with metadata entries {name: bytes} (16-byte aligned buffers), replacing those of
+    the same names; None removes an entry. Constant buffers stay 16-byte aligned in the rewritten
+    file, so the engine uses them in place as before."""
     import flatbuffers
     from ai_edge_litert import schema_py_generated as s
 
@@ -356,15 +375,22 @@ def with_offline_plan(model_bytes, vector):
         nb.data, nb.offset, nb.size = b.data, b.offset, b.size
         bufs.append(nb)
     mt.buffers = bufs
-    data = AlignedBuffer()
-    data.data = np.asarray(vector, dtype="<i4").view(np.uint8)
-    meta = [m for m in (mt.metadata or []) if m.name != METADATA_NAME.encode()]
-    mt.buffers.append(data)
-    entry = s.MetadataT()
-    entry.name = METADATA_NAME.encode()
-    entry.buffer = len(mt.buffers) - 1
-    mt.metadata = meta + [entry]
-    b = flatbuffers.Builder(len(model_bytes) + 4 * len(vector) + 1024)
+    names = {n.encode() for n in entries}
+    meta = [m for m in (mt.metadata or []) if m.name not in names]
+    extra = 0
+    for name, blob in entries.items():
+        if blob is None:
+            continue
+        data = AlignedBuffer()
+        data.data = np.frombuffer(bytes(blob), dtype=np.uint8)
+        mt.buffers.append(data)
+        entry = s.MetadataT()
+        entry.name = name.encode()
+        entry.buffer = len(mt.buffers) - 1
+        meta.append(entry)
+        extra += len(blob)
+    mt.metadata = meta
+    b = flatbuffers.Builder(len(model_bytes) + extra + 1024)
     b.Finish(mt.Pack(b), file_identifier=b"TFL3")
     return bytes(b.Output())
 

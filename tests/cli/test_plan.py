@@ -243,6 +243,31 @@ def test_plan_cli_text_json_write_and_pictures(cli, model, tmp_path, engine):
     assert md.code == 0 and sum(ln.startswith("| ") for ln in md.out.splitlines()) == 3 and "| keyword_scrambled.tflite |" in md.out
 
 
+def test_plan_write_tables(cli, model, tmp_path, engine):
+    """--tables stores the per-op tables with the plan: inspect (32-bit build) reports the smaller
+    persistent part, the engine uses the stored plan and the outputs stay bit-exact."""
+    pd = model("person_detect.tflite")
+    out = tmp_path / "pd_tables.tflite"
+    r = cli("plan", pd, "--write", out, "--tables")
+    assert r.code == 0, r
+    assert "micronn_quant_v1" in r.err and "tables" in r.err
+    before = json.loads(cli("inspect", pd, "--json").out)["arena"]
+    after = json.loads(cli("inspect", out, "--json").out)["arena"]
+    assert after["nonpersistent"] == before["nonpersistent"]
+    assert after["persistent"] < before["persistent"] - 15000   # 2,738 channels' multipliers + folded biases
+    data = open(pd, "rb").read()
+    x = np.random.default_rng(3).integers(-128, 128, size=(1, 96, 96, 1), dtype=np.int8)
+    outs = []
+    for md, kw in ((data, {}), (out.read_bytes(), dict(planner="offline"))):
+        it = engine.Interpreter(engine.Model(md), **kw)
+        it.set_input(0, x)
+        it.invoke()
+        outs.append(it.output(0))
+    assert np.array_equal(outs[0], outs[1])
+    r = cli("plan", pd, "--tables")
+    assert r.code == 1 and "--write" in r.err
+
+
 def test_inspect_reports_the_stored_plan(cli, model, tmp_path, plan):
     """inspect's arena figures (32-bit build and host library) use a stored plan, as the board does."""
     data = open(model("hello_world_int8.tflite"), "rb").read()

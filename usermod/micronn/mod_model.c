@@ -55,7 +55,7 @@ static mp_obj_t tensor_info_by_index(const mn_model_t *m, int32_t index) {
     if (index < 0 || mn_model_tensor(m, (size_t)index, &t) != MN_OK) {
         mp_raise_msg(&mp_type_IndexError, MP_ERROR_TEXT("tensor index out of range"));
     }
-    return micronn_tensor_info(&t);
+    return micronn_tensor_info(&t, mn_model_tensor_name(m, (size_t)index));
 }
 
 // Info of op i, or raise the model's error.

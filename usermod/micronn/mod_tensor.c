@@ -25,9 +25,9 @@ mp_obj_t micronn_shape_tuple(const mn_tensor_t *t) {
     return MP_OBJ_FROM_PTR(shape);
 }
 
-mp_obj_t micronn_tensor_info(const mn_tensor_t *t) {
+mp_obj_t micronn_tensor_info(const mn_tensor_t *t, const char *name) {
     mp_obj_t item[5] = {
-        mp_obj_new_str_from_cstr(t->name ? t->name : ""),
+        mp_obj_new_str_from_cstr(name ? name : ""),
         micronn_shape_tuple(t),
         mp_obj_new_str_from_cstr(mn_dtype_name(t->dtype)),
         mp_obj_new_float_from_f(t->scale),
@@ -50,6 +50,14 @@ static void *tensor_data(const mn_tensor_t *t) {
         mp_raise_msg(&mp_type_RuntimeError, MP_ERROR_TEXT("tensor has no data"));
     }
     return t->data;
+}
+
+// The tensor's name, from the model (tensor records do not keep it).
+static const char *tensor_name(mp_obj_t self_in) {
+    micronn_tensor_obj_t *self = MP_OBJ_TO_PTR(self_in);
+    micronn_interp_obj_t *ip = MP_OBJ_TO_PTR(self->interp);
+    const char *name = mn_model_tensor_name(ip->interp.model, (size_t)self->index);
+    return name ? name : "";
 }
 
 // The tensor record lives in the interpreter's arena: check the arena is still there first.
@@ -135,7 +143,7 @@ static void tensor_print(const mp_print_t *print, mp_obj_t self_in, mp_print_kin
     (void)kind;
     micronn_tensor_obj_t *self = MP_OBJ_TO_PTR(self_in);
     const mn_tensor_t *t = get_tensor(self_in);
-    mp_printf(print, "<Tensor %d '%s' %s (", (int)self->index, t->name ? t->name : "", mn_dtype_name(t->dtype));
+    mp_printf(print, "<Tensor %d '%s' %s (", (int)self->index, tensor_name(self_in), mn_dtype_name(t->dtype));
     for (size_t i = 0; i < t->ndim; i++) {
         mp_printf(print, i ? ", %d" : "%d", (int)t->dims[i]);
     }
@@ -346,7 +354,7 @@ static void tensor_attr(mp_obj_t self_in, qstr attr, mp_obj_t *dest) {
             dest[0] = mp_obj_new_bool(t->q_count > 0);
             break;
         case MP_QSTR_name:
-            dest[0] = mp_obj_new_str_from_cstr(t->name ? t->name : "");
+            dest[0] = mp_obj_new_str_from_cstr(tensor_name(self_in));
             break;
         case MP_QSTR_nbytes:
             dest[0] = mp_obj_new_int_from_uint(t->bytes);

@@ -111,7 +111,7 @@ extern const uint64_t micronn_ticks_mask;
 mp_obj_t micronn_shape_tuple(const mn_tensor_t *t);
 
 // (name, shape, dtype, scale, zero_point) of a tensor descriptor.
-mp_obj_t micronn_tensor_info(const mn_tensor_t *t);
+mp_obj_t micronn_tensor_info(const mn_tensor_t *t, const char *name);
 
 // Typecode of the buffer protocol for an engine dtype ('b', 'f', ...).
 char micronn_dtype_typecode(int32_t dtype);

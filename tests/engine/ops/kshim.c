@@ -76,6 +76,33 @@ mn_status_t mn_request_scratch(mn_ctx_t *ctx, size_t bytes, int32_t *index) {
     return MN_OK;
 }
 
+/* The model stores no tables here: kernel data and table in one block, as the engine does then. */
+void *mn_table_alloc(mn_ctx_t *ctx, const mn_node_t *node, uint32_t tag, size_t head, size_t bytes,
+    void **table, bool *fill) {
+    (void)node, (void)tag;
+    const size_t h = (head + 3u) & ~(size_t)3u;
+    uint8_t *p = (uint8_t *)mn_alloc_persistent(ctx, h + bytes);
+    *table = p ? p + h : NULL;
+    *fill = true;
+    return head ? (void *)p : *table;
+}
+
+const void *mn_table_keep(mn_ctx_t *ctx, const mn_node_t *node, uint32_t tag, void *table, size_t bytes) {
+    (void)ctx, (void)node, (void)tag, (void)bytes;
+    return table;
+}
+
+mn_tensor_t *mn_intermediate(mn_ctx_t *ctx, const mn_node_t *node, int i) {
+    int32_t t = (i >= 0 && i < node->n_intermediates) ? cur->intermediates[i] : -1;
+    return t >= 0 ? &ctx->tensors[t] : (mn_tensor_t *)0;
+}
+
+const uint8_t *mn_custom_options(const mn_ctx_t *ctx, const mn_node_t *node, size_t *len) {
+    (void)ctx, (void)node;
+    *len = 0;
+    return NULL;
+}
+
 bool mn_sizing_only(const mn_ctx_t *ctx) {
     (void)ctx;
     return false;
@@ -173,7 +200,6 @@ void *kshim_prepare(int32_t builtin, const kshim_tensor_t *ts, int32_t n_tensors
         mn_tensor_t *t = &tensors[i];
         t->data = ts[i].data;
         t->bytes = (size_t)ts[i].bytes;
-        t->name = "";
         t->q_count = ts[i].q_count;
         t->q_dim = (int8_t)ts[i].q_dim;
         if (ts[i].q_count > 0) {
@@ -204,8 +230,7 @@ void *kshim_prepare(int32_t builtin, const kshim_tensor_t *ts, int32_t n_tensors
     node->n_inputs = (uint16_t)n_in;
     node->n_outputs = (uint16_t)n_out;
     memcpy(k->intermediates, pending_intermediates, sizeof(int32_t) * (size_t)n_pending_intermediates);
-    node->intermediates = k->intermediates;
-    node->n_intermediates = (uint16_t)n_pending_intermediates;
+    node->n_intermediates = (uint8_t)n_pending_intermediates;
     n_pending_intermediates = 0;
     node->options = n_opts ? (const uint8_t *)(const void *)&k->opts : NULL;
     node->builtin = builtin;

@@ -142,7 +142,6 @@ static inline float mn_ld_f32(const uint8_t *p) {
 typedef struct mn_tensor {
     void *data;                 /* NULL until prepared (never after, even with zero elements) */
     size_t bytes;               /* element size * element count */
-    const char *name;           /* NUL-terminated, points into the model; "" if unnamed */
     const uint8_t *q_scale_raw; /* little-endian float32[q_count] in the model, or NULL */
     const uint8_t *q_zp_raw;    /* little-endian int64[q_count] in the model, or NULL (= zeros) */
     float scale;                /* per-tensor scale (channel 0); 0.0f when not quantized */
@@ -214,6 +213,10 @@ typedef struct mn_op_info {
 } mn_op_info_t;
 mn_status_t mn_model_op_info(const mn_model_t *m, size_t op, mn_op_info_t *out);
 
+/* Name of tensor `index` (NUL-terminated, in the model; "" if unnamed, NULL if out of range). The
+ * descriptors do not carry it (4 bytes less per tensor in the arena). */
+const char *mn_model_tensor_name(const mn_model_t *m, size_t index);
+
 /* Fill a descriptor of tensor `index` from the model alone (data is NULL unless constant). */
 mn_status_t mn_model_tensor(const mn_model_t *m, size_t index, mn_tensor_t *out);
 /* Tensor index of the model's i-th input / output, or -1. */
@@ -261,6 +264,11 @@ typedef struct mn_config {
      * maximal connected subgraphs of ops it supports, each run by it; the rest by the kernels. */
     const struct mn_delegate *delegate;
     uint32_t min_subgraph;                /* smaller subgraphs stay with the kernels (0 = 1) */
+    /* Optional (host tools): called at prepare with every per-op table a kernel keeps (per-channel
+     * multipliers, folded biases, ...: mn_kernel.h "tables"), what `micronn tables` stores in the
+     * model so that the engine can use it in place instead of an arena copy. */
+    void (*table_hook)(void *user, uint32_t subgraph, uint32_t op, uint32_t tag, const void *data, size_t bytes);
+    void *table_user;
 } mn_config_t;
 
 /* Arena accounting (bytes). `needed` is the smallest arena that would work for this model,

@@ -89,6 +89,9 @@ static inline int mn_i32_in_place(const uint8_t *p) {
 #endif
 }
 
+/* Metadata name of the per-op tables a host tool stores in the model (mn_tables.c). */
+#define MN_TABLES_METADATA "micronn_quant_v1"
+
 /* ---- model helpers (mn_model.c) ----------------------------------------------------------- */
 
 mn_status_t mn_verify(mn_model_t *m);

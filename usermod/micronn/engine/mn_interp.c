@@ -22,6 +22,35 @@ const char *mn_node_name(const mn_ctx_t *it, const mn_node_t *node) {
     return mn_op_name(node->builtin);
 }
 
+mn_tensor_t *mn_intermediate(mn_ctx_t *ctx, const mn_node_t *node, int i) {
+    if (i < 0 || i >= node->n_intermediates) {
+        return NULL;
+    }
+    const uint8_t *b = ctx->model->buf;
+    uint32_t n, v = fb_vec(b, mn_model_op_table(ctx->model, node->index), F_OP_INTERMEDIATES, &n);
+    const int32_t t = (uint32_t)i < n ? mn_ld_i32(b + v + 4u * (uint32_t)i) : -1;
+    return (t >= 0 && (uint32_t)t < ctx->n_tensors) ? &ctx->tensors[t] : (mn_tensor_t *)0;
+}
+
+const uint8_t *mn_custom_options(const mn_ctx_t *ctx, const mn_node_t *node, size_t *len) {
+    const uint8_t *b = ctx->model->buf;
+    uint32_t o = mn_model_op_table(ctx->model, node->index), cn;
+    uint32_t co = fb_vec(b, o, F_OP_CUSTOM_OPTIONS, &cn);
+    *len = 0;
+    if (co && cn) {
+        *len = cn;
+        return b + co;
+    }
+    /* large custom options (outside the flatbuffer proper; the verifier checked the range) */
+    uint32_t po = fb_field(b, o, F_OP_LARGE_CUSTOM_OFFSET), ps = fb_field(b, o, F_OP_LARGE_CUSTOM_SIZE);
+    uint64_t lo = po ? mn_ld_u64(b + po) : 0, ls = ps ? mn_ld_u64(b + ps) : 0;
+    if (ls) {
+        *len = (size_t)ls;
+        return b + lo;
+    }
+    return NULL;
+}
+
 mn_status_t mn_fail(mn_ctx_t *ctx, mn_status_t code, const char *fmt, ...) {
     char *msg = ctx->err.msg;
     size_t n = 0;
@@ -161,7 +190,7 @@ static mn_status_t setup_tensors(mn_interp_t *it) {
         }
         if (fb_field(m->buf, mn_model_tensor_table(m, i), F_T_SPARSITY)) {
             return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "tensor %u (%s): sparse tensors are not supported",
-                (unsigned)i, t->name);
+                (unsigned)i, mn_model_tensor_name(m, i));
         }
         if ((t->flags & (MN_TF_INPUT | MN_TF_CONST)) == (MN_TF_INPUT | MN_TF_CONST)) {
             return mn_err_set(&it->err, MN_ERR_MODEL, "invalid model: input tensor %u is constant", (unsigned)i);
@@ -203,9 +232,9 @@ static int idx_in_place(const uint8_t *b, uint32_t v) {
 /* int32 slots the operand lists of op table o need in the copy pool: with copies_only, 0 for a
  * list used in place; otherwise every operand. */
 static size_t idx_count(const uint8_t *b, uint32_t o, int copies_only) {
-    static const int fields[3] = { F_OP_INPUTS, F_OP_OUTPUTS, F_OP_INTERMEDIATES };
+    static const int fields[2] = { F_OP_INPUTS, F_OP_OUTPUTS };   /* intermediates stay in the model */
     size_t total = 0;
-    for (int f = 0; f < 3; f++) {
+    for (int f = 0; f < 2; f++) {
         uint32_t n, v = fb_vec(b, o, fields[f], &n);
         total += (!copies_only || (n && !idx_in_place(b, v))) ? n : 0;
     }
@@ -239,14 +268,14 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
     mn_node_t *node = &it->nodes[i];
     uint32_t o = mn_model_op_table(m, i);
     uint32_t oc = fb_vec_table(b, m->opcodes, fb_u32(b, o, F_OP_OPCODE_INDEX, 0));
-    uint32_t nin, nout, nint, cn;
+    uint32_t nin, nout, nint;
     mn_status_t s;
     it->cur_op = i;
     node->model = m;
-    node->index = i;
+    node->index = (uint16_t)i;   /* setup_graph: at most 65535 ops */
     const int32_t builtin = mn_opcode_builtin(b, oc), version = fb_i32(b, oc, F_OC_VERSION, 1);
     node->builtin = (int16_t)(builtin >= INT16_MIN && builtin <= INT16_MAX ? builtin : INT16_MIN);
-    node->version = (uint16_t)(version < 0 ? 0 : (version > 0xffff ? 0xffff : version));
+    node->version = (uint8_t)(version < 0 ? 0 : (version > 0xff ? 0xff : version));
     const char *custom = fb_str(b, oc, F_OC_CUSTOM_CODE);
     const mn_registration_t *reg = mn_registry_lookup(&it->cfg, builtin, custom);
     node->kernel = mn_registry_find(&it->cfg, builtin, custom);
@@ -281,15 +310,15 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
     fb_vec(b, o, F_OP_INPUTS, &nin);
     fb_vec(b, o, F_OP_OUTPUTS, &nout);
     fb_vec(b, o, F_OP_INTERMEDIATES, &nint);
-    if (nin > 0xffff || nout > 0xffff || nint > 0xffff) {
-        return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u: more than 65535 operands", (unsigned)i);
+    if (nin > 0xffff || nout > 0xffff || nint > 0xff) {
+        return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u: more than 65535 inputs or outputs, or more "
+            "than 255 intermediates", (unsigned)i);
     }
     if ((s = copy_indices(it, b, o, F_OP_INPUTS, (int32_t **)&node->inputs, &node->n_inputs, pool_next))
-        || (s = copy_indices(it, b, o, F_OP_OUTPUTS, (int32_t **)&node->outputs, &node->n_outputs, pool_next))
-        || (s = copy_indices(it, b, o, F_OP_INTERMEDIATES, (int32_t **)&node->intermediates, &node->n_intermediates,
-                pool_next))) {
+        || (s = copy_indices(it, b, o, F_OP_OUTPUTS, (int32_t **)&node->outputs, &node->n_outputs, pool_next))) {
         return s;
     }
+    node->n_intermediates = (uint8_t)nint;
     for (uint32_t k = 0; k < nout; k++) {
         int32_t t = node->outputs[k];
         if (t >= 0 && (it->tensors[t].flags & MN_TF_CONST)) {
@@ -299,18 +328,6 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
     }
     uint32_t opt = fb_ref(b, o, F_OP_OPTIONS);
     node->options = opt ? b + opt : NULL;
-    uint32_t co = fb_vec(b, o, F_OP_CUSTOM_OPTIONS, &cn);
-    if (co && cn) {
-        node->custom_options = b + co;
-        node->custom_options_len = cn;
-    } else {
-        uint32_t po = fb_field(b, o, F_OP_LARGE_CUSTOM_OFFSET), ps = fb_field(b, o, F_OP_LARGE_CUSTOM_SIZE);
-        uint64_t lo = po ? mn_ld_u64(b + po) : 0, ls = ps ? mn_ld_u64(b + ps) : 0;
-        if (ls) {
-            node->custom_options = b + lo;
-            node->custom_options_len = (uint32_t)ls;
-        }
-    }
     return MN_OK;
 }
 
@@ -420,11 +437,12 @@ static const int32_t *tensor_uses(mn_interp_t *it) {
     }
     for (uint32_t i = 0; i < it->n_nodes; i++) {
         const mn_node_t *node = &it->nodes[i];
-        const int32_t *lists[3] = { node->inputs, node->outputs, node->intermediates };
+        const uint8_t *b = it->model->buf;
+        uint32_t n_int, v_int = fb_vec(b, mn_model_op_table(it->model, node->index), F_OP_INTERMEDIATES, &n_int);
         const uint16_t counts[3] = { node->n_inputs, node->n_outputs, node->n_intermediates };
         for (int l = 0; l < 3; l++) {
             for (uint16_t k = 0; k < counts[l]; k++) {
-                const int32_t t = lists[l][k];
+                const int32_t t = l == 0 ? node->inputs[k] : l == 1 ? node->outputs[k] : mn_ld_i32(b + v_int + 4u * k);
                 if (t >= 0 && (uint32_t)t < it->n_tensors) {
                     if (life[2 * t] == INT32_MAX) {
                         life[2 * t] = (int32_t)i;
@@ -459,11 +477,13 @@ static void own_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int3
     }
     for (uint32_t i = 0; !life && i < it->n_nodes; i++) {
         const mn_node_t *node = &it->nodes[i];
-        const int32_t *lists[3] = { node->inputs, node->outputs, node->intermediates };
+        const uint8_t *b = it->model->buf;
+        uint32_t n_int, v_int = fb_vec(b, mn_model_op_table(it->model, node->index), F_OP_INTERMEDIATES, &n_int);
         uint16_t counts[3] = { node->n_inputs, node->n_outputs, node->n_intermediates };
         for (int l = 0; l < 3; l++) {
             for (uint16_t k = 0; k < counts[l]; k++) {
-                if (lists[l][k] == (int32_t)t) {
+                const int32_t u = l == 0 ? node->inputs[k] : l == 1 ? node->outputs[k] : mn_ld_i32(b + v_int + 4u * k);
+                if (u == (int32_t)t) {
                     if ((int32_t)i < *first) {
                         *first = (int32_t)i;
                     }
@@ -592,7 +612,7 @@ static mn_status_t check_offline_plan(mn_interp_t *it, plan_ctx_t *pc) {
         const mn_tensor_t *t = &it->tensors[k];
         if (off < -1) {
             return mn_err_set(&it->err, MN_ERR_MODEL, "offline memory plan: tensor %u '%s' has offset %d",
-                (unsigned)k, t->name, (int)off);
+                (unsigned)k, mn_model_tensor_name(it->model, k), (int)off);
         }
         if (!src_get(pc, (int32_t)k, &a) || !a.fixed) {
             continue;
@@ -601,7 +621,7 @@ static mn_status_t check_offline_plan(mn_interp_t *it, plan_ctx_t *pc) {
         if (align > 1 && a.offset % align != 0) {
             return mn_err_set(&it->err, MN_ERR_MODEL,
                 "offline memory plan: tensor %u '%s' (%s) at offset %zu is not %zu-byte aligned",
-                (unsigned)k, t->name, mn_dtype_name(t->dtype), a.offset, align);
+                (unsigned)k, mn_model_tensor_name(it->model, k), mn_dtype_name(t->dtype), a.offset, align);
         }
         for (uint32_t j = 0; j < k; j++) {
             if (!src_get(pc, (int32_t)j, &b) || !b.fixed) {
@@ -612,7 +632,7 @@ static mn_status_t check_offline_plan(mn_interp_t *it, plan_ctx_t *pc) {
                 return mn_err_set(&it->err, MN_ERR_MODEL,
                     "offline memory plan: tensors %u [%zu,%zu) and %u [%zu,%zu) overlap, both alive at op %d ('%s', '%s')",
                     (unsigned)j, b.offset, eb, (unsigned)k, a.offset, ea, (int)(a.first > b.first ? a.first : b.first),
-                    it->tensors[j].name, t->name);
+                    mn_model_tensor_name(it->model, j), mn_model_tensor_name(it->model, k));
             }
         }
     }
@@ -745,6 +765,9 @@ static mn_status_t setup_graph(mn_interp_t *it, int copies_only, int32_t **pool)
     mn_status_t s;
     if ((s = setup_tensors(it))) {
         return s;
+    }
+    if (m->n_ops > 0xffff) {
+        return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "more than 65535 operators (%u)", (unsigned)m->n_ops);
     }
     it->n_nodes = m->n_ops;
     it->nodes = mn_arena_persistent(it, mn_mul(m->n_ops, sizeof(mn_node_t)));

@@ -68,24 +68,27 @@ typedef struct mn_registration {
     const char *dtypes;         /* dtype combinations implemented (mn_ops.h), or NULL */
 } mn_registration_t;
 
-/* One operator instance (lives in the persistent arena). */
+/* One operator instance (lives in the persistent arena: 40 bytes on 32-bit targets). Intermediate
+ * tensors and custom options stay in the model: mn_intermediate(), mn_custom_options(). */
 struct mn_node {
     const mn_kernel_t *kernel;
     const mn_model_t *model;
     void *user_data;                /* kernel's persistent data (set in init or prepare) */
     const int32_t *inputs;          /* tensor indices; -1 = omitted optional input */
     const int32_t *outputs;
-    const int32_t *intermediates;
     const uint8_t *options;         /* builtin options table in the model; NULL if absent */
-    const uint8_t *custom_options;  /* raw custom options bytes in the model; NULL if none */
-    uint32_t custom_options_len;
     uint32_t persistent;            /* persistent arena bytes this op's init + prepare took */
-    uint32_t index;                 /* position in execution order (= operator index) */
+    uint16_t index;                 /* operator index in the model (prepare refuses more than 65535
+                                     * ops); execution order differs only with a delegate */
     int16_t builtin;                /* MN_BUILTIN_* (a node only exists for a known kernel) */
-    uint16_t version;               /* opcode version (saturated at 65535) */
-    uint16_t n_inputs, n_outputs, n_intermediates;
+    uint16_t n_inputs, n_outputs;
+    uint8_t version;                /* opcode version (saturated at 255) */
+    uint8_t n_intermediates;        /* (more than 255 are refused) */
     uint8_t options_type;           /* MN_OPTIONS_* (Operator.builtin_options_type) */
 };
+
+/* Raw custom options bytes of a custom op in the model (NULL and *len = 0 if none). */
+const uint8_t *mn_custom_options(const mn_ctx_t *ctx, const mn_node_t *node, size_t *len);
 
 /* Name of a node's op: the builtin name ("CONV_2D") or a custom op's custom code ("Atan2"). */
 const char *mn_node_name(const mn_ctx_t *ctx, const mn_node_t *node);
@@ -148,10 +151,8 @@ static inline mn_tensor_t *mn_output(mn_ctx_t *ctx, const mn_node_t *node, int i
     int32_t t = (i >= 0 && i < node->n_outputs) ? node->outputs[i] : -1;
     return t >= 0 ? &ctx->tensors[t] : (mn_tensor_t *)0;
 }
-static inline mn_tensor_t *mn_intermediate(mn_ctx_t *ctx, const mn_node_t *node, int i) {
-    int32_t t = (i >= 0 && i < node->n_intermediates) ? node->intermediates[i] : -1;
-    return t >= 0 ? &ctx->tensors[t] : (mn_tensor_t *)0;
-}
+/* i-th intermediate tensor (read from the model's operator), or NULL. */
+mn_tensor_t *mn_intermediate(mn_ctx_t *ctx, const mn_node_t *node, int i);
 static inline int mn_num_inputs(const mn_node_t *node) {
     return node->n_inputs;
 }
@@ -191,6 +192,32 @@ void *mn_get_scratch(mn_ctx_t *ctx, int32_t index);
  * every error.
  */
 bool mn_sizing_only(const mn_ctx_t *ctx);
+
+/*
+ * Per-op tables (input-independent data computed in prepare: per-channel multipliers and shifts,
+ * biases with the input offset folded in, ...). The model may carry copies of them (metadata
+ * "micronn_quant_v1", written by `micronn tables`); the engine uses a stored copy in place, with
+ * no arena bytes, when it is byte for byte what prepare computed, and keeps its own otherwise:
+ *
+ *     void *table; bool fill;
+ *     my_data_t *d = mn_table_alloc(ctx, node, tag, sizeof *d, bytes, &table, &fill);
+ *     if (!d) return MN_ERR_ARENA;
+ *     if (fill) compute(table);                       // fill = false only in a sizing dry run
+ *     d->table = mn_table_keep(ctx, node, tag, table, bytes);
+ *     if (!d->table) return MN_ERR_ARENA;
+ *
+ * mn_table_alloc returns persistent kernel data of `head` bytes (zeroed; head 0: returns the
+ * table) and *table, 4-byte aligned (MN_ARENA_ALIGN with head 0), where to compute the table:
+ * the same persistent block, or prepare-time temporary memory when the model stores candidates.
+ * mn_table_keep returns where eval reads the table. `tag` tells an op's tables apart
+ * (MN_TABLE_*). NULL from either: the arena is exhausted.
+ */
+#define MN_TABLE_QUANT 0     /* multipliers and shifts (reference glue) */
+#define MN_TABLE_VARIANT 1   /* an optimized variant's data (data_bytes / precompute) */
+#define MN_TABLE_QUANT2 2    /* a second quantization table of the same op */
+void *mn_table_alloc(mn_ctx_t *ctx, const mn_node_t *node, uint32_t tag, size_t head, size_t bytes,
+    void **table, bool *fill);
+const void *mn_table_keep(mn_ctx_t *ctx, const mn_node_t *node, uint32_t tag, void *table, size_t bytes);
 
 /* ---- errors ------------------------------------------------------------------------------- */
 

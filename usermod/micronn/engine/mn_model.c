@@ -113,6 +113,14 @@ int32_t mn_model_output_index(const mn_model_t *m, size_t i) {
     return i < m->n_outputs ? mn_ld_i32(m->buf + m->outputs + 4 * i) : -1;
 }
 
+const char *mn_model_tensor_name(const mn_model_t *m, size_t index) {
+    if (!m || !m->buf || index >= m->n_tensors) {
+        return NULL;
+    }
+    const char *name = fb_str(m->buf, mn_model_tensor_table(m, (uint32_t)index), F_T_NAME);
+    return name ? name : "";
+}
+
 mn_status_t mn_model_tensor(const mn_model_t *m, size_t index, mn_tensor_t *out) {
     if (!m || !out || index >= m->n_tensors) {
         return MN_ERR_ARG;
@@ -137,8 +145,6 @@ mn_status_t mn_model_tensor(const mn_model_t *m, size_t index, mn_tensor_t *out)
         out->dims = tmp;
     }
     out->dtype = (uint8_t)fb_i8(b, t, F_T_TYPE, 0);
-    const char *name = fb_str(b, t, F_T_NAME);
-    out->name = name ? name : "";
     size_t count = mn_tensor_count(out);
     out->bytes = out->dtype == MN_INT4 ? (count + 1) / 2 : count * mn_dtype_size(out->dtype);
     if (fb_u8(b, t, F_T_IS_VARIABLE, 0)) {

@@ -7,7 +7,7 @@
  *   2. this file, defining `const mn_kernel_t mn_kernel_Atan2` inside #if MICRONN_OP_Atan2,
  *      using only the kernel API of mn_kernel.h.
  * A model refers to it by OperatorCode {builtin_code: CUSTOM, custom_code: "Atan2"}; its
- * custom_options bytes (none here) would be in node->custom_options / custom_options_len.
+ * custom_options bytes (none here) would come from mn_custom_options(ctx, node, &len).
  */
 #include <math.h>
 

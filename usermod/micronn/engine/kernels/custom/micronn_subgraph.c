@@ -36,9 +36,9 @@ static const mn_registration_t no_nesting[] = {
 };
 
 /* Value of `key=` in the options (up to ';'), copied to out (NUL-terminated); length or -1. */
-static int option(const mn_node_t *node, const char *key, char *out, size_t cap) {
-    const char *o = (const char *)node->custom_options;
-    size_t n = node->custom_options_len, klen = strlen(key);
+static int option(const mn_ctx_t *ctx, const mn_node_t *node, const char *key, char *out, size_t cap) {
+    size_t n, klen = strlen(key);
+    const char *o = (const char *)mn_custom_options(ctx, node, &n);
     for (size_t i = 0; o && i + klen < n; i++) {
         if ((i == 0 || o[i - 1] == ';') && memcmp(o + i, key, klen) == 0 && o[i + klen] == '=') {
             size_t j = i + klen + 1, k = 0;
@@ -66,7 +66,7 @@ static mn_status_t check_boundary(mn_ctx_t *ctx, const char *what, const mn_tens
 
 static mn_status_t sub_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     char backend[NAME_MAX_LEN], num[12];
-    if (option(node, "backend", backend, sizeof backend) <= 0 || option(node, "subgraph", num, sizeof num) <= 0) {
+    if (option(ctx, node, "backend", backend, sizeof backend) <= 0 || option(ctx, node, "subgraph", num, sizeof num) <= 0) {
         return mn_fail(ctx, MN_ERR_MODEL, "custom options must read \"backend=<name>;subgraph=<index>\"");
     }
     uint32_t index = 0;
@@ -89,6 +89,9 @@ static mn_status_t sub_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     d->cfg.delegate = mn_delegate_find(backend);
     d->cfg.ops = no_nesting;
     d->cfg.n_ops = 1;
+    /* host tools collecting per-op tables (mn_config_t.table_hook) get the subgraph's too */
+    d->cfg.table_hook = ctx->cfg.table_hook;
+    d->cfg.table_user = ctx->cfg.table_user;
     /* label: "<backend>:subgraph" + the index digits, as given */
     const char *who = d->cfg.delegate && d->cfg.delegate->variants ? backend : "kernels";
     size_t lw = strlen(who);

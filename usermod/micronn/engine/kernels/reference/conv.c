@@ -220,9 +220,10 @@ static mn_status_t conv_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     REF_TRY(ref_conv_check_opts(ctx, in, filter, out, padding, stride_h, stride_w, dil_h, dil_w));
     int32_t *mult = NULL;
     int8_t *shift = NULL;
+    bool fill;
     /* per-channel entries (out_c): multipliers/shifts, or the float scales of a hybrid filter */
     const int32_t n_tables = in->dtype != MN_FLOAT32 || filter->dtype == MN_INT8 ? filter->dims[0] : 0;
-    conv_data_t *d = (conv_data_t *)ref_alloc_with_tables(ctx, sizeof(conv_data_t), n_tables, &mult, &shift);
+    conv_data_t *d = (conv_data_t *)ref_alloc_with_tables(ctx, node, sizeof(conv_data_t), n_tables, &mult, &shift, &fill);
     if (!d) {
         return MN_ERR_ARENA;
     }
@@ -244,19 +245,19 @@ static mn_status_t conv_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter depth %d does not divide input depth %d into groups",
             (int)g->f_in_c, (int)g->in_c);
     }
-    REF_TRY(ref_conv_prepare_common(ctx, node, in, filter, bias, out, padding, act, 0, g, d, mult, shift));
-    if (d->g.dtype == MN_FLOAT32 && d->u.f.hybrid && g->in_c != g->f_in_c) {
+    REF_TRY(ref_conv_prepare_common(ctx, node, in, filter, bias, out, padding, act, 0, g, d, mult, shift, fill));
+    if (d->g.dtype == MN_FLOAT32 && d->g.mode && g->in_c != g->f_in_c) {
         /* grouped: TFLite's per-channel hybrid path, which needs one scale per output channel */
         if (filter->q_count != g->out_c) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "grouped hybrid conv needs %d filter scales (has %d)",
                 (int)g->out_c, (int)filter->q_count);
         }
-        d->u.f.hybrid = REF_HYBRID_CHANNEL;
+        d->g.mode = REF_HYBRID_CHANNEL;
     }
     if (in->dtype == MN_INT16) {   /* without a bias tensor: int32 accumulation if the options say so */
-        d->u.q.acc32 = mn_opt_i8(node, MN_CONV2D_QUANTIZED_BIAS_TYPE, 0) == MN_INT32;
+        d->g.mode = mn_opt_i8(node, MN_CONV2D_QUANTIZED_BIAS_TYPE, 0) == MN_INT32;
     }
-    return ref_conv_select(ctx, d, g, filter, bias, false);
+    return ref_conv_select(ctx, node, d, g, filter, bias, false);
 }
 
 static mn_status_t conv_eval(mn_ctx_t *ctx, mn_node_t *node) {

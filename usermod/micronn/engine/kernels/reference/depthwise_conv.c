@@ -208,9 +208,10 @@ static mn_status_t dw_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     REF_TRY(ref_conv_check_opts(ctx, in, filter, out, padding, stride_h, stride_w, dil_h, dil_w));
     int32_t *mult = NULL;
     int8_t *shift = NULL;
+    bool fill;
     /* per-channel entries (out_c): multipliers/shifts, or the float scales of a hybrid filter */
     const int32_t n_tables = in->dtype != MN_FLOAT32 || filter->dtype == MN_INT8 ? filter->dims[3] : 0;
-    dw_data_t *d = (dw_data_t *)ref_alloc_with_tables(ctx, sizeof(dw_data_t), n_tables, &mult, &shift);
+    dw_data_t *d = (dw_data_t *)ref_alloc_with_tables(ctx, node, sizeof(dw_data_t), n_tables, &mult, &shift, &fill);
     if (!d) {
         return MN_ERR_ARENA;
     }
@@ -235,16 +236,16 @@ static mn_status_t dw_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     if (in->dtype == MN_INT16 && bias && bias->dtype != MN_INT64) {   /* TFLite: int64 only here */
         return ref_fail_dtype(ctx, "bias (with int16 input)", bias);
     }
-    REF_TRY(ref_conv_prepare_common(ctx, node, in, filter, bias, out, padding, act, 3, g, d, mult, shift));
-    if (d->g.dtype == MN_FLOAT32 && d->u.f.hybrid) {
+    REF_TRY(ref_conv_prepare_common(ctx, node, in, filter, bias, out, padding, act, 3, g, d, mult, shift, fill));
+    if (d->g.dtype == MN_FLOAT32 && d->g.mode) {
         /* TFLite has only the per-channel hybrid path here (with one scale it reads past it) */
         if (filter->q_count != g->out_c) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "hybrid depthwise conv needs %d filter scales (has %d)",
                 (int)g->out_c, (int)filter->q_count);
         }
-        d->u.f.hybrid = REF_HYBRID_CHANNEL;
+        d->g.mode = REF_HYBRID_CHANNEL;
     }
-    return ref_conv_select(ctx, d, g, filter, bias, true);
+    return ref_conv_select(ctx, node, d, g, filter, bias, true);
 }
 
 static mn_status_t dw_eval(mn_ctx_t *ctx, mn_node_t *node) {

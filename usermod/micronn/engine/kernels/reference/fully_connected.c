@@ -147,14 +147,15 @@ typedef struct {
         const mn_fc_s8_variant_t *s8;
         const mn_fc_f32_variant_t *f32;
     } variant;                  /* optimized compute function (mn_variants.h); NULL: reference */
-    void *vdata;                /* the int8 variant's persistent data, or NULL */
+    const void *vdata;          /* the int8 variant's persistent data, or NULL */
     int32_t scratch;            /* the variant's scratch buffer index, or -1; hybrid: the quantized row */
-    uint8_t hybrid;             /* float32 input, int8 weights */
-    mn_fc_hybrid_params_t h;
+    uint8_t hybrid;             /* float32 input, int8 weights: h (allocated only then) */
+    mn_fc_hybrid_params_t *h;
 } fc_data_t;
 
 /* Last step of prepare: the compute variant, its persistent data and scratch. */
-static mn_status_t fc_select(mn_ctx_t *ctx, fc_data_t *d, const mn_tensor_t *w, const mn_tensor_t *bias) {
+static mn_status_t fc_select(mn_ctx_t *ctx, const mn_node_t *node, fc_data_t *d, const mn_tensor_t *w,
+    const mn_tensor_t *bias) {
     size_t scratch = 0;
     d->scratch = -1;
     if (!ref_weights_constant(w, bias) || d->dtype == MN_INT16) {   /* int16x8: reference only */
@@ -165,11 +166,16 @@ static mn_status_t fc_select(mn_ctx_t *ctx, fc_data_t *d, const mn_tensor_t *w, 
         d->variant.s8 = v;
         const size_t data = v && v->data_bytes ? v->data_bytes(&d->p) : 0;
         if (data) {
-            if (!(d->vdata = mn_alloc_persistent(ctx, data))) {
+            void *vd;
+            bool fill;
+            if (!mn_table_alloc(ctx, node, MN_TABLE_VARIANT, 0, data, &vd, &fill)) {
                 return MN_ERR_ARENA;
             }
-            if (!mn_sizing_only(ctx)) {
-                v->precompute(&d->p, (const int8_t *)w->data, bias ? (const int32_t *)bias->data : NULL, d->vdata);
+            if (fill) {
+                v->precompute(&d->p, (const int8_t *)w->data, bias ? (const int32_t *)bias->data : NULL, vd);
+            }
+            if (!(d->vdata = mn_table_keep(ctx, node, MN_TABLE_VARIANT, vd, data))) {
+                return MN_ERR_ARENA;
             }
         }
         scratch = v && v->scratch_bytes ? v->scratch_bytes(&d->p) : 0;
@@ -193,8 +199,12 @@ static const char *fc_variant(const mn_node_t *node) {
 
 /* Hybrid: int8 weights (symmetric, per-tensor or per-unit scales) with float32 activations. */
 static mn_status_t fc_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, fc_data_t *d, const mn_tensor_t *w) {
-    mn_fc_hybrid_params_t *h = &d->h;
     REF_TRY(ref_need_quant(ctx, "weights", w));
+    mn_fc_hybrid_params_t *h = (mn_fc_hybrid_params_t *)mn_alloc_persistent(ctx, sizeof *h);
+    if (!h) {
+        return MN_ERR_ARENA;
+    }
+    d->h = h;
     if (w->q_count > 1 && (w->q_count != d->p.units || w->q_dim != 0)) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED,
             "weights per-channel quantization (%d scales, dim %d) does not match %d units",
@@ -242,9 +252,10 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     }
     int32_t *mult = NULL;
     int8_t *shift = NULL;
+    bool fill;
     const int per_channel = in->dtype != MN_FLOAT32 && w->q_count > 1;
-    fc_data_t *d = (fc_data_t *)ref_alloc_with_tables(ctx, sizeof(fc_data_t), per_channel ? w->dims[0] : 0, &mult,
-        &shift);
+    const int32_t n_tables = per_channel ? w->dims[0] : 0;
+    fc_data_t *d = (fc_data_t *)ref_alloc_with_tables(ctx, node, sizeof(fc_data_t), n_tables, &mult, &shift, &fill);
     if (!d) {
         return MN_ERR_ARENA;
     }
@@ -280,8 +291,10 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             return ref_fail_combo(ctx, in, out);
         }
         REF_TRY(ref_act_range_f(ctx, act, &d->fmin, &d->fmax));
-        d->h.act_min = d->fmin;
-        d->h.act_max = d->fmax;
+        if (d->h) {
+            d->h->act_min = d->fmin;
+            d->h->act_max = d->fmax;
+        }
     } else if (in->dtype == MN_INT8 || in->dtype == MN_INT16) {
         /* int16x8: int8 weights, int64 (or int32) bias, symmetric int16 activations */
         const bool wide = in->dtype == MN_INT16;
@@ -320,13 +333,17 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
                         "per-channel weights zero point %d not supported", (int)mn_tensor_zero_point(w, u));
                 }
                 const float ws = mn_tensor_scale(w, u);
-                mn_conv_multipliers(in->scale, &ws, 1, out->scale, 1, &mult[u], &shift[u]);
-                if (shift[u] > max_shift) {
-                    return mn_fail(ctx, MN_ERR_UNSUPPORTED, "output multiplier 2^%d too large", (int)shift[u]);
+                if (fill) {
+                    mn_conv_multipliers(in->scale, &ws, 1, out->scale, 1, &mult[u], &shift[u]);
+                    if (shift[u] > max_shift) {
+                        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "output multiplier 2^%d too large", (int)shift[u]);
+                    }
                 }
             }
-            p->mult_pc = mult;
-            p->shift_pc = shift;
+            if (!(p->mult_pc = ref_keep_tables(ctx, node, n_tables, mult))) {
+                return MN_ERR_ARENA;
+            }
+            p->shift_pc = ref_shifts(p->mult_pc, n_tables);
             p->weights_offset = 0;
             d->per_channel = 1;
         } else {
@@ -345,7 +362,7 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         d->variant.f32 = NULL;
         return mn_request_scratch(ctx, (size_t)p->depth, &d->scratch);
     }
-    return fc_select(ctx, d, w, bias);
+    return fc_select(ctx, node, d, w, bias);
 }
 
 static mn_status_t fc_eval(mn_ctx_t *ctx, mn_node_t *node) {
@@ -371,7 +388,7 @@ static mn_status_t fc_eval(mn_ctx_t *ctx, mn_node_t *node) {
         const mn_bias16_t b = ref_bias16(bias, false);   /* one rounding either way */
         mn_fully_connected_s16(&d->p, (const int16_t *)in->data, (const int8_t *)w->data, &b, (int16_t *)out->data);
     } else if (d->hybrid) {
-        mn_fully_connected_hybrid(&d->h, (const float *)in->data, (const int8_t *)w->data,
+        mn_fully_connected_hybrid(d->h, (const float *)in->data, (const int8_t *)w->data,
             bias ? (const float *)bias->data : NULL, (float *)out->data, (int8_t *)mn_get_scratch(ctx, d->scratch));
     } else if (d->variant.f32) {
         d->variant.f32->run(&d->p, d->fmin, d->fmax, (const float *)in->data, (const float *)w->data,

@@ -8,7 +8,7 @@
 
 mn_status_t ref_conv_prepare_quant(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *filter,
     const mn_tensor_t *bias, const mn_tensor_t *out, int act, int32_t out_c, int32_t filter_q_dim,
-    ref_conv_data_t *d, int32_t *mult, int8_t *shift) {
+    ref_conv_data_t *d, int32_t *mult, int8_t *shift, bool fill) {
     d->g.dtype = in->dtype;
 
     if (in->dtype == MN_FLOAT32) {
@@ -22,7 +22,7 @@ mn_status_t ref_conv_prepare_quant(mn_ctx_t *ctx, const mn_tensor_t *in, const m
             return ref_fail_combo(ctx, in, out);
         }
         REF_TRY(ref_act_range_f(ctx, act, &d->u.f.min, &d->u.f.max));
-        d->u.f.hybrid = REF_HYBRID_NONE;
+        d->g.mode = REF_HYBRID_NONE;
     } else if (in->dtype == MN_INT8 || in->dtype == MN_INT16) {
         /* int16x8: int8 filter, int64 (or int32) bias, symmetric int16 activations */
         const bool wide = in->dtype == MN_INT16;
@@ -59,7 +59,7 @@ mn_status_t ref_conv_prepare_quant(mn_ctx_t *ctx, const mn_tensor_t *in, const m
                     (int)mn_tensor_zero_point(filter, ch));
             }
         }
-        if (!mn_sizing_only(ctx)) {
+        if (fill) {
             /* one call per layer: per-channel scales read in place, a per-tensor scale computed once */
             if (nq > 1 && filter->q_scale_raw) {
                 mn_conv_multipliers_le(in->scale, filter->q_scale_raw, out_c, out->scale, mult, shift);
@@ -79,7 +79,7 @@ mn_status_t ref_conv_prepare_quant(mn_ctx_t *ctx, const mn_tensor_t *in, const m
         d->u.q.output_offset = (int16_t)out->zero_point;
         d->u.q.act_min = (int16_t)act_min;                 /* within the output type's range */
         d->u.q.act_max = (int16_t)act_max;
-        d->u.q.acc32 = 0;                                  /* the kernel sets it from its options */
+        d->g.mode = 0;                                  /* the kernel sets it from its options */
     } else {
         return ref_fail_dtype(ctx, "input", in);
     }
@@ -93,7 +93,7 @@ mn_status_t ref_conv_prepare_quant(mn_ctx_t *ctx, const mn_tensor_t *in, const m
 /* Hybrid (float32 input, int8 filter): dtypes, symmetric filter quantization per tensor or along
  * filter_q_dim, the float filter scales into the mult table (out_c floats), which path TFLite takes. */
 static mn_status_t conv_prepare_hybrid(mn_ctx_t *ctx, const mn_tensor_t *filter, const mn_tensor_t *bias,
-    const mn_tensor_t *out, int act, int32_t out_c, int32_t filter_q_dim, ref_conv_data_t *d, int32_t *mult) {
+    const mn_tensor_t *out, int act, int32_t out_c, int32_t filter_q_dim, ref_conv_data_t *d, int32_t *mult, bool fill) {
     d->g.dtype = MN_FLOAT32;
     if (bias && bias->dtype != MN_FLOAT32) {
         return ref_fail_dtype(ctx, "bias (with float32 input)", bias);
@@ -118,9 +118,9 @@ static mn_status_t conv_prepare_hybrid(mn_ctx_t *ctx, const mn_tensor_t *filter,
         }
     }
     REF_TRY(ref_act_range_f(ctx, act, &d->u.f.min, &d->u.f.max));
-    d->u.f.hybrid = mode;
+    d->g.mode = mode;
     float *scales = (float *)(void *)mult;
-    for (int32_t c = 0; c < out_c && !mn_sizing_only(ctx); ++c) {
+    for (int32_t c = 0; c < out_c && fill; ++c) {
         scales[c] = mn_tensor_scale(filter, nq > 1 ? c : 0);
     }
     return MN_OK;
@@ -152,7 +152,7 @@ static int conv_extent_ok(int32_t in, int32_t out, int32_t f, int stride, int di
 
 mn_status_t ref_conv_prepare_common(mn_ctx_t *ctx, mn_node_t *node, const mn_tensor_t *in,
     const mn_tensor_t *filter, const mn_tensor_t *bias, const mn_tensor_t *out, int padding, int act,
-    int32_t filter_q_dim, mn_conv_geom_t *g, ref_conv_data_t *d, int32_t *mult, int8_t *shift) {
+    int32_t filter_q_dim, mn_conv_geom_t *g, ref_conv_data_t *d, int32_t *mult, int8_t *shift, bool fill) {
     /* Empty tensors have no data (NULL): the eval loops would form NULL + 0. */
     if (g->in_h < 1 || g->in_w < 1 || g->in_c < 1 || g->f_h < 1 || g->f_w < 1 || g->out_c < 1) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "empty input %dx%dx%d, filter %dx%d or output depth %d",
@@ -177,23 +177,25 @@ mn_status_t ref_conv_prepare_common(mn_ctx_t *ctx, mn_node_t *node, const mn_ten
             (int)mn_tensor_count(bias), g->out_c);
     }
     if (in->dtype == MN_FLOAT32 && filter->dtype == MN_INT8) {
-        REF_TRY(conv_prepare_hybrid(ctx, filter, bias, out, act, g->out_c, filter_q_dim, d, mult));
+        REF_TRY(conv_prepare_hybrid(ctx, filter, bias, out, act, g->out_c, filter_q_dim, d, mult, fill));
     } else {
-        REF_TRY(ref_conv_prepare_quant(ctx, in, filter, bias, out, act, g->out_c, filter_q_dim, d, mult, shift));
+        REF_TRY(ref_conv_prepare_quant(ctx, in, filter, bias, out, act, g->out_c, filter_q_dim, d, mult, shift,
+            fill));
     }
+    REF_TRY(ref_conv_keep(ctx, node, d, mult, d->g.dtype == MN_FLOAT32 && !d->g.mode ? 0 : g->out_c));
     REF_TRY(ref_geom_store(ctx, g, &d->g));
     node->user_data = d;
     return MN_OK;
 }
 
-mn_status_t ref_conv_select(mn_ctx_t *ctx, ref_conv_data_t *d, const mn_conv_geom_t *g,
+mn_status_t ref_conv_select(mn_ctx_t *ctx, const mn_node_t *node, ref_conv_data_t *d, const mn_conv_geom_t *g,
     const mn_tensor_t *filter, const mn_tensor_t *bias, bool depthwise) {
     size_t scratch = 0;
     d->scratch = -1;
     d->vdata = NULL;
     d->variant.s8 = NULL;
     d->variant.f32 = NULL;
-    if (d->g.dtype == MN_FLOAT32 && d->u.f.hybrid) {   /* reference only; one quantized input image */
+    if (d->g.dtype == MN_FLOAT32 && d->g.mode) {   /* reference only; one quantized input image */
         return mn_request_scratch(ctx, (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c, &d->scratch);
     }
     if (!ref_weights_constant(filter, bias) || d->g.dtype == MN_INT16) {   /* int16x8: reference only */
@@ -210,12 +212,16 @@ mn_status_t ref_conv_select(mn_ctx_t *ctx, ref_conv_data_t *d, const mn_conv_geo
         scratch = v->scratch_bytes ? v->scratch_bytes(g) : 0;
         const size_t data = v->data_bytes ? v->data_bytes(g) : 0;
         if (data) {
-            if (!(d->vdata = mn_alloc_persistent(ctx, data))) {
+            void *vd;
+            bool fill;
+            if (!mn_table_alloc(ctx, node, MN_TABLE_VARIANT, 0, data, &vd, &fill)) {
                 return MN_ERR_ARENA;
             }
-            if (!mn_sizing_only(ctx)) {
-                v->precompute(g, &q, (const int8_t *)filter->data, bias ? (const int32_t *)bias->data : NULL,
-                    d->vdata);
+            if (fill) {
+                v->precompute(g, &q, (const int8_t *)filter->data, bias ? (const int32_t *)bias->data : NULL, vd);
+            }
+            if (!(d->vdata = mn_table_keep(ctx, node, MN_TABLE_VARIANT, vd, data))) {
+                return MN_ERR_ARENA;
             }
         }
     } else {
@@ -249,13 +255,13 @@ mn_status_t ref_conv_eval(mn_ctx_t *ctx, mn_node_t *node, ref_conv_s8_fn ref_s8,
     } else if (d->g.dtype == MN_INT16) {
         mn_conv_quant_t q;
         ref_conv_quant(d, g->out_c, &q);
-        const mn_bias16_t b = ref_bias16(bias, d->u.q.acc32);
+        const mn_bias16_t b = ref_bias16(bias, d->g.mode);
         ref_s16(g, &q, (const int16_t *)in->data, (const int8_t *)filter->data, &b, (int16_t *)out->data);
-    } else if (d->u.f.hybrid) {
+    } else if (d->g.mode) {
         mn_conv_quant_t q;
         ref_conv_quant(d, g->out_c, &q);   /* the mult table holds the float filter scales */
         const mn_conv_hybrid_t h = { d->u.f.min, d->u.f.max, (const float *)(const void *)q.mult,
-                                     (uint8_t)(d->u.f.hybrid == REF_HYBRID_CHANNEL) };
+                                     (uint8_t)(d->g.mode == REF_HYBRID_CHANNEL) };
         ref_hybrid(g, &h, (const float *)in->data, (const int8_t *)filter->data,
             bias ? (const float *)bias->data : NULL, (float *)out->data, (int8_t *)buf.scratch);
     } else {

@@ -98,27 +98,32 @@ static inline mn_status_t ref_need_quant(mn_ctx_t *ctx, const char *what, const 
     }
 
 /*
- * One persistent block holding a kernel's data struct (`head` bytes) followed by n int32
- * multipliers and n int8 shifts: per-channel tables cost 5 bytes per channel and the block is
- * rounded to MN_ARENA_ALIGN once. NULL when the arena is exhausted (return MN_ERR_ARENA).
+ * A kernel's data struct (`head` bytes) and its per-channel tables, n int32 multipliers followed by
+ * n int8 shifts (5 bytes per channel), as one table (MN_TABLE_QUANT, mn_kernel.h "tables"): one
+ * persistent block, rounded to MN_ARENA_ALIGN once, unless the model stores the tables (then
+ * the struct alone, and the tables are used in place from the model when they match). Fill the
+ * tables when *fill, then call ref_keep_tables for where eval reads them. NULL when the arena is
+ * exhausted (return MN_ERR_ARENA).
  */
-static inline void *ref_alloc_with_tables(mn_ctx_t *ctx, size_t head, int32_t n, int32_t **mult, int8_t **shift) {
-    const size_t h = (head + 3u) & ~(size_t)3u;
+static inline void *ref_alloc_with_tables(mn_ctx_t *ctx, const mn_node_t *node, size_t head, int32_t n,
+    int32_t **mult, int8_t **shift, bool *fill) {
     const size_t cnt = n > 0 ? (size_t)n : 0u;
-    const size_t total = cnt > (SIZE_MAX / 2 - h) / 5u ? SIZE_MAX / 2 : h + 5u * cnt;
-    uint8_t *p = (uint8_t *)mn_alloc_persistent(ctx, total);
-    if (p) {
-        *mult = (int32_t *)(void *)(p + h);
-        *shift = (int8_t *)(p + h + 4u * cnt);
-    }
-    return p;
+    void *table = NULL;
+    void *d = mn_table_alloc(ctx, node, MN_TABLE_QUANT, head, cnt > SIZE_MAX / 16u ? SIZE_MAX / 2 : 5u * cnt,
+        &table, fill);
+    *mult = (int32_t *)table;
+    *shift = table ? (int8_t *)table + 4u * cnt : (int8_t *)0;
+    return d;
 }
 
-/* The tables of a block made by ref_alloc_with_tables(ctx, head, n, ...) (for eval). */
-static inline void ref_tables(const void *block, size_t head, int32_t n, const int32_t **mult, const int8_t **shift) {
-    const uint8_t *p = (const uint8_t *)block + ((head + 3u) & ~(size_t)3u);
-    *mult = (const int32_t *)(const void *)p;
-    *shift = (const int8_t *)(p + 4u * (size_t)(n > 0 ? n : 0));
+/* The tables' final place (the model's copy or the arena's), or NULL (arena exhausted). */
+static inline const int32_t *ref_keep_tables(mn_ctx_t *ctx, const mn_node_t *node, int32_t n, int32_t *mult) {
+    return (const int32_t *)mn_table_keep(ctx, node, MN_TABLE_QUANT, mult, 5u * (size_t)(n > 0 ? n : 0));
+}
+
+/* The shifts of tables made by ref_alloc_with_tables (for eval). */
+static inline const int8_t *ref_shifts(const int32_t *mult, int32_t n) {
+    return (const int8_t *)(mult + (n > 0 ? n : 0));
 }
 
 /*
@@ -134,6 +139,8 @@ typedef struct {
     const mn_conv_geom_t *wide;   /* full geometry when some value does not fit int16, else NULL */
     int16_t v[REF_GEOM_N];
     uint8_t dtype;                /* free for the kernel (the conv kernels keep the input dtype) */
+    uint8_t mode;                 /* free for the kernel (conv: int16x8 int32 accumulation without
+                                   * bias, or float32 REF_HYBRID_*) */
 } ref_geom_t;
 
 /* Store *g into *dst (allocating a full copy only when needed). */
@@ -180,18 +187,20 @@ typedef struct {
         struct {
             /* int8 ranges (zero points and activation bounds are checked in prepare) */
             int16_t input_offset, output_offset, act_min, act_max;
-            uint8_t acc32;              /* int16x8 without bias: quantized_bias_type INT32 */
-        } q;                            /* int8 / int16; the multiplier/shift tables follow in the same block */
+        } q;                            /* int8 / int16 (g.mode: int16x8 without bias, quantized_bias_type
+                                         * INT32); the multiplier/shift tables: mult */
         struct {
-            float min, max;             /* float32 activation range */
-            uint8_t hybrid;             /* REF_HYBRID_*: int8 filter (its float scales in the mult table) */
+            float min, max;             /* float32 activation range (g.mode: REF_HYBRID_*, an int8
+                                         * filter whose float scales are in the mult table) */
         } f;
     } u;
     union {
         const mn_conv_s8_variant_t *s8;
         const mn_conv_f32_variant_t *f32;
     } variant;                          /* optimized compute function (mn_variants.h); NULL: reference */
-    void *vdata;                        /* the int8 variant's persistent data, or NULL */
+    const void *vdata;                  /* the int8 variant's persistent data, or NULL */
+    const int32_t *mult;                /* out_c multipliers, then out_c int8 shifts (ref_shifts);
+                                         * hybrid: the float filter scales */
     int32_t scratch;                    /* the variant's scratch buffer index, or -1 */
 } ref_conv_data_t;
 
@@ -211,18 +220,25 @@ mn_status_t ref_conv_check_opts(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_t
  */
 mn_status_t ref_conv_prepare_quant(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *filter,
     const mn_tensor_t *bias, const mn_tensor_t *out, int act, int32_t out_c, int32_t filter_q_dim,
-    ref_conv_data_t *d, int32_t *mult, int8_t *shift);
+    ref_conv_data_t *d, int32_t *mult, int8_t *shift, bool fill);
+
+/* After the tables are filled: d->mult = their final place (ref_keep_tables). */
+static inline mn_status_t ref_conv_keep(mn_ctx_t *ctx, const mn_node_t *node, ref_conv_data_t *d, int32_t *mult,
+    int32_t n) {
+    d->mult = ref_keep_tables(ctx, node, n, mult);
+    return d->mult ? MN_OK : MN_ERR_ARENA;
+}
 
 /*
  * The rest of prepare once the kernel has filled *g up to strides and dilations (batches, input,
  * filter and output depth, depth_mult): output size and padding, output shape and bias checks,
  * dtypes, quantization (per-tensor or per-channel along filter dimension `filter_q_dim`), the
- * n = g->out_c multipliers/shifts into mult/shift, activation range and offsets into *d, and the
- * geometry. Sets node->user_data = d on success.
+ * n = g->out_c multipliers/shifts into mult/shift (computed when `fill`, then kept: d->mult),
+ * activation range and offsets into *d, and the geometry. Sets node->user_data = d on success.
  */
 mn_status_t ref_conv_prepare_common(mn_ctx_t *ctx, mn_node_t *node, const mn_tensor_t *in,
     const mn_tensor_t *filter, const mn_tensor_t *bias, const mn_tensor_t *out, int padding, int act,
-    int32_t filter_q_dim, mn_conv_geom_t *g, ref_conv_data_t *d, int32_t *mult, int8_t *shift);
+    int32_t filter_q_dim, mn_conv_geom_t *g, ref_conv_data_t *d, int32_t *mult, int8_t *shift, bool fill);
 
 
 /*
@@ -282,7 +298,8 @@ static inline void ref_conv_quant(const ref_conv_data_t *d, int32_t out_c, mn_co
     q->output_offset = d->u.q.output_offset;
     q->act_min = d->u.q.act_min;
     q->act_max = d->u.q.act_max;
-    ref_tables(d, sizeof *d, out_c, &q->mult, &q->shift);
+    q->mult = d->mult;
+    q->shift = ref_shifts(d->mult, out_c);
 }
 
 /* Optimized variants may precompute from the weights (and bias) in prepare: only when those are
@@ -293,7 +310,7 @@ static inline bool ref_weights_constant(const mn_tensor_t *w, const mn_tensor_t 
 
 /* Last step of conv/depthwise prepare: choose the compute variant for geometry *g (mn_variants.h)
  * and set up its persistent data and scratch. */
-mn_status_t ref_conv_select(mn_ctx_t *ctx, ref_conv_data_t *d, const mn_conv_geom_t *g,
+mn_status_t ref_conv_select(mn_ctx_t *ctx, const mn_node_t *node, ref_conv_data_t *d, const mn_conv_geom_t *g,
     const mn_tensor_t *filter, const mn_tensor_t *bias, bool depthwise);
 
 /* Conv/depthwise eval: the chosen variant, or the reference compute function ref_s8 / ref_f32. */

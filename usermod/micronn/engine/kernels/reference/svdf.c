@@ -190,13 +190,16 @@ typedef struct {
     int32_t scratch_idx, scratch_out_idx;
     uint8_t dtype;
     const mn_svdf_s8_variant_t *variant;   /* int8 compute variant (mn_variants.h); NULL: reference */
-    void *vdata;                           /* its persistent data, or NULL */
-    /* hybrid (float32 input, int8 weights) */
-    uint8_t hybrid, asymmetric;
+    const void *vdata;                     /* its persistent data, or NULL */
+    struct svdf_hybrid *hy;                /* hybrid (float32 input, int8 weights) only, else NULL */
+} svdf_data_t;
+
+typedef struct svdf_hybrid {
+    uint8_t asymmetric;
     float wf_scale;
     float *wt_f;                           /* weights_time dequantized in prepare, as TFLite on first use */
     int32_t qbuf_idx;                      /* scratch: one quantized input row */
-} svdf_data_t;
+} svdf_hybrid_t;
 
 /* Hybrid: int8 weights_feature and weights_time with float32 input, state, bias and output. */
 static mn_status_t svdf_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, svdf_data_t *d, const mn_tensor_t *wf,
@@ -216,20 +219,21 @@ static mn_status_t svdf_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, svdf_data
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "hybrid SVDF weights_time must be a constant");
     }
     const size_t n = (size_t)d->p.filters * d->p.memory;
-    if (!(d->wt_f = (float *)mn_alloc_persistent(ctx, n * sizeof(float)))) {
+    svdf_hybrid_t *hy = (svdf_hybrid_t *)mn_alloc_persistent(ctx, sizeof *hy);
+    if (!hy || !(hy->wt_f = (float *)mn_alloc_persistent(ctx, n * sizeof(float)))) {
         return MN_ERR_ARENA;
     }
     for (size_t i = 0; i < n && !mn_sizing_only(ctx); ++i) {
-        d->wt_f[i] = (float)((const int8_t *)wt->data)[i] * wt->scale;
+        hy->wt_f[i] = (float)((const int8_t *)wt->data)[i] * wt->scale;
     }
-    d->hybrid = 1;
-    d->asymmetric = mn_opt_i8(node, MN_SVDF_ASYMMETRIC_QUANTIZE_INPUTS, 0) != 0;
-    d->wf_scale = wf->scale;
-    return mn_request_scratch(ctx, (size_t)d->p.input_size, &d->qbuf_idx);
+    d->hy = hy;
+    hy->asymmetric = mn_opt_i8(node, MN_SVDF_ASYMMETRIC_QUANTIZE_INPUTS, 0) != 0;
+    hy->wf_scale = wf->scale;
+    return mn_request_scratch(ctx, (size_t)d->p.input_size, &hy->qbuf_idx);
 }
 
 /* Last step of int8 prepare: the compute variant and its persistent data. */
-static mn_status_t svdf_select(mn_ctx_t *ctx, svdf_data_t *d, const mn_tensor_t *wf) {
+static mn_status_t svdf_select(mn_ctx_t *ctx, const mn_node_t *node, svdf_data_t *d, const mn_tensor_t *wf) {
     if (!ref_weights_constant(wf, NULL)) {
         return MN_OK;
     }
@@ -237,11 +241,16 @@ static mn_status_t svdf_select(mn_ctx_t *ctx, svdf_data_t *d, const mn_tensor_t 
     d->variant = v;
     const size_t data = v && v->data_bytes ? v->data_bytes(&d->p) : 0;
     if (data) {
-        if (!(d->vdata = mn_alloc_persistent(ctx, data))) {
+        void *vd;
+        bool fill;
+        if (!mn_table_alloc(ctx, node, MN_TABLE_VARIANT, 0, data, &vd, &fill)) {
             return MN_ERR_ARENA;
         }
-        if (!mn_sizing_only(ctx)) {
-            v->precompute(&d->p, (const int8_t *)wf->data, d->vdata);
+        if (fill) {
+            v->precompute(&d->p, (const int8_t *)wf->data, vd);
+        }
+        if (!(d->vdata = mn_table_keep(ctx, node, MN_TABLE_VARIANT, vd, data))) {
+            return MN_ERR_ARENA;
         }
     }
     return MN_OK;
@@ -298,7 +307,7 @@ static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     }
     d->act = act;
     d->dtype = in->dtype;
-    d->hybrid = 0;
+    d->hy = NULL;
     size_t elem;
     if (in->dtype == MN_FLOAT32 && wf->dtype == MN_INT8) {
         float lo, hi;
@@ -355,7 +364,7 @@ static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         p->output_zp = out->zero_point;
         elem = sizeof(int32_t);
         REF_TRY(mn_request_scratch(ctx, (size_t)p->batches * p->units * sizeof(int32_t), &d->scratch_out_idx));
-        REF_TRY(svdf_select(ctx, d, wf));
+        REF_TRY(svdf_select(ctx, node, d, wf));
     } else {
         return ref_fail_dtype(ctx, "input", in);
     }
@@ -382,10 +391,11 @@ static mn_status_t svdf_eval(mn_ctx_t *ctx, mn_node_t *node) {
         mn_svdf_s8(&d->p, (const int8_t *)in->data, (const int8_t *)wf->data, (const int16_t *)wt->data,
             bias ? (const int32_t *)bias->data : NULL, (int16_t *)state->data, (int32_t *)scratch,
             (int32_t *)mn_get_scratch(ctx, d->scratch_out_idx), (int8_t *)out->data);
-    } else if (d->hybrid) {
-        mn_svdf_hybrid(&d->p, d->act, d->asymmetric, (const float *)in->data, (const int8_t *)wf->data, d->wf_scale,
-            d->wt_f, bias ? (const float *)bias->data : NULL, (float *)state->data, (float *)scratch,
-            (int8_t *)mn_get_scratch(ctx, d->qbuf_idx), (float *)out->data);
+    } else if (d->hy) {
+        const svdf_hybrid_t *hy = d->hy;
+        mn_svdf_hybrid(&d->p, d->act, hy->asymmetric, (const float *)in->data, (const int8_t *)wf->data,
+            hy->wf_scale, hy->wt_f, bias ? (const float *)bias->data : NULL, (float *)state->data, (float *)scratch,
+            (int8_t *)mn_get_scratch(ctx, hy->qbuf_idx), (float *)out->data);
     } else {
         mn_svdf_f32(&d->p, d->act, (const float *)in->data, (const float *)wf->data,
             (const float *)wt->data, bias ? (const float *)bias->data : NULL, (float *)state->data,

@@ -145,14 +145,17 @@ static mn_status_t tconv_prepare(mn_ctx_t *ctx, mn_node_t *node) {
 
     int32_t *mult = NULL;
     int8_t *shift = NULL;
+    bool fill;
     const int32_t n_tables = in->dtype != MN_FLOAT32 ? g->out_c : 0;
-    ref_conv_data_t *d = (ref_conv_data_t *)ref_alloc_with_tables(ctx, sizeof *d, n_tables, &mult, &shift);
+    ref_conv_data_t *d = (ref_conv_data_t *)ref_alloc_with_tables(ctx, node, sizeof *d, n_tables, &mult, &shift,
+        &fill);
     if (!d) {
         return MN_ERR_ARENA;
     }
-    REF_TRY(ref_conv_prepare_quant(ctx, in, filter, bias, out, act, g->out_c, 0, d, mult, shift));
+    REF_TRY(ref_conv_prepare_quant(ctx, in, filter, bias, out, act, g->out_c, 0, d, mult, shift, fill));
+    REF_TRY(ref_conv_keep(ctx, node, d, mult, n_tables));
     if (in->dtype == MN_INT16) {   /* without a bias tensor: int32 accumulation if the options say so */
-        d->u.q.acc32 = mn_opt_i8(node, MN_TCONV_QUANTIZED_BIAS_TYPE, 0) == MN_INT32;
+        d->g.mode = mn_opt_i8(node, MN_TCONV_QUANTIZED_BIAS_TYPE, 0) == MN_INT32;
     }
     REF_TRY(ref_geom_store(ctx, g, &d->g));
     node->user_data = d;
@@ -178,7 +181,7 @@ static mn_status_t tconv_eval(mn_ctx_t *ctx, mn_node_t *node) {
         mn_transpose_conv_s8(g, &q, (const int8_t *)in->data, (const int8_t *)filter->data,
             bias ? (const int32_t *)bias->data : NULL, (int8_t *)out->data);
     } else {
-        const mn_bias16_t b = ref_bias16(bias, d->u.q.acc32);
+        const mn_bias16_t b = ref_bias16(bias, d->g.mode);
         mn_transpose_conv_s16(g, &q, (const int16_t *)in->data, (const int8_t *)filter->data, &b,
             (int16_t *)out->data);
     }
