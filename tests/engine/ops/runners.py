@@ -73,7 +73,10 @@ def kshim_lib():
     # Reference compute functions only (no backend compiled in): the engine runner exercises the
     # optimized variants, this one the reference they must match.
     srcs = [HERE / "kshim.c", ENGINE / "mn_util.c", ENGINE / "mn_opnames.c", ENGINE / "mn_quant.c", ENGINE / "mn_registry.c",
-            ENGINE / "kernels" / "mn_variants.c", *sorted((ENGINE / "kernels" / "reference").glob("*.c"))]
+            ENGINE / "kernels" / "mn_variants.c",
+            # kernels that run other subgraphs or share resource variables need the whole engine
+            *sorted(p for p in (ENGINE / "kernels" / "reference").glob("*.c")
+                    if not p.name.startswith(("control_", "resource_")))]
     hdrs = [*ENGINE.glob("*.h"), *(ENGINE / "kernels").glob("*.h"), *(ENGINE / "kernels" / "reference").glob("*.h")]
     newest = max(p.stat().st_mtime for p in srcs + hdrs)
     if not so.exists() or so.stat().st_mtime < newest:
