@@ -361,11 +361,14 @@ typedef struct mn_nested {
     bool ready;                 /* prepared (not in a sizing dry run) */
 } mn_nested_t;
 
-/* Prepare n for subgraph `index` (prepare only). cfg: the nested interpreter's configuration, or
- * NULL for the caller's (no profiler; an offline plan only describes subgraph 0, so greedy;
- * inputs never reused). In a sizing dry run (mn_sizing_only) n->ready stays false: the memory is
- * counted, the interpreter is not kept. */
-mn_status_t mn_nested_prepare(mn_ctx_t *ctx, mn_nested_t *n, uint32_t index, const char *what, const mn_config_t *cfg);
+/* Check subgraph `subgraph` (it exists, no recursion, not too deep) and set n up for it (prepare
+ * only). Then check its operands (mn_nested_check_io) and prepare it. */
+mn_status_t mn_nested_open(mn_ctx_t *ctx, mn_nested_t *n, int32_t subgraph, const char *what);
+/* Prepare n's interpreter (prepare only). cfg: its configuration, or NULL for the caller's (no
+ * profiler; an offline plan only describes subgraph 0, so greedy; inputs never reused). In a
+ * sizing dry run (mn_sizing_only) n->ready stays false: the memory is counted, the interpreter
+ * is not kept. */
+mn_status_t mn_nested_prepare(mn_ctx_t *ctx, mn_nested_t *n, const mn_config_t *cfg);
 /* The subgraph's inputs (or outputs) must match count tensors of the node's inputs (outputs)
  * starting at `first` in dtype and size (checked from the model: also in sizing dry runs). */
 mn_status_t mn_nested_check_io(mn_ctx_t *ctx, const mn_node_t *node, const mn_nested_t *n, bool outputs, int first,

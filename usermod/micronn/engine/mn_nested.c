@@ -56,15 +56,16 @@ static mn_status_t size_arena(mn_ctx_t *ctx, mn_nested_t *n, void *work, size_t 
     return s;
 }
 
-mn_status_t mn_nested_prepare(mn_ctx_t *ctx, mn_nested_t *n, uint32_t index, const char *what, const mn_config_t *cfg) {
+mn_status_t mn_nested_open(mn_ctx_t *ctx, mn_nested_t *n, int32_t subgraph, const char *what) {
     const mn_model_t *m = ctx->model;
-    n->index = index;
     n->what = what;
     n->ready = false;
-    if (index >= mn_model_num_subgraphs(m)) {
-        return mn_fail(ctx, MN_ERR_MODEL, "%s subgraph %u does not exist (the model has %u)", what, (unsigned)index,
+    if (subgraph < 0 || (size_t)subgraph >= mn_model_num_subgraphs(m)) {
+        return mn_fail(ctx, MN_ERR_MODEL, "%s subgraph %d does not exist (the model has %u)", what, (int)subgraph,
             (unsigned)mn_model_num_subgraphs(m));
     }
+    const uint32_t index = (uint32_t)subgraph;
+    n->index = index;
     int depth = 0;
     for (const mn_interp_t *a = ctx; a; a = a->parent, depth++) {
         uint32_t k = subgraph_number(a->model);
@@ -78,6 +79,12 @@ mn_status_t mn_nested_prepare(mn_ctx_t *ctx, mn_nested_t *n, uint32_t index, con
             (unsigned)index, MN_MAX_NESTING);
     }
     mn_model_subgraph(m, index, &n->model);
+    return MN_OK;
+}
+
+mn_status_t mn_nested_prepare(mn_ctx_t *ctx, mn_nested_t *n, const mn_config_t *cfg) {
+    const char *what = n->what;
+    const uint32_t index = n->index;
     if (cfg) {
         n->cfg = *cfg;
     } else {
@@ -95,7 +102,7 @@ mn_status_t mn_nested_prepare(mn_ctx_t *ctx, mn_nested_t *n, uint32_t index, con
     /* The arena: sized by a dry run in temporary memory, then one persistent block. */
     size_t work = mn_dry_run_work_hint(&n->model), need = 0;
     mn_status_t s = MN_ERR_ARENA;
-    for (int attempt = 0; attempt < 4 && s == MN_ERR_ARENA; attempt++) {
+    for (int attempt = 0; attempt < 12 && s == MN_ERR_ARENA; attempt++) {
         void *w = mn_alloc_temp(ctx, work);
         if (!w) {
             return MN_ERR_ARENA;

@@ -83,16 +83,12 @@ static mn_status_t sub_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     if (index == 0) {
         return mn_fail(ctx, MN_ERR_MODEL, "subgraph 0 does not exist as a delegated one (0 is the main one)");
     }
-    d->n.what = "delegated";
-    d->n.index = index;
-    if (index < mn_model_num_subgraphs(node->model)) {
-        mn_model_subgraph(node->model, index, &d->n.model);
-        if ((s = mn_nested_check_io(ctx, node, &d->n, false, 0, mn_num_inputs(node))) != MN_OK
-            || (s = mn_nested_check_io(ctx, node, &d->n, true, 0, mn_num_outputs(node))) != MN_OK) {
-            return s;
-        }
+    if ((s = mn_nested_open(ctx, &d->n, (int32_t)index, "delegated")) != MN_OK
+        || (s = mn_nested_check_io(ctx, node, &d->n, false, 0, mn_num_inputs(node))) != MN_OK
+        || (s = mn_nested_check_io(ctx, node, &d->n, true, 0, mn_num_outputs(node))) != MN_OK) {
+        return s;
     }
-    return mn_nested_prepare(ctx, &d->n, index, "delegated", &cfg);
+    return mn_nested_prepare(ctx, &d->n, &cfg);
 }
 
 static mn_status_t sub_eval(mn_ctx_t *ctx, mn_node_t *node) {

@@ -23,13 +23,16 @@ static mn_status_t call_once_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         return MN_ERR_ARENA;
     }
     node->user_data = d;
-    int32_t index = mn_opt_i32(node, MN_CALL_ONCE_INIT_SUBGRAPH, -1);
-    mn_status_t s = mn_nested_prepare(ctx, &d->init, index < 0 ? UINT32_MAX : (uint32_t)index, "init", NULL);
+    mn_nested_t *n = &d->init;
+    mn_status_t s = mn_nested_open(ctx, n, mn_opt_i32(node, MN_CALL_ONCE_INIT_SUBGRAPH, 0), "init");
     if (s == MN_OK) {
-        s = mn_nested_check_io(ctx, node, &d->init, false, 0, 0);
+        s = mn_nested_check_io(ctx, node, n, false, 0, 0);
     }
     if (s == MN_OK) {
-        s = mn_nested_check_io(ctx, node, &d->init, true, 0, 0);
+        s = mn_nested_check_io(ctx, node, n, true, 0, 0);
+    }
+    if (s == MN_OK) {
+        s = mn_nested_prepare(ctx, n, NULL);
     }
     return s;
 }

@@ -26,14 +26,17 @@ static mn_status_t if_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     node->user_data = d;
     static const char *const what[2] = { "then", "else" };
     for (int b = 0; b < 2; b++) {
-        int32_t index = mn_opt_i32(node, b ? MN_IF_ELSE_SUBGRAPH : MN_IF_THEN_SUBGRAPH, -1);
         mn_nested_t *n = &d->branch[b];
-        mn_status_t s = mn_nested_prepare(ctx, n, index < 0 ? UINT32_MAX : (uint32_t)index, what[b], NULL);
+        mn_status_t s = mn_nested_open(ctx, n, mn_opt_i32(node, b ? MN_IF_ELSE_SUBGRAPH : MN_IF_THEN_SUBGRAPH, 0),
+            what[b]);
         if (s == MN_OK) {
             s = mn_nested_check_io(ctx, node, n, false, 1, mn_num_inputs(node) - 1);
         }
         if (s == MN_OK) {
             s = mn_nested_check_io(ctx, node, n, true, 0, mn_num_outputs(node));
+        }
+        if (s == MN_OK) {
+            s = mn_nested_prepare(ctx, n, NULL);
         }
         if (s != MN_OK) {
             return s;

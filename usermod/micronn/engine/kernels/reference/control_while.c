@@ -32,8 +32,7 @@ static mn_status_t while_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         return MN_ERR_ARENA;
     }
     node->user_data = d;
-    int32_t ci = mn_opt_i32(node, MN_WHILE_COND_SUBGRAPH, -1), bi = mn_opt_i32(node, MN_WHILE_BODY_SUBGRAPH, -1);
-    mn_status_t s = mn_nested_prepare(ctx, &d->cond, ci < 0 ? UINT32_MAX : (uint32_t)ci, "cond", NULL);
+    mn_status_t s = mn_nested_open(ctx, &d->cond, mn_opt_i32(node, MN_WHILE_COND_SUBGRAPH, 0), "cond");
     if (s == MN_OK) {
         s = mn_nested_check_io(ctx, node, &d->cond, false, 0, n);
     }
@@ -44,13 +43,19 @@ static mn_status_t while_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             return mn_fail(ctx, MN_ERR_MODEL, "cond subgraph %u must have one output, a bool scalar",
                 (unsigned)d->cond.index);
         }
-        s = mn_nested_prepare(ctx, &d->body, bi < 0 ? UINT32_MAX : (uint32_t)bi, "body", NULL);
+        s = mn_nested_open(ctx, &d->body, mn_opt_i32(node, MN_WHILE_BODY_SUBGRAPH, 0), "body");
     }
     if (s == MN_OK) {
         s = mn_nested_check_io(ctx, node, &d->body, false, 0, n);
     }
     if (s == MN_OK) {
         s = mn_nested_check_io(ctx, node, &d->body, true, 0, n);
+    }
+    if (s == MN_OK) {
+        s = mn_nested_prepare(ctx, &d->cond, NULL);
+    }
+    if (s == MN_OK) {
+        s = mn_nested_prepare(ctx, &d->body, NULL);
     }
     return s;
 }

@@ -1,0 +1,350 @@
+"""Several subgraphs: IF, WHILE, CALL_ONCE and resource variables against LiteRT (BUILTIN_REF),
+over several invokes where there is state; errors the engine must name (bad subgraph index,
+recursion, mismatched subgraph operands, read before assign, a variable changing dtype); a WHILE
+that never ends stopped by should_stop. Models: models_control.py. The whole engine runs them
+(the kernel shim cannot: one op of one subgraph)."""
+import numpy as np
+import pytest
+
+import models_control as MC
+from models_control import BO, BOPT, FlowModel, Graph
+from runners import engine_runner, run_oracle
+
+S = MC.S
+
+E = pytest.importorskip("micronn_tools.engine")
+
+
+@pytest.fixture(scope="module")
+def run():
+    r = engine_runner()
+    if not r:
+        pytest.fail("engine ctypes wrapper / libmicronn.so not available: make -C tests/engine lib", pytrace=False)
+    return r
+
+
+@pytest.fixture
+def rng(request):
+    import zlib
+    return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
+
+
+def same(got, want, desc):
+    assert len(got) == len(want), desc
+    for k, (g, w) in enumerate(zip(got, want)):
+        g = np.asarray(g).reshape(w.shape)
+        assert g.dtype == w.dtype, desc
+        if w.dtype == np.float32:
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6, err_msg=f"{desc} output {k}")
+        else:
+            assert np.array_equal(g, w), f"{desc} output {k}: got {g.ravel()[:8]} want {w.ravel()[:8]}"
+
+
+def compare(run, model, inputs, invokes=1):
+    want = run_oracle(model, inputs, invokes)
+    got = run(model, inputs, invokes)
+    if invokes == 1:
+        want, got = [want], [got]
+    for step, (g, w) in enumerate(zip(got, want)):
+        same(g, w, f"{model.desc} invoke {step}")
+    return want
+
+
+def prepare_error(model):
+    with pytest.raises(E.MicronnError) as e:
+        E.Interpreter(E.Model(model.tflite()))
+    return str(e.value)
+
+
+DTYPES = ["int8", "int16", "float32", "int32"]
+
+
+# ---- IF -------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_if_takes_both_branches(run, rng, dtype):
+    m = MC.if_model(rng, dtype, shape=(3, 5))
+    a, b = (MC.gen_small(rng, m.tensors[i]) for i in m.graph_inputs[1:])
+    outs = []
+    for c in (True, False, True):
+        outs.append(compare(run, m, [np.array(c), a, b])[0][0])
+    # the branches differ (then ADD, else SUB), so both really ran
+    assert not np.array_equal(outs[0], outs[1]) and np.array_equal(outs[0], outs[2])
+
+
+def test_if_branches_across_invokes(run, rng):
+    """One interpreter, the branch changing from invoke to invoke."""
+    m = MC.if_model(rng, "float32", shape=(4,))
+    ins = [[np.array(bool(c))] + [MC.gen_small(rng, m.tensors[i]) for i in m.graph_inputs[1:]]
+           for c in (1, 0, 0, 1, 0)]
+    compare(run, m, ins, invokes=len(ins))
+
+
+def test_if_int32_condition(run, rng):
+    """A one-element int32 condition: nonzero is true."""
+    m = MC.if_model(rng, "int32", cond_dtype=np.int32)
+    a, b = (MC.gen_small(rng, m.tensors[i]) for i in m.graph_inputs[1:])
+    assert np.array_equal(run(m, [np.array(7, np.int32), a, b])[0], a + b)
+    assert np.array_equal(run(m, [np.array(0, np.int32), a, b])[0], a - b)
+
+
+# ---- WHILE ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n", [0, 1, 3, 7, -2])
+def test_while_counts(run, rng, dtype, n):
+    m = MC.while_model(rng, dtype)
+    ins = [MC.while_gen(n)(rng, m.tensors[i]) for i in m.graph_inputs]
+    want = compare(run, m, ins)
+    assert want[0][1] == max(n, 0)
+
+
+def test_while_iteration_counts_across_invokes(run, rng):
+    m = MC.while_model(rng, "int8", shape=(2, 3))
+    ins = [[MC.gen_small(rng, m.tensors[m.graph_inputs[0]]), np.array(n, np.int32)] for n in (4, 0, 2, 9)]
+    compare(run, m, ins, invokes=len(ins))
+
+
+def endless_while(rng):
+    """WHILE i < n whose body never changes i."""
+    m = MC.while_model(rng, "float32")
+    gb = m.graphs[2]
+    bx, bi, bn = gb.inputs
+    gb.outputs = [gb.outputs[0], bi, bn]
+    return m
+
+
+def test_endless_while_is_stopped_by_should_stop(rng):
+    m = endless_while(rng)
+    polls = []
+    stop = [True]
+    it = E.Interpreter(E.Model(m.tflite()), should_stop=lambda: stop[0] and (polls.append(1) or len(polls) > 500))
+    it.set_input(0, np.zeros(4, np.float32))
+    it.set_input(1, np.array(3, np.int32))
+    with pytest.raises(E.MicronnError) as e:
+        it.invoke()
+    assert e.value.status == E.ERR_ABORTED and "should_stop" in str(e.value), e.value
+    assert len(polls) == 501
+    # the interpreter stays usable: a loop that ends
+    stop[0] = False
+    it.set_input(1, np.array(0, np.int32))
+    it.invoke()
+    assert it.output(1) == 0
+
+
+# ---- CALL_ONCE and resource variables -----------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "float32", "int32", "bool"])
+def test_variable_state_across_invokes(run, rng, dtype):
+    """Invoke k reads what invoke k-1 assigned (invoke 0: CALL_ONCE's init value)."""
+    m = MC.variable_model(rng, dtype)
+    ins = [[MC.gen_small(rng, m.tensors[m.graph_inputs[0]])] for _ in range(4)]
+    want = compare(run, m, ins, invokes=4)
+    for k in range(1, 4):
+        assert np.array_equal(want[k][0], ins[k - 1][0])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_accumulator(run, rng, dtype):
+    """TFLM's resource-variable test: acc = 0 once, then acc += x every invoke."""
+    m = MC.accumulator_model(rng, dtype)
+    ins = [[MC.gen_small(rng, m.tensors[m.graph_inputs[0]])] for _ in range(6)]
+    want = compare(run, m, ins, invokes=6)
+    total = np.sum([x[0] for x in ins], axis=0)
+    np.testing.assert_allclose(want[-1][0], total, rtol=1e-5)
+
+
+def test_reset_runs_call_once_again(rng):
+    m = MC.accumulator_model(rng, "int32")
+    it = E.Interpreter(E.Model(m.tflite()))
+    x = np.array([1, 2, 3], np.int32)
+    for k in range(3):
+        it.set_input(0, x)
+        it.invoke()
+    assert list(it.output(0)) == [3, 6, 9]
+    it.reset()
+    it.set_input(0, x)
+    it.invoke()
+    assert list(it.output(0)) == [1, 2, 3]
+
+
+# ---- nesting -------------------------------------------------------------------------------------
+
+def if_of_while(rng):
+    """IF(c, x, n): then = a WHILE adding `step` n times (subgraphs 2, 3), else = x + x."""
+    w = MC.while_model(rng, "float32")
+    g0, gt, ge = Graph("main"), Graph("then"), Graph("else")
+    c, x, n = g0.t("c", np.bool_, ()), g0.t("x", np.float32, (4,)), g0.t("n", np.int32, ())
+    o = g0.t("out", np.float32, (4,))
+    g0.op(BO.IF, [c, x, n], [o], BOPT.IfOptions, MC._if_opts(1, 4))
+    g0.inputs, g0.outputs = [c, x, n], [o]
+    tx, tn = gt.t("x", np.float32, (4,)), gt.t("n", np.int32, ())
+    i0 = gt.t("i0", np.int32, (), data=np.zeros((), np.int32))
+    xo, io, no = gt.t("x_out", np.float32, (4,)), gt.t("i_out", np.int32, ()), gt.t("n_out", np.int32, ())
+    gt.op(BO.WHILE, [tx, i0, tn], [xo, io, no], BOPT.WhileOptions, MC._while_opts(2, 3))
+    gt.inputs, gt.outputs = [tx, tn], [xo]
+    ex, en, eo = ge.t("x", np.float32, (4,)), ge.t("n", np.int32, ()), ge.t("y", np.float32, (4,))
+    MC._binary(ge, BO.ADD, ex, ex, eo)
+    ge.inputs, ge.outputs = [ex, en], [eo]
+    return FlowModel([g0, gt, w.graphs[1], w.graphs[2], ge], BO.IF, desc="IF of WHILE")
+
+
+def test_if_of_while(run, rng):
+    m = if_of_while(rng)
+    ins = [[np.array(bool(c)), rng.normal(size=4).astype(np.float32), np.array(n, np.int32)]
+           for c, n in ((1, 3), (0, 5), (1, 0), (1, 6))]
+    compare(run, m, ins, invokes=len(ins))
+
+
+def counting_while(rng):
+    """A WHILE whose body counts its iterations in a resource variable that the main graph reads:
+    the table is shared by the top interpreter and the nested ones."""
+    w = MC.while_model(rng, "int32")
+    g0, gc, gb = w.graphs
+    gi = Graph("init")
+    h = gi.var_handle("iterations")
+    z = gi.t("zero", np.int32, (), data=np.zeros((), np.int32))
+    gi.op(BO.ASSIGN_VARIABLE, [h, z], [], BOPT.AssignVariableOptions, S.AssignVariableOptionsT())
+    hb = gb.var_handle("iterations")
+    cnt, cnt2 = gb.t("count", np.int32, ()), gb.t("count_next", np.int32, ())
+    one = gb.t("one_more", np.int32, (), data=np.ones((), np.int32))
+    gb.op(BO.READ_VARIABLE, [hb], [cnt], BOPT.ReadVariableOptions, S.ReadVariableOptionsT())
+    MC._binary(gb, BO.ADD, cnt, one, cnt2)
+    gb.op(BO.ASSIGN_VARIABLE, [hb, cnt2], [], BOPT.AssignVariableOptions, S.AssignVariableOptionsT())
+    ops = g0.ops
+    g0.ops = []
+    g0.op(BO.CALL_ONCE, [], [], BOPT.CallOnceOptions, MC._call_once_opts(3))
+    g0.ops += ops
+    h0 = g0.var_handle("iterations")
+    total = g0.t("total", np.int32, ())
+    g0.op(BO.READ_VARIABLE, [h0], [total], BOPT.ReadVariableOptions, S.ReadVariableOptionsT())
+    g0.outputs = g0.outputs + [total]
+    return FlowModel([g0, gc, gb, gi], BO.WHILE, desc="WHILE counting in a variable")
+
+
+def test_variable_shared_with_nested_subgraphs(run, rng):
+    m = counting_while(rng)
+    ins = [[MC.gen_small(rng, m.tensors[m.graph_inputs[0]]), np.array(n, np.int32)] for n in (3, 0, 4, 2)]
+    want = compare(run, m, ins, invokes=len(ins))
+    assert [int(w[2]) for w in want] == [3, 3, 7, 9]
+
+
+@pytest.mark.parametrize("build", [counting_while, if_of_while])
+def test_nested_arena_is_exact(rng, build):
+    """The dry run sizes the nested interpreters' arenas too (two levels for IF of WHILE): the
+    arena it reports works, one alignment unit less does not."""
+    m = build(rng)
+    model = E.Model(m.tflite())
+    need = model.arena_needed("greedy", False, False)
+    E.Interpreter(model, arena_size=need)
+    with pytest.raises(E.MicronnError) as e:
+        E.Interpreter(model, arena_size=need - 16)
+    assert e.value.status == E.ERR_ARENA
+
+
+# ---- errors ----------------------------------------------------------------------------------------
+
+def test_bad_subgraph_index(rng):
+    msg = prepare_error(MC.if_model(rng, "float32", then_index=7))
+    assert "op 0 IF: then subgraph 7 does not exist (the model has 3)" in msg, msg
+    m = MC.while_model(rng, "int32")
+    m.graphs[0].ops[0][4].bodySubgraphIndex = -1
+    msg = prepare_error(m)
+    assert "op 0 WHILE: body subgraph -1 does not exist (the model has 3)" in msg, msg
+
+
+def test_recursion_is_refused(rng):
+    msg = prepare_error(MC.if_model(rng, "float32", else_index=0))
+    assert "else subgraph 0 calls itself (recursion: subgraph 0 is already running: the main one)" in msg, msg
+    # deeper: subgraph 1 calls subgraph 1
+    g0, g1 = Graph("main"), Graph("init")
+    g0.op(BO.CALL_ONCE, [], [], BOPT.CallOnceOptions, MC._call_once_opts(1))
+    g1.op(BO.CALL_ONCE, [], [], BOPT.CallOnceOptions, MC._call_once_opts(1))
+    msg = prepare_error(FlowModel([g0, g1], BO.CALL_ONCE))
+    assert "op 0 CALL_ONCE: init subgraph 1: op 0 CALL_ONCE: init subgraph 1 calls itself" in msg, msg
+
+
+def test_mismatched_subgraph_operands(rng):
+    m = MC.if_model(rng, "int8")
+    t = m.graphs[1].tensors[0]
+    t.dtype, t.scale, t.zp = np.dtype(np.float32), None, None
+    msg = prepare_error(m)
+    assert "op 0 IF: input 1 is int8 (6 bytes), then subgraph 1's input 0 is float32 (24 bytes)" in msg, msg
+    m = MC.if_model(rng, "int8")
+    m.graphs[2].inputs = m.graphs[2].inputs[:1]
+    msg = prepare_error(m)
+    assert "op 0 IF: else subgraph 2 has 1 inputs, the op passes 2" in msg, msg
+    m = MC.while_model(rng, "int32")
+    m.graphs[1].tensors[m.graphs[1].outputs[0]].dtype = np.dtype(np.int32)
+    msg = prepare_error(m)
+    assert "cond subgraph 1 must have one output, a bool scalar" in msg, msg
+
+
+def read_before_assign():
+    g0 = Graph("main")
+    h = g0.var_handle("v")
+    x, out = g0.t("x", np.float32, (2,)), g0.t("out", np.float32, (2,))
+    g0.op(BO.READ_VARIABLE, [h], [out], BOPT.ReadVariableOptions, S.ReadVariableOptionsT())
+    g0.op(BO.ASSIGN_VARIABLE, [h, x], [], BOPT.AssignVariableOptions, S.AssignVariableOptionsT())
+    g0.inputs, g0.outputs = [x], [out]
+    return FlowModel([g0], BO.READ_VARIABLE, desc="read before assign")
+
+
+def test_read_before_assign(rng):
+    m = read_before_assign()
+    it = E.Interpreter(E.Model(m.tflite()))
+    it.set_input(0, np.ones(2, np.float32))
+    with pytest.raises(E.MicronnError) as e:
+        it.invoke()
+    assert "op 1 READ_VARIABLE: variable 'v' read before it was assigned" in str(e.value), e.value
+    # LiteRT refuses it too
+    with pytest.raises(Exception):
+        run_oracle(m, [np.ones(2, np.float32)])
+
+
+def test_variable_never_assigned(rng):
+    m = read_before_assign()
+    m.graphs[0].ops.pop()
+    msg = prepare_error(m)
+    assert "variable 'v' is never assigned" in msg, msg
+
+
+def test_assign_changing_dtype(rng):
+    m = MC.variable_model(rng, "float32")
+    c = m.graphs[1].tensors[1]
+    c.dtype, c.data = np.dtype(np.int32), c.data.astype(np.int32)
+    msg = prepare_error(m)
+    assert ("subgraph 1 op 1 ASSIGN_VARIABLE: variable 'v' changes dtype or size: int32 (24 bytes) here, "
+            "float32 (24 bytes) at subgraph 0 op 3") in msg, msg
+    m = MC.variable_model(rng, "int8")
+    m.graphs[0].tensors[m.graphs[0].outputs[1]].shape = (3, 3)
+    msg = prepare_error(m)
+    assert "op 4 READ_VARIABLE: output is int8 (9 bytes), variable 'v' is int8 (6 bytes)" in msg, msg
+
+
+def test_handle_from_outside_the_subgraph_is_refused(rng):
+    """A resource handle passed into a subgraph cannot be resolved at prepare: refused clearly."""
+    m = MC.variable_model(rng, "float32")
+    g0 = m.graphs[0]
+    h = next(o[2][0] for o in g0.ops if o[0] == BO.VAR_HANDLE)
+    g0.ops = [o for o in g0.ops if o[0] != BO.VAR_HANDLE]
+    g0.inputs = g0.inputs + [h]
+    msg = prepare_error(m)
+    assert "resource handle (input 0, tensor 0) does not come from a VAR_HANDLE op of this subgraph" in msg, msg
+
+
+@pytest.mark.parametrize("planner", ["greedy", "no_reuse", "offline"])
+@pytest.mark.parametrize("reuse_inputs", [False, True])
+def test_planners(rng, planner, reuse_inputs):
+    """Nested interpreters plan greedily whatever the top one uses (an offline plan describes
+    subgraph 0 only) and never reuse their inputs (WHILE reads them after cond ran)."""
+    m = if_of_while(rng)
+    ins = [[np.array(bool(c)), rng.normal(size=4).astype(np.float32), np.array(n, np.int32)]
+           for c, n in ((1, 3), (0, 5), (1, 2))]
+    want = run_oracle(m, ins, len(ins))
+    it = E.Interpreter(E.Model(m.tflite()), planner=planner, reuse_inputs=reuse_inputs)
+    for x, w in zip(ins, want):
+        for i, v in enumerate(x):
+            it.set_input(i, v)
+        it.invoke()
+        np.testing.assert_allclose(it.output(0), w[0], rtol=1e-5)
