@@ -308,6 +308,62 @@ def accumulator_model(rng, dtype, shape=(3,)):
     return FlowModel([g0, g1], BO.ASSIGN_VARIABLE, desc=f"accumulator {dtype} {shape}")
 
 
+# ---- nesting -----------------------------------------------------------------------------------------
+
+def endless_while(rng):
+    """WHILE i < n whose body never changes i."""
+    m = while_model(rng, "float32")
+    gb = m.graphs[2]
+    bx, bi, bn = gb.inputs
+    gb.outputs = [gb.outputs[0], bi, bn]
+    return m
+
+
+def if_of_while(rng):
+    """IF(c, x, n): then = a WHILE adding `step` n times (subgraphs 2, 3), else = x + x."""
+    w = while_model(rng, "float32")
+    g0, gt, ge = Graph("main"), Graph("then"), Graph("else")
+    c, x, n = g0.t("c", np.bool_, ()), g0.t("x", np.float32, (4,)), g0.t("n", np.int32, ())
+    o = g0.t("out", np.float32, (4,))
+    g0.op(BO.IF, [c, x, n], [o], BOPT.IfOptions, _if_opts(1, 4))
+    g0.inputs, g0.outputs = [c, x, n], [o]
+    tx, tn = gt.t("x", np.float32, (4,)), gt.t("n", np.int32, ())
+    i0 = gt.t("i0", np.int32, (), data=np.zeros((), np.int32))
+    xo, io, no = gt.t("x_out", np.float32, (4,)), gt.t("i_out", np.int32, ()), gt.t("n_out", np.int32, ())
+    gt.op(BO.WHILE, [tx, i0, tn], [xo, io, no], BOPT.WhileOptions, _while_opts(2, 3))
+    gt.inputs, gt.outputs = [tx, tn], [xo]
+    ex, en, eo = ge.t("x", np.float32, (4,)), ge.t("n", np.int32, ()), ge.t("y", np.float32, (4,))
+    _binary(ge, BO.ADD, ex, ex, eo)
+    ge.inputs, ge.outputs = [ex, en], [eo]
+    return FlowModel([g0, gt, w.graphs[1], w.graphs[2], ge], BO.IF, desc="IF of WHILE")
+
+
+def counting_while(rng):
+    """A WHILE whose body counts its iterations in a resource variable that the main graph reads:
+    the table is shared by the top interpreter and the nested ones."""
+    w = while_model(rng, "int32")
+    g0, gc, gb = w.graphs
+    gi = Graph("init")
+    h = gi.var_handle("iterations")
+    z = gi.t("zero", np.int32, (), data=np.zeros((), np.int32))
+    gi.op(BO.ASSIGN_VARIABLE, [h, z], [], BOPT.AssignVariableOptions, S.AssignVariableOptionsT())
+    hb = gb.var_handle("iterations")
+    cnt, cnt2 = gb.t("count", np.int32, ()), gb.t("count_next", np.int32, ())
+    one = gb.t("one_more", np.int32, (), data=np.ones((), np.int32))
+    gb.op(BO.READ_VARIABLE, [hb], [cnt], BOPT.ReadVariableOptions, S.ReadVariableOptionsT())
+    _binary(gb, BO.ADD, cnt, one, cnt2)
+    gb.op(BO.ASSIGN_VARIABLE, [hb, cnt2], [], BOPT.AssignVariableOptions, S.AssignVariableOptionsT())
+    ops = g0.ops
+    g0.ops = []
+    g0.op(BO.CALL_ONCE, [], [], BOPT.CallOnceOptions, _call_once_opts(3))
+    g0.ops += ops
+    h0 = g0.var_handle("iterations")
+    total = g0.t("total", np.int32, ())
+    g0.op(BO.READ_VARIABLE, [h0], [total], BOPT.ReadVariableOptions, S.ReadVariableOptionsT())
+    g0.outputs = g0.outputs + [total]
+    return FlowModel([g0, gc, gb, gi], BO.WHILE, desc="WHILE counting in a variable")
+
+
 def _cases():
     c = {}
     for dt in ("int8", "int16", "float32", "int32"):

@@ -105,17 +105,8 @@ def test_while_iteration_counts_across_invokes(run, rng):
     compare(run, m, ins, invokes=len(ins))
 
 
-def endless_while(rng):
-    """WHILE i < n whose body never changes i."""
-    m = MC.while_model(rng, "float32")
-    gb = m.graphs[2]
-    bx, bi, bn = gb.inputs
-    gb.outputs = [gb.outputs[0], bi, bn]
-    return m
-
-
 def test_endless_while_is_stopped_by_should_stop(rng):
-    m = endless_while(rng)
+    m = MC.endless_while(rng)
     polls = []
     stop = [True]
     it = E.Interpreter(E.Model(m.tflite()), should_stop=lambda: stop[0] and (polls.append(1) or len(polls) > 500))
@@ -170,66 +161,21 @@ def test_reset_runs_call_once_again(rng):
 
 # ---- nesting -------------------------------------------------------------------------------------
 
-def if_of_while(rng):
-    """IF(c, x, n): then = a WHILE adding `step` n times (subgraphs 2, 3), else = x + x."""
-    w = MC.while_model(rng, "float32")
-    g0, gt, ge = Graph("main"), Graph("then"), Graph("else")
-    c, x, n = g0.t("c", np.bool_, ()), g0.t("x", np.float32, (4,)), g0.t("n", np.int32, ())
-    o = g0.t("out", np.float32, (4,))
-    g0.op(BO.IF, [c, x, n], [o], BOPT.IfOptions, MC._if_opts(1, 4))
-    g0.inputs, g0.outputs = [c, x, n], [o]
-    tx, tn = gt.t("x", np.float32, (4,)), gt.t("n", np.int32, ())
-    i0 = gt.t("i0", np.int32, (), data=np.zeros((), np.int32))
-    xo, io, no = gt.t("x_out", np.float32, (4,)), gt.t("i_out", np.int32, ()), gt.t("n_out", np.int32, ())
-    gt.op(BO.WHILE, [tx, i0, tn], [xo, io, no], BOPT.WhileOptions, MC._while_opts(2, 3))
-    gt.inputs, gt.outputs = [tx, tn], [xo]
-    ex, en, eo = ge.t("x", np.float32, (4,)), ge.t("n", np.int32, ()), ge.t("y", np.float32, (4,))
-    MC._binary(ge, BO.ADD, ex, ex, eo)
-    ge.inputs, ge.outputs = [ex, en], [eo]
-    return FlowModel([g0, gt, w.graphs[1], w.graphs[2], ge], BO.IF, desc="IF of WHILE")
-
-
 def test_if_of_while(run, rng):
-    m = if_of_while(rng)
+    m = MC.if_of_while(rng)
     ins = [[np.array(bool(c)), rng.normal(size=4).astype(np.float32), np.array(n, np.int32)]
            for c, n in ((1, 3), (0, 5), (1, 0), (1, 6))]
     compare(run, m, ins, invokes=len(ins))
 
 
-def counting_while(rng):
-    """A WHILE whose body counts its iterations in a resource variable that the main graph reads:
-    the table is shared by the top interpreter and the nested ones."""
-    w = MC.while_model(rng, "int32")
-    g0, gc, gb = w.graphs
-    gi = Graph("init")
-    h = gi.var_handle("iterations")
-    z = gi.t("zero", np.int32, (), data=np.zeros((), np.int32))
-    gi.op(BO.ASSIGN_VARIABLE, [h, z], [], BOPT.AssignVariableOptions, S.AssignVariableOptionsT())
-    hb = gb.var_handle("iterations")
-    cnt, cnt2 = gb.t("count", np.int32, ()), gb.t("count_next", np.int32, ())
-    one = gb.t("one_more", np.int32, (), data=np.ones((), np.int32))
-    gb.op(BO.READ_VARIABLE, [hb], [cnt], BOPT.ReadVariableOptions, S.ReadVariableOptionsT())
-    MC._binary(gb, BO.ADD, cnt, one, cnt2)
-    gb.op(BO.ASSIGN_VARIABLE, [hb, cnt2], [], BOPT.AssignVariableOptions, S.AssignVariableOptionsT())
-    ops = g0.ops
-    g0.ops = []
-    g0.op(BO.CALL_ONCE, [], [], BOPT.CallOnceOptions, MC._call_once_opts(3))
-    g0.ops += ops
-    h0 = g0.var_handle("iterations")
-    total = g0.t("total", np.int32, ())
-    g0.op(BO.READ_VARIABLE, [h0], [total], BOPT.ReadVariableOptions, S.ReadVariableOptionsT())
-    g0.outputs = g0.outputs + [total]
-    return FlowModel([g0, gc, gb, gi], BO.WHILE, desc="WHILE counting in a variable")
-
-
 def test_variable_shared_with_nested_subgraphs(run, rng):
-    m = counting_while(rng)
+    m = MC.counting_while(rng)
     ins = [[MC.gen_small(rng, m.tensors[m.graph_inputs[0]]), np.array(n, np.int32)] for n in (3, 0, 4, 2)]
     want = compare(run, m, ins, invokes=len(ins))
     assert [int(w[2]) for w in want] == [3, 3, 7, 9]
 
 
-@pytest.mark.parametrize("build", [counting_while, if_of_while])
+@pytest.mark.parametrize("build", [MC.counting_while, MC.if_of_while])
 def test_nested_arena_is_exact(rng, build):
     """The dry run sizes the nested interpreters' arenas too (two levels for IF of WHILE): the
     arena it reports works, one alignment unit less does not."""
@@ -338,7 +284,7 @@ def test_handle_from_outside_the_subgraph_is_refused(rng):
 def test_planners(rng, planner, reuse_inputs):
     """Nested interpreters plan greedily whatever the top one uses (an offline plan describes
     subgraph 0 only) and never reuse their inputs (WHILE reads them after cond ran)."""
-    m = if_of_while(rng)
+    m = MC.if_of_while(rng)
     ins = [[np.array(bool(c)), rng.normal(size=4).astype(np.float32), np.array(n, np.int32)]
            for c, n in ((1, 3), (0, 5), (1, 2))]
     want = run_oracle(m, ins, len(ins))

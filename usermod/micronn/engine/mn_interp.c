@@ -746,7 +746,7 @@ static mn_status_t setup_graph(mn_interp_t *it, int copies_only, int32_t **pool)
     if ((s = setup_tensors(it))) {
         return s;
     }
-#if MN_HAS_RESOURCES
+#if MN_HAS_RESOURCES   /* MICRONN_OP_VAR_HANDLE || MICRONN_OP_READ_VARIABLE || MICRONN_OP_ASSIGN_VARIABLE */
     if (!it->parent && (s = mn_resources_setup(it))) {
         return s;
     }

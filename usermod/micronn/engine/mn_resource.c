@@ -12,7 +12,7 @@
  */
 #include "mn_internal.h"
 
-#if MN_HAS_RESOURCES
+#if MICRONN_OP_VAR_HANDLE || MICRONN_OP_READ_VARIABLE || MICRONN_OP_ASSIGN_VARIABLE   /* MN_HAS_RESOURCES */
 
 struct mn_resources {
     uint32_t n, cap;
