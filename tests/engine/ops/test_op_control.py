@@ -294,3 +294,11 @@ def test_planners(rng, planner, reuse_inputs):
             it.set_input(i, v)
         it.invoke()
         np.testing.assert_allclose(it.output(0), w[0], rtol=1e-5)
+
+
+def test_opset_counts_every_subgraph(rng):
+    """`make firmware MODELS=...` links the kernels of every subgraph, not only subgraph 0's."""
+    from micronn_tools import opset
+    names, problems = opset.ops_used([MC.if_of_while(rng).tflite(), MC.counting_while(rng).tflite()])
+    assert names == ["ADD", "ASSIGN_VARIABLE", "CALL_ONCE", "IF", "LESS", "READ_VARIABLE", "VAR_HANDLE", "WHILE"]
+    assert problems == []

@@ -170,7 +170,8 @@ size_t mn_tensor_count(const mn_tensor_t *t);
 /*
  * Zero-copy view of a TFLite flatbuffer (schema v3, identifier "TFL3"). mn_model_init verifies the
  * whole buffer first (every offset, vtable, vector, string, index, shape against buffer size);
- * afterwards accessors need no further checks. Several subgraphs load; subgraph 0 runs.
+ * afterwards accessors need no further checks. Several subgraphs load; subgraph 0 runs (the
+ * others inside IF / WHILE / CALL_ONCE ops, mn_nested.c).
  * All fields are private; use the functions below.
  */
 typedef struct mn_model {
