@@ -281,14 +281,18 @@ def test_handle_from_outside_the_subgraph_is_refused(rng):
 
 @pytest.mark.parametrize("planner", ["greedy", "no_reuse", "offline"])
 @pytest.mark.parametrize("reuse_inputs", [False, True])
-def test_planners(rng, planner, reuse_inputs):
+@pytest.mark.parametrize("delegate", [None, "generic"])
+def test_planners(rng, planner, reuse_inputs, delegate):
     """Nested interpreters plan greedily whatever the top one uses (an offline plan describes
-    subgraph 0 only) and never reuse their inputs (WHILE reads them after cond ran)."""
+    subgraph 0 only) and never reuse their inputs (WHILE reads them after cond ran); a delegate
+    partitions each subgraph's ops too."""
+    if delegate and delegate not in E.backends():
+        pytest.skip(f"no {delegate} backend in this build")
     m = MC.if_of_while(rng)
     ins = [[np.array(bool(c)), rng.normal(size=4).astype(np.float32), np.array(n, np.int32)]
            for c, n in ((1, 3), (0, 5), (1, 2))]
     want = run_oracle(m, ins, len(ins))
-    it = E.Interpreter(E.Model(m.tflite()), planner=planner, reuse_inputs=reuse_inputs)
+    it = E.Interpreter(E.Model(m.tflite()), planner=planner, reuse_inputs=reuse_inputs, delegate=delegate)
     for x, w in zip(ins, want):
         for i, v in enumerate(x):
             it.set_input(i, v)
@@ -302,3 +306,13 @@ def test_opset_counts_every_subgraph(rng):
     names, problems = opset.ops_used([MC.if_of_while(rng).tflite(), MC.counting_while(rng).tflite()])
     assert names == ["ADD", "ASSIGN_VARIABLE", "CALL_ONCE", "IF", "LESS", "READ_VARIABLE", "VAR_HANDLE", "WHILE"]
     assert problems == []
+
+
+def test_options_table_of_another_op_is_refused(rng):
+    """IfOptions and WhileOptions both hold two ints: read by field id, the wrong one would pick
+    subgraphs; the registry refuses it first."""
+    m = MC.if_model(rng, "float32")
+    builtin, ins, outs, _, _ = m.graphs[0].ops[0]
+    m.graphs[0].ops[0] = (builtin, ins, outs, BOPT.WhileOptions, MC._while_opts(1, 2))
+    msg = prepare_error(m)
+    assert "op 0 IF: builtin options table is WhileOptions, IF takes IfOptions" in msg, msg
