@@ -140,6 +140,7 @@ class FlowModel:
                 tt.name = t.name.encode()
                 tt.shape = np.array(t.shape, dtype=np.int32)
                 tt.type = S.TensorType.RESOURCE if k in g.resource else _TT[t.dtype]
+                tt.isVariable = t.variable
                 tt.buffer = 0
                 if t.const:
                     b = S.BufferT()
@@ -362,6 +363,38 @@ def counting_while(rng):
     g0.op(BO.READ_VARIABLE, [h0], [total], BOPT.ReadVariableOptions, S.ReadVariableOptionsT())
     g0.outputs = g0.outputs + [total]
     return FlowModel([g0, gc, gb, gi], BO.WHILE, desc="WHILE counting in a variable")
+
+
+
+def op_graph(op, name):
+    """A subgraph holding one single-op model of opmodels.py (inputs: its non-constant inputs)."""
+    g = Graph(name)
+    g.tensors = [T(t.name, t.dtype, t.shape, data=t.data, scale=t.scale, zp=t.zp, qdim=t.qdim,
+                   variable=t.variable) for t in op.tensors]
+    g.op(op.builtin, op.inputs, op.outputs, op.options_type, op.options)
+    g.inputs, g.outputs = list(op.graph_inputs), list(op.outputs)
+    return g
+
+
+def if_of_svdf(rng):
+    """IF(c, x): both branches an int8 SVDF (its own weights and state tensor each; the output
+    quantization alike): the state of a nested subgraph carries over invokes and is reset with
+    the top one."""
+    from opmodels import svdf
+    ops = [svdf(np.random.default_rng(1), out_zp=3), svdf(np.random.default_rng(1), out_zp=3)]
+    w = ops[1].tensors[1]
+    w.data = np.ascontiguousarray(-w.data)   # other weights, same quantization
+    branches = [op_graph(ops[0], "then"), op_graph(ops[1], "else")]
+    src = branches[0].tensors
+    g0 = Graph("main")
+    c = g0.t("c", np.bool_, ())
+    x = g0.t("x", np.int8, src[0].shape, scale=src[0].scale, zp=src[0].zp)
+    o = g0.t("out", np.int8, src[5].shape, scale=src[5].scale, zp=src[5].zp)
+    g0.op(BO.IF, [c, x], [o], BOPT.IfOptions, _if_opts(1, 2))
+    g0.inputs, g0.outputs = [c, x], [o]
+    m = FlowModel([g0] + branches, BO.IF, desc="IF of SVDF (state in the branches)")
+    m.branch_ops = ops   # the branches as single-op models
+    return m
 
 
 def _cases():

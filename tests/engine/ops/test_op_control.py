@@ -316,3 +316,34 @@ def test_options_table_of_another_op_is_refused(rng):
     m.graphs[0].ops[0] = (builtin, ins, outs, BOPT.WhileOptions, MC._while_opts(1, 2))
     msg = prepare_error(m)
     assert "op 0 IF: builtin options table is WhileOptions, IF takes IfOptions" in msg, msg
+
+
+def test_state_in_nested_subgraphs(rng):
+    """Variable tensors of a subgraph (SVDF state) keep their values from one invoke of it to the
+    next, as in TFLM, which allocates every subgraph once (LiteRT's IF re-allocates its branch at
+    each invoke, zeroing that state, so the reference is each branch's SVDF as a model of its
+    own, run by LiteRT over the invokes that took that branch); mn_interp_reset resets them too,
+    as TFLM resets every subgraph's variables."""
+    m = MC.if_of_svdf(rng)
+    x = m.tensors[m.graph_inputs[1]]
+    conds = (1, 1, 0, 1, 0, 0, 1)
+    xs = [MC.gen_small(rng, x) for _ in conds]
+    want = {}
+    for b, op in ((1, m.branch_ops[0]), (0, m.branch_ops[1])):
+        ks = [k for k, c in enumerate(conds) if c == b]
+        outs = run_oracle(op, [[xs[k]] for k in ks], invokes=len(ks))
+        want.update({k: o[0] for k, o in zip(ks, outs)})
+    it = E.Interpreter(E.Model(m.tflite()))
+
+    def invoke(k):
+        it.set_input(0, np.array(bool(conds[k])))
+        it.set_input(1, xs[k])
+        it.invoke()
+        return it.output(0)
+    got = [invoke(k) for k in range(len(conds))]
+    for k in range(len(conds)):
+        assert np.array_equal(got[k], want[k]), f"invoke {k}: got {got[k].ravel()} want {want[k].ravel()}"
+    assert not np.array_equal(got[1], run_oracle(m.branch_ops[0], [xs[1]])[0])   # state mattered
+    it.reset()
+    for k in range(3):
+        assert np.array_equal(invoke(k), want[k]), f"after reset, invoke {k}"

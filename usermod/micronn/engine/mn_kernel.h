@@ -358,6 +358,7 @@ typedef struct mn_nested {
     mn_interp_t it;
     uint32_t index;
     const char *what;           /* role in messages ("then", "body", ...) */
+    uint32_t resets;            /* the top interpreter's reset count its state last saw */
     bool ready;                 /* prepared (not in a sizing dry run) */
 } mn_nested_t;
 
@@ -379,7 +380,9 @@ mn_status_t mn_nested_io(const mn_nested_t *n, bool output, size_t i, mn_tensor_
  * subgraph's inputs / the subgraph's outputs into the node's outputs 0, 1, ... (eval only). */
 void mn_nested_copy_in(mn_nested_t *n, mn_ctx_t *ctx, const mn_node_t *node, bool from_outputs, int first);
 void mn_nested_copy_out(mn_nested_t *n, mn_ctx_t *ctx, const mn_node_t *node);
-/* Run it (eval only); a failure is reported for the current op with the subgraph's message. */
+/* Run it (eval only); a failure is reported for the current op with the subgraph's message.
+ * After mn_interp_reset of the top interpreter its variable tensors are reset first (as TFLM
+ * resets the variables of every subgraph). */
 mn_status_t mn_nested_invoke(mn_ctx_t *ctx, mn_nested_t *n);
 void mn_nested_free(mn_nested_t *n);
 /* The caller's interpreter (the outermost one). */

@@ -133,6 +133,7 @@ mn_status_t mn_nested_prepare(mn_ctx_t *ctx, mn_nested_t *n, const mn_config_t *
         mn_interp_deinit(&n->it);
         return s;
     }
+    n->resets = mn_nested_root(ctx)->resets;
     n->ready = true;
     return MN_OK;
 }
@@ -178,6 +179,11 @@ void mn_nested_copy_out(mn_nested_t *n, mn_ctx_t *ctx, const mn_node_t *node) {
 }
 
 mn_status_t mn_nested_invoke(mn_ctx_t *ctx, mn_nested_t *n) {
+    const uint32_t resets = mn_nested_root(ctx)->resets;
+    if (n->resets != resets) {
+        mn_interp_reset(&n->it);
+        n->resets = resets;
+    }
     mn_status_t s = mn_interp_invoke(&n->it);
     if (s != MN_OK) {
         return mn_fail(ctx, s, "%s subgraph %u: %s", n->what, (unsigned)n->index, mn_interp_error(&n->it));
