@@ -99,8 +99,10 @@ mn_status_t mn_nested_prepare(mn_ctx_t *ctx, mn_nested_t *n, const mn_config_t *
         n->cfg.min_subgraph = ctx->cfg.min_subgraph;
     }
 
-    /* The arena: sized by a dry run in temporary memory, then one persistent block. */
-    size_t work = mn_dry_run_work_hint(&n->model), need = 0;
+    /* The arena: sized by a dry run in temporary memory (given back after each attempt, so an op
+     * running several subgraphs needs the largest work buffer, not their sum), then one
+     * persistent block. */
+    size_t work = mn_dry_run_work_hint(&n->model), need = 0, temp0 = ctx->temp;
     mn_status_t s = MN_ERR_ARENA;
     for (int attempt = 0; attempt < 12 && s == MN_ERR_ARENA; attempt++) {
         void *w = mn_alloc_temp(ctx, work);
@@ -108,6 +110,8 @@ mn_status_t mn_nested_prepare(mn_ctx_t *ctx, mn_nested_t *n, const mn_config_t *
             return MN_ERR_ARENA;
         }
         s = size_arena(ctx, n, w, work, &need);
+        MN_POISON(ctx->arena + ctx->head + temp0, ctx->temp - temp0);
+        ctx->temp = temp0;
         work = need > work ? need : 2 * work;
     }
     if (s == MN_ERR_ARENA) {
