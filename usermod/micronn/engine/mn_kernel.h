@@ -370,6 +370,11 @@ mn_status_t mn_nested_open(mn_ctx_t *ctx, mn_nested_t *n, int32_t subgraph, cons
  * sizing dry run (mn_sizing_only) n->ready stays false: the memory is counted, the interpreter
  * is not kept. */
 mn_status_t mn_nested_prepare(mn_ctx_t *ctx, mn_nested_t *n, const mn_config_t *cfg);
+/* The same for several subgraphs that never run at the same time and get their inputs copied in
+ * at every run (IF's branches; WHILE's cond and body): one block where their activations overlap
+ * (each next interpreter lives in what the previous ones' persistent data leaves, as several
+ * interpreters share one arena), sized exactly by their dry runs. */
+mn_status_t mn_nested_prepare_shared(mn_ctx_t *ctx, mn_nested_t *const *ns, int count, const mn_config_t *cfg);
 /* The subgraph's inputs (or outputs) must match count tensors of the node's inputs (outputs)
  * starting at `first` in dtype and size (checked from the model: also in sizing dry runs). */
 mn_status_t mn_nested_check_io(mn_ctx_t *ctx, const mn_node_t *node, const mn_nested_t *n, bool outputs, int first,

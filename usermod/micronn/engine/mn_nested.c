@@ -39,7 +39,8 @@ mn_status_t mn_nested_io(const mn_nested_t *n, bool output, size_t i, mn_tensor_
 }
 
 /* Size the nested interpreter's arena: a sizing dry run in `work` with the real one's links. */
-static mn_status_t size_arena(mn_ctx_t *ctx, mn_nested_t *n, void *work, size_t work_size, size_t *need) {
+static mn_status_t size_arena(mn_ctx_t *ctx, mn_nested_t *n, void *work, size_t work_size, size_t *need,
+    size_t *persistent) {
     mn_interp_t *it = &n->it;
     mn_status_t s = mn_interp_init(it, &n->model, work, work_size, &n->cfg);
     if (s == MN_OK) {
@@ -49,6 +50,7 @@ static mn_status_t size_arena(mn_ctx_t *ctx, mn_nested_t *n, void *work, size_t 
         s = mn_interp_prepare(it);
     }
     *need = s == MN_ERR_ARENA ? MN_ALIGN_UP(it->shortfall) + (MN_ARENA_ALIGN - 1) : it->stats.needed;
+    *persistent = it->stats.persistent;
     if (s != MN_OK && s != MN_ERR_ARENA) {
         mn_fail(ctx, s, "%s subgraph %u: %s", n->what, (unsigned)n->index, it->err.msg);
     }
@@ -82,64 +84,90 @@ mn_status_t mn_nested_open(mn_ctx_t *ctx, mn_nested_t *n, int32_t subgraph, cons
     return MN_OK;
 }
 
-mn_status_t mn_nested_prepare(mn_ctx_t *ctx, mn_nested_t *n, const mn_config_t *cfg) {
-    const char *what = n->what;
-    const uint32_t index = n->index;
+static void nested_config(mn_ctx_t *ctx, mn_nested_t *n, const mn_config_t *cfg) {
     if (cfg) {
         n->cfg = *cfg;
-    } else {
-        memset(&n->cfg, 0, sizeof n->cfg);
-        n->cfg.planner = ctx->cfg.planner == MN_PLANNER_NO_REUSE ? MN_PLANNER_NO_REUSE : MN_PLANNER_GREEDY;
-        n->cfg.flags = ctx->cfg.flags & (uint8_t)~MN_CFG_REUSE_INPUTS;
-        n->cfg.ops = ctx->cfg.ops;
-        n->cfg.n_ops = ctx->cfg.n_ops;
-        n->cfg.should_stop = ctx->cfg.should_stop;
-        n->cfg.stop_user = ctx->cfg.stop_user;
-        n->cfg.delegate = ctx->cfg.delegate;
-        n->cfg.min_subgraph = ctx->cfg.min_subgraph;
+        return;
     }
+    memset(&n->cfg, 0, sizeof n->cfg);
+    n->cfg.planner = ctx->cfg.planner == MN_PLANNER_NO_REUSE ? MN_PLANNER_NO_REUSE : MN_PLANNER_GREEDY;
+    n->cfg.flags = ctx->cfg.flags & (uint8_t)~MN_CFG_REUSE_INPUTS;
+    n->cfg.ops = ctx->cfg.ops;
+    n->cfg.n_ops = ctx->cfg.n_ops;
+    n->cfg.should_stop = ctx->cfg.should_stop;
+    n->cfg.stop_user = ctx->cfg.stop_user;
+    n->cfg.delegate = ctx->cfg.delegate;
+    n->cfg.min_subgraph = ctx->cfg.min_subgraph;
+}
 
-    /* The arena: sized by a dry run in temporary memory (given back after each attempt, so an op
-     * running several subgraphs needs the largest work buffer, not their sum), then one
-     * persistent block. */
-    size_t work = mn_dry_run_work_hint(&n->model), need = 0, temp0 = ctx->temp;
+/* Dry run of n (in temporary memory, given back after each attempt, so an op running several
+ * subgraphs needs the largest work buffer, not their sum): arena bytes and persistent bytes. */
+static mn_status_t size_nested(mn_ctx_t *ctx, mn_nested_t *n, size_t *need, size_t *persistent) {
+    size_t work = mn_dry_run_work_hint(&n->model), temp0 = ctx->temp;
     mn_status_t s = MN_ERR_ARENA;
     for (int attempt = 0; attempt < 12 && s == MN_ERR_ARENA; attempt++) {
         void *w = mn_alloc_temp(ctx, work);
         if (!w) {
             return MN_ERR_ARENA;
         }
-        s = size_arena(ctx, n, w, work, &need);
+        s = size_arena(ctx, n, w, work, need, persistent);
         MN_POISON(ctx->arena + ctx->head + temp0, ctx->temp - temp0);
         ctx->temp = temp0;
-        work = need > work ? need : 2 * work;
+        work = *need > work ? *need : 2 * work;
     }
     if (s == MN_ERR_ARENA) {
-        return mn_fail(ctx, MN_ERR_ARENA, "%s subgraph %u: dry run did not fit", what, (unsigned)index);
+        return mn_fail(ctx, MN_ERR_ARENA, "%s subgraph %u: dry run did not fit", n->what, (unsigned)n->index);
     }
-    if (s != MN_OK) {
-        return s;
+    return s;
+}
+
+mn_status_t mn_nested_prepare_shared(mn_ctx_t *ctx, mn_nested_t *const *ns, int count, const mn_config_t *cfg) {
+    /* One block: the first interpreter in all of it; each next one in what the persistent data
+     * of the previous ones (at the block's top) leaves, so their activations overlap. */
+    size_t total = 0, below = 0, need, persistent;
+    mn_status_t s;
+    for (int k = 0; k < count; k++) {
+        nested_config(ctx, ns[k], cfg);
+        if ((s = size_nested(ctx, ns[k], &need, &persistent)) != MN_OK) {
+            return s;
+        }
+        total = below + need > total ? below + need : total;
+        below += MN_ALIGN_UP(persistent);
     }
-    void *arena = mn_alloc_persistent(ctx, need);
-    if (!arena) {
+    uint8_t *block = mn_alloc_persistent(ctx, total);
+    if (!block) {
         return MN_ERR_ARENA;
     }
     if (mn_sizing_only(ctx)) {
         return MN_OK;   /* sized; nothing of it is kept */
     }
-    if ((s = mn_interp_init(&n->it, &n->model, arena, need, &n->cfg)) == MN_OK) {
-        n->it.parent = ctx;
-        n->it.resources = ctx->resources;
-        s = mn_interp_prepare(&n->it);
+    uint8_t *top = block + total;
+    for (int k = 0; k < count; k++) {
+        mn_nested_t *n = ns[k];
+        if ((s = mn_interp_init(&n->it, &n->model, block, (size_t)(top - block), &n->cfg)) == MN_OK) {
+            n->it.parent = ctx;
+            n->it.resources = ctx->resources;
+            s = mn_interp_prepare(&n->it);
+        }
+        if (s != MN_OK) {
+            mn_fail(ctx, s, "%s subgraph %u: %s", n->what, (unsigned)n->index, mn_interp_error(&n->it));
+            mn_interp_deinit(&n->it);
+            return s;
+        }
+        n->resets = mn_nested_root(ctx)->resets;
+        n->ready = true;
+        top = mn_arena_tail_end(&n->it) - n->it.tail;   /* below its persistent data */
     }
-    if (s != MN_OK) {
-        mn_fail(ctx, s, "%s subgraph %u: %s", what, (unsigned)index, mn_interp_error(&n->it));
-        mn_interp_deinit(&n->it);
-        return s;
+    if (count > 1) {
+        /* (ASan red-zone builds) each init poisoned its whole arena, the earlier ones' tensors
+         * included: overlapping by design, they stay addressable */
+        MN_UNPOISON(block, total);
     }
-    n->resets = mn_nested_root(ctx)->resets;
-    n->ready = true;
     return MN_OK;
+}
+
+mn_status_t mn_nested_prepare(mn_ctx_t *ctx, mn_nested_t *n, const mn_config_t *cfg) {
+    return mn_nested_prepare_shared(ctx, &n, 1, cfg);
 }
 
 mn_status_t mn_nested_check_io(mn_ctx_t *ctx, const mn_node_t *node, const mn_nested_t *n, bool outputs, int first,

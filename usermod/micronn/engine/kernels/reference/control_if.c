@@ -35,14 +35,12 @@ static mn_status_t if_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         if (s == MN_OK) {
             s = mn_nested_check_io(ctx, node, n, true, 0, mn_num_outputs(node));
         }
-        if (s == MN_OK) {
-            s = mn_nested_prepare(ctx, n, NULL);
-        }
         if (s != MN_OK) {
             return s;
         }
     }
-    return MN_OK;
+    mn_nested_t *const both[2] = { &d->branch[0], &d->branch[1] };
+    return mn_nested_prepare_shared(ctx, both, 2, NULL);   /* one runs at a time: shared activations */
 }
 
 static mn_status_t if_eval(mn_ctx_t *ctx, mn_node_t *node) {

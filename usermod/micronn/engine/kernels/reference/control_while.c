@@ -52,10 +52,9 @@ static mn_status_t while_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         s = mn_nested_check_io(ctx, node, &d->body, true, 0, n);
     }
     if (s == MN_OK) {
-        s = mn_nested_prepare(ctx, &d->cond, NULL);
-    }
-    if (s == MN_OK) {
-        s = mn_nested_prepare(ctx, &d->body, NULL);
+        /* cond and body take turns, their operands copied in and out: shared activations */
+        mn_nested_t *const both[2] = { &d->cond, &d->body };
+        s = mn_nested_prepare_shared(ctx, both, 2, NULL);
     }
     return s;
 }
