@@ -47,6 +47,8 @@ def signature(model, op):
     and SELECT_V2, input for TRANSPOSE_CONV; int16x8 / float32x8 for int16 / float32 data with int8 weights), "->output dtype" when that differs,
     or always for conversion ops."""
     import numpy as np
+    if hasattr(model, "signature"):   # several subgraphs (models_control.FlowModel): the op's own operands
+        return model.signature(op)
     names = {np.dtype(np.bool_): "bool"}
     data = model.inputs[{"SELECT": 1, "SELECT_V2": 1, "TRANSPOSE_CONV": 2}.get(op, 0)]
     i = model.tensors[data].dtype

@@ -11,7 +11,7 @@ from .cli_common import CliError, add_board_args, check_firmware_ops, ensure_mod
 JSON_DOC = """\
 --json prints one object with these keys (stable; new keys may be added):
   model, size, sha256        the file, its size in bytes and sha256
-  subgraphs                  number of subgraphs (subgraph 0 runs)
+  subgraphs                  number of subgraphs (0 is the main one; IF, WHILE, CALL_ONCE run others)
   inputs, outputs            tensor indices of the model's inputs / outputs
   operators[]                index, name (builtin name or custom code), builtin (code), version,
                              custom (bool), inputs, outputs (tensor indices, -1 = omitted),

@@ -116,6 +116,7 @@ OP_INPUTS, OP_OUTPUTS, OP_INTERMEDIATES = 0, 1, 2
 
 
 _TICKS_FN = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_void_p)
+_STOP_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
 
 
 class _Config(ctypes.Structure):
@@ -545,11 +546,13 @@ class Interpreter:
     delegate="generic" (a kernel backend of this build, see backends()): run the subgraphs of ops it
     covers with that backend (min_subgraph: smallest subgraph delegated); reference=True: every
     other op runs its reference compute function.
+    should_stop: a callable polled before every op and WHILE iteration (mn_config_t.should_stop);
+    when it returns true, invoke stops with MicronnError (status ERR_ABORTED).
     """
 
     def __init__(self, model, arena_size=None, planner="greedy", reuse_inputs=False, profile=False,
                  arena_offset=0, persistent_size=None, delegate=None, min_subgraph=1, reference=False,
-                 _table_hook=None):
+                 _table_hook=None, should_stop=None):
         self.model = model
         self._L = model._L
         delegation = dict(delegate=delegate, min_subgraph=min_subgraph, reference=reference)
@@ -559,6 +562,10 @@ class Interpreter:
         self._cfg = _make_config(planner, reuse_inputs, self._ticks, L=self._L, **delegation)
         if _table_hook is not None:
             self._cfg.table_hook = ctypes.cast(_table_hook, ctypes.c_void_p)
+        # should_stop: a callable polled before every op (and WHILE iteration); true stops invoke
+        self._stop = _STOP_FN(lambda user: int(bool(should_stop()))) if should_stop else None
+        if self._stop is not None:
+            self._cfg.should_stop = ctypes.cast(self._stop, ctypes.c_void_p)
         # arena_offset lets tests place the arena at any alignment.
         self._arena = ctypes.create_string_buffer(arena_size + arena_offset + 1)
         self._it = ctypes.create_string_buffer(self._L.mn_interp_struct_size())

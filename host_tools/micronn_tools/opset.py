@@ -20,7 +20,8 @@ class UnsupportedOps(ValueError):
 
 
 def ops_used(model_bytes_list, labels=None, allow_unsupported=False):
-    """Sorted builtin op names (with a kernel in the engine) used by the models. Raises
+    """Sorted builtin op names (with a kernel in the engine) used by the models, in every
+    subgraph. Raises
     UnsupportedOps listing every op the engine cannot run unless allow_unsupported."""
     labels = labels or [f"model {i}" for i in range(len(model_bytes_list))]
     names, problems = set(), []
@@ -40,6 +41,15 @@ def ops_used(model_bytes_list, labels=None, allow_unsupported=False):
                 if reason.startswith("op ") and ": " in reason:
                     reason = reason.split(": ", 1)[1]
                 problems.append(f"{label}: op {op['index']} {op['name']}: {reason}")
+        # ops of the other subgraphs (IF / WHILE / CALL_ONCE branches, micronn_subgraph's): their
+        # kernels must be linked too (their failures show in the calling op's check above)
+        for k in range(1, model.num_subgraphs):
+            for op in model.subgraph(k).ops():
+                if op["kernel"] != "none":
+                    names.add(op["name"])
+                else:
+                    problems.append(f"{label}: subgraph {k} op {op['index']} {op['name']}: "
+                                    "micronn has no kernel for this op yet")
     if problems and not allow_unsupported:
         raise UnsupportedOps(problems, sorted(names))
     return sorted(names), problems

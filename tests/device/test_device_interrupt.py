@@ -89,3 +89,40 @@ def test_ctrl_c_stops_invoke_between_ops(dev, tmp_path):
     assert results[-1][0] == results[-1][1] + 1, \
         f"invoke was never stopped between ops (op calls first/last, loops): {results}"
     assert results[-1][2] > 0
+
+
+WHILE_LOOP = """
+it = micronn.Interpreter(m)
+it.input(1)[:] = b'\\x03\\x00\\x00\\x00'
+print('go')
+try:
+    it.invoke()
+    r = 'finished'
+except KeyboardInterrupt:
+    r = 'interrupted'
+it.input(1)[:] = bytes(4)
+it.invoke()
+print((r, bytes(it.output(1))))
+"""
+
+
+def test_ctrl_c_stops_a_while_that_never_ends(dev, tmp_path, monkeypatch):
+    """A WHILE whose cond stays true (tests/engine/ops/models_control.endless_while) is stopped by
+    Ctrl-C like a long invoke (WHILE polls the stop callback each iteration), and the
+    Interpreter runs the model again afterwards (0 iterations)."""
+    import os
+    import sys
+
+    import numpy as np
+
+    import devhelp
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "engine", "ops"))
+    import models_control as MC
+    (tmp_path / "cf_endless_while.tflite").write_bytes(MC.endless_while(np.random.default_rng(5)).tflite())
+    monkeypatch.setattr(devhelp, "MODELS_DIR", str(tmp_path))
+    code = dev.load_code("cf_endless_while") + WHILE_LOOP
+    if isinstance(dev.board, UnixBoard):
+        out = _interrupt_unix(dev.board, code, tmp_path, 0.5)
+    else:
+        out = _interrupt_serial(dev.board, code, 1.0)
+    assert last_literal(out) == ("interrupted", bytes(4))

@@ -106,7 +106,7 @@ def test_corrupt_subgraph_op_gives_a_clear_error(engine):
     for opts, msg in [(b"backend=mve;subgraph=7", "subgraph 7 does not exist (the model has 3"),
                       (b"backend=mve;subgraph=0", "subgraph 0 does not exist"),
                       (b"subgraph=1", 'custom options must read "backend=<name>;subgraph=<index>"'),
-                      (b"backend=mve;subgraph=2", "has 1 inputs / 1 outputs"),
+                      (b"backend=mve;subgraph=2", "delegated subgraph 2 has 2 inputs, the op passes 1"),
                       ]:
         mt = S.ModelT.InitFromPackedBuf(out, 0)
         mt.subgraphs[0].operators[0].customOptions = np.frombuffer(opts, np.uint8)

@@ -1,7 +1,8 @@
 /*
  * libFuzzer target: the engine's whole path on an arbitrary buffer, as a board takes it:
  * verify -> op check -> arena sizing (dry run) -> prepare in an arena of exactly that size ->
- * invoke -> reset (-> invoke again for models with state). Built with clang -fsanitize=fuzzer,address,undefined and
+ * invoke -> reset (-> invoke again for models with state). Invokes are bounded by should_stop
+ * (MAX_POLLS), so a WHILE that never ends cannot hang the fuzzer. Built with clang -fsanitize=fuzzer,address,undefined and
  * -fno-sanitize-recover=all (tests/engine/Makefile, `make fuzz`), so any out-of-bounds access,
  * undefined behaviour or broken invariant below is a crash.
  *
@@ -24,9 +25,19 @@
 #define REQUIRE(c) do { if (!(c)) { \
     fprintf(stderr, "fuzz_model.c:%d: invariant broken: %s\n", __LINE__, #c); __builtin_trap(); } } while (0)
 
+/* A WHILE whose cond never says false would run forever: every invoke gets a budget of polls of
+ * should_stop (one before each op, nested subgraphs' included, and each WHILE iteration). */
+#define MAX_POLLS 100000
+static unsigned polls;
+static int out_of_budget(void *user) {
+    (void)user;
+    return ++polls > MAX_POLLS;
+}
+
 /* The planner and input reuse come from the input's size, so mutations explore all of them. */
 static void config_for(size_t size, mn_config_t *cfg) {
     memset(cfg, 0, sizeof *cfg);
+    cfg->should_stop = out_of_budget;
     static const uint8_t planners[4] = { MN_PLANNER_GREEDY, MN_PLANNER_NO_REUSE, MN_PLANNER_OFFLINE,
         MN_PLANNER_GREEDY };
     cfg->planner = planners[size & 3];
@@ -129,8 +140,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     s = mn_interp_prepare(&it);
     /* The dry run said this size works. */
     REQUIRE(s == MN_OK);
-    const int stateful = check_tensors(&it, data, size, arena, needed);
+    int stateful = check_tensors(&it, data, size, arena, needed);
+    for (size_t i = 0; i < n_ops && !stateful; i++) {
+        mn_op_info_t info;   /* resource variables and CALL_ONCE keep state across invokes too */
+        stateful = mn_model_op_info(&m, i, &info) == MN_OK && (info.builtin == 129 || info.builtin == 142);
+    }
     fill_inputs(&it, data, size);
+    polls = 0;
     if (mn_interp_invoke(&it) != MN_OK) {
         REQUIRE(it.err.msg[0] != 0);
     } else {
@@ -141,6 +157,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         REQUIRE(mn_interp_reset(&it) == MN_OK);
         /* Invoke again from the reset state: only models with state can behave differently (invoke
          * costs most of each run, so stateless models skip it). */
+        polls = 0;
         if (stateful && mn_interp_invoke(&it) != MN_OK) {
             REQUIRE(it.err.msg[0] != 0);
         }

@@ -56,6 +56,15 @@ def op_models():
     yield om.svdf(rng, dtype="float32")
     yield om.lstm(rng)
     yield om.lstm(rng, dtype="float32", peephole=True, proj=True)
+    # several subgraphs: IF, WHILE (one that never ends too), CALL_ONCE, resource variables
+    import models_control as mc
+    yield mc.if_model(rng, "int8")
+    yield mc.while_model(rng, "int8")
+    yield mc.endless_while(rng)
+    yield mc.variable_model(rng, "int16")
+    yield mc.accumulator_model(rng, "float32")
+    yield mc.if_of_while(rng)
+    yield mc.counting_while(rng)
 
 
 def main():

@@ -62,6 +62,13 @@ class _Tensor(ctypes.Structure):
 _lib = None
 
 
+def shim_kernel_sources():
+    """The reference kernel files the shim links: all but those that run other subgraphs or share
+    resource variables (control_*.c, resource_*.c: they need the whole engine)."""
+    return sorted(p for p in (ENGINE / "kernels" / "reference").glob("*.c")
+                  if not p.name.startswith(("control_", "resource_")))
+
+
 def kshim_lib():
     """Build (if stale) and load the kernel shim library."""
     global _lib
@@ -73,7 +80,7 @@ def kshim_lib():
     # Reference compute functions only (no backend compiled in): the engine runner exercises the
     # optimized variants, this one the reference they must match.
     srcs = [HERE / "kshim.c", ENGINE / "mn_util.c", ENGINE / "mn_opnames.c", ENGINE / "mn_quant.c", ENGINE / "mn_registry.c",
-            ENGINE / "kernels" / "mn_variants.c", *sorted((ENGINE / "kernels" / "reference").glob("*.c"))]
+            ENGINE / "kernels" / "mn_variants.c", *shim_kernel_sources()]
     hdrs = [*ENGINE.glob("*.h"), *(ENGINE / "kernels").glob("*.h"), *(ENGINE / "kernels" / "reference").glob("*.h")]
     newest = max(p.stat().st_mtime for p in srcs + hdrs)
     if not so.exists() or so.stat().st_mtime < newest:

@@ -2,13 +2,13 @@
 (with AddressSanitizer/UBSan when the compiler has them)."""
 import subprocess
 
-from runners import ENGINE, HERE
+from runners import ENGINE, HERE, shim_kernel_sources
 
 
 def test_quant_unit_c(tmp_path):
     exe = tmp_path / "quant_unit"
     srcs = [HERE / "quant_unit.c", HERE / "kshim.c", ENGINE / "mn_quant.c", ENGINE / "mn_util.c",
-            ENGINE / "mn_opnames.c", ENGINE / "mn_registry.c", *sorted((ENGINE / "kernels" / "reference").glob("*.c")),
+            ENGINE / "mn_opnames.c", ENGINE / "mn_registry.c", *shim_kernel_sources(),
             ENGINE / "kernels" / "mn_variants.c"]
     base = ["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-g", f"-I{ENGINE}",
             f"-I{ENGINE / 'kernels' / 'reference'}", "-o", str(exe), *map(str, srcs), "-lm"]

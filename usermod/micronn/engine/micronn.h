@@ -169,7 +169,8 @@ size_t mn_tensor_count(const mn_tensor_t *t);
 /*
  * Zero-copy view of a TFLite flatbuffer (schema v3, identifier "TFL3"). mn_model_init verifies the
  * whole buffer first (every offset, vtable, vector, string, index, shape against buffer size);
- * afterwards accessors need no further checks. Several subgraphs load; subgraph 0 runs.
+ * afterwards accessors need no further checks. Several subgraphs load; subgraph 0 runs (the
+ * others inside IF / WHILE / CALL_ONCE ops, mn_nested.c).
  * All fields are private; use the functions below.
  */
 typedef struct mn_model {
@@ -324,6 +325,12 @@ typedef struct mn_interp {
     const struct mn_backend *const *variants; /* kernel backends prepare may pick from (NULL: all) */
     struct mn_subgraph *subgraphs;  /* delegated subgraphs, in execution order */
     uint32_t n_subgraphs;
+    /* Several subgraphs (mn_nested.c): the interpreter whose op runs this one (NULL for the
+     * caller's), the resource variables every interpreter of the model shares (mn_resource.c),
+     * and how often the top interpreter was reset (re-arms CALL_ONCE). */
+    struct mn_interp *parent;
+    struct mn_resources *resources;
+    uint32_t resets;
 } mn_interp_t;
 
 /* Alignment of the arena and of all allocations inside it. */
@@ -377,10 +384,12 @@ size_t mn_dry_run_work_hint(const mn_model_t *m);
 mn_status_t mn_arena_needed_stats(const mn_model_t *m, const mn_config_t *cfg, void *work, size_t work_size,
     mn_arena_stats_t *out, mn_error_t *err);
 
-/* Run subgraph 0 once. Performs no allocation. */
+/* Run subgraph 0 once (other subgraphs run inside IF / WHILE / CALL_ONCE ops). Performs no
+ * allocation. */
 mn_status_t mn_interp_invoke(mn_interp_t *it);
 
-/* Zero all variable (state) tensors, e.g. between unrelated audio streams. */
+/* Zero all variable (state) tensors, e.g. between unrelated audio streams; resource variables
+ * (VAR_HANDLE) become unassigned again and CALL_ONCE ops run their init subgraph again. */
 mn_status_t mn_interp_reset(mn_interp_t *it);
 
 /* Call kernels' free hooks. The arena may be reused afterwards. */

@@ -160,6 +160,15 @@ void *mn_arena_temp(mn_interp_t *it, size_t bytes);
 void mn_arena_temp_reset(mn_interp_t *it);
 void mn_arena_note_peak(mn_interp_t *it);
 
+/* ---- resource variables (mn_resource.c) ----------------------------------------------------- */
+
+#define MN_HAS_RESOURCES (MICRONN_OP_VAR_HANDLE || MICRONN_OP_READ_VARIABLE || MICRONN_OP_ASSIGN_VARIABLE)
+/* The top interpreter's table (it->resources; none without VAR_HANDLE ops), with each variable's
+ * memory; nested interpreters share it. */
+mn_status_t mn_resources_setup(mn_interp_t *it);
+/* Every variable unassigned and zeroed (mn_interp_reset). */
+void mn_resources_reset(mn_interp_t *it);
+
 /* ---- delegation (mn_delegate.c) -------------------------------------------------------------- */
 
 /* Partition the nodes between it->cfg.delegate and the kernels (reorders it->nodes, sets

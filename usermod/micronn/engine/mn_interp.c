@@ -769,6 +769,11 @@ static mn_status_t setup_graph(mn_interp_t *it, int copies_only, int32_t **pool)
     if (m->n_ops > 0xffff) {
         return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "more than 65535 operators (%u)", (unsigned)m->n_ops);
     }
+#if MN_HAS_RESOURCES   /* MICRONN_OP_VAR_HANDLE || MICRONN_OP_READ_VARIABLE || MICRONN_OP_ASSIGN_VARIABLE */
+    if (!it->parent && (s = mn_resources_setup(it))) {
+        return s;
+    }
+#endif
     it->n_nodes = m->n_ops;
     it->nodes = mn_arena_persistent(it, mn_mul(m->n_ops, sizeof(mn_node_t)));
     if (!it->nodes && m->n_ops) {
@@ -1031,6 +1036,12 @@ mn_status_t mn_interp_reset(mn_interp_t *it) {
             reset_variable(&it->tensors[i]);
         }
     }
+#if MN_HAS_RESOURCES
+    if (!it->parent) {
+        mn_resources_reset(it);
+    }
+#endif
+    it->resets++;   /* CALL_ONCE ops run again */
     return MN_OK;
 }
 

@@ -360,6 +360,97 @@ enum {
 #define MN_BMM_ADJ_Y 1              /* bool */
 #define MN_BMM_ASYMMETRIC_QUANTIZE_INPUTS 2   /* bool (hybrid) */
 
+/* ---- several subgraphs: IF, WHILE, CALL_ONCE, resource variables ---- */
+#define MN_IF_THEN_SUBGRAPH 0       /* IfOptions.then_subgraph_index, int */
+#define MN_IF_ELSE_SUBGRAPH 1       /* IfOptions.else_subgraph_index */
+#define MN_WHILE_COND_SUBGRAPH 0    /* WhileOptions.cond_subgraph_index */
+#define MN_WHILE_BODY_SUBGRAPH 1    /* WhileOptions.body_subgraph_index */
+#define MN_CALL_ONCE_INIT_SUBGRAPH 0 /* CallOnceOptions.init_subgraph_index */
+#define MN_VAR_HANDLE_CONTAINER 0   /* VarHandleOptions.container, string */
+#define MN_VAR_HANDLE_SHARED_NAME 1 /* VarHandleOptions.shared_name, string */
+
+/* String field of the options table: *out = the NUL-terminated string in the model, or NULL when
+ * absent. Returns false when the field is present but not a string inside the model. */
+bool mn_opt_str(const mn_node_t *node, int field, const char **out);
+
+/*
+ * Nested interpreters (mn_nested.c): an op that runs another subgraph of its model (IF, WHILE,
+ * CALL_ONCE, the custom op micronn_subgraph) prepares one per subgraph in its prepare. Its arena
+ * is one block of the op's persistent memory, sized by a dry run; the nested interpreter shares
+ * the caller's resource variables, polls its should_stop, and plans its own tensors. A subgraph
+ * index out of range, one already running in an enclosing interpreter (recursion: subgraph 0 is
+ * the caller's), or nesting deeper than MN_MAX_NESTING is refused with a message.
+ */
+#ifndef MN_MAX_NESTING
+#define MN_MAX_NESTING 8
+#endif
+typedef struct mn_nested {
+    mn_model_t model;           /* view of the subgraph (mn_model_subgraph) */
+    mn_config_t cfg;
+    mn_interp_t it;
+    uint32_t index;
+    const char *what;           /* role in messages ("then", "body", ...) */
+    uint32_t resets;            /* the top interpreter's reset count its state last saw */
+    bool ready;                 /* prepared (not in a sizing dry run) */
+} mn_nested_t;
+
+/* Check subgraph `subgraph` (it exists, no recursion, not too deep) and set n up for it (prepare
+ * only). Then check its operands (mn_nested_check_io) and prepare it. */
+mn_status_t mn_nested_open(mn_ctx_t *ctx, mn_nested_t *n, int32_t subgraph, const char *what);
+/* Prepare n's interpreter (prepare only). cfg: its configuration, or NULL for the caller's (no
+ * profiler; an offline plan only describes subgraph 0, so greedy; inputs never reused). In a
+ * sizing dry run (mn_sizing_only) n->ready stays false: the memory is counted, the interpreter
+ * is not kept. */
+mn_status_t mn_nested_prepare(mn_ctx_t *ctx, mn_nested_t *n, const mn_config_t *cfg);
+/* The same for several subgraphs that never run at the same time and get their inputs copied in
+ * at every run (IF's branches; WHILE's cond and body): one block where their activations overlap
+ * (each next interpreter lives in what the previous ones' persistent data leaves, as several
+ * interpreters share one arena), sized exactly by their dry runs. */
+mn_status_t mn_nested_prepare_shared(mn_ctx_t *ctx, mn_nested_t *const *ns, int count, const mn_config_t *cfg);
+/* The subgraph's inputs (or outputs) must match count tensors of the node's inputs (outputs)
+ * starting at `first` in dtype and size (checked from the model: also in sizing dry runs). */
+mn_status_t mn_nested_check_io(mn_ctx_t *ctx, const mn_node_t *node, const mn_nested_t *n, bool outputs, int first,
+    int count);
+/* Element count / dtype / size of the subgraph's i-th input or output, from the model. */
+mn_status_t mn_nested_io(const mn_nested_t *n, bool output, size_t i, mn_tensor_t *out);
+/* Copy the node's inputs (or, from_outputs, its outputs) first, first + 1, ... into all the
+ * subgraph's inputs / the subgraph's outputs into the node's outputs 0, 1, ... (eval only). */
+void mn_nested_copy_in(mn_nested_t *n, mn_ctx_t *ctx, const mn_node_t *node, bool from_outputs, int first);
+void mn_nested_copy_out(mn_nested_t *n, mn_ctx_t *ctx, const mn_node_t *node);
+/* Run it (eval only); a failure is reported for the current op with the subgraph's message.
+ * After mn_interp_reset of the top interpreter its variable tensors are reset first (as TFLM
+ * resets the variables of every subgraph). */
+mn_status_t mn_nested_invoke(mn_ctx_t *ctx, mn_nested_t *n);
+void mn_nested_free(mn_nested_t *n);
+/* The caller's interpreter (the outermost one). */
+mn_ctx_t *mn_nested_root(mn_ctx_t *ctx);
+
+/*
+ * Resource variables (mn_resource.c), one table for the top interpreter and all nested ones.
+ * At prepare the top interpreter finds every VAR_HANDLE of every subgraph (one variable per
+ * container + shared_name) and every ASSIGN_VARIABLE whose handle comes from a VAR_HANDLE of
+ * its subgraph: the first (by subgraph, then op) fixes the variable's dtype and size, the others
+ * must agree; the variable's memory is then allocated in the persistent arena. Invoke allocates
+ * nothing.
+ */
+typedef struct mn_resource {
+    const char *container;      /* NUL-terminated, in the model */
+    const char *shared_name;
+    void *data;                 /* NULL until sized (and in dry runs) */
+    size_t bytes;
+    uint32_t fixed_by;          /* subgraph << 16 | op of the assignment that fixed it (messages) */
+    uint8_t dtype;
+    bool sized;                 /* some ASSIGN_VARIABLE fixes dtype and size */
+    bool assigned;              /* holds a value (invoke) */
+} mn_resource_t;
+
+/* Resource id (index into the table) of input `input` of node: the tensor must be the output of a
+ * VAR_HANDLE op of the same subgraph; otherwise -1 after mn_fail. */
+int32_t mn_resource_of(mn_ctx_t *ctx, const mn_node_t *node, int input);
+/* The VAR_HANDLE node's variable id, or -1 after mn_fail. */
+int32_t mn_resource_handle(mn_ctx_t *ctx, const mn_node_t *var_handle);
+mn_resource_t *mn_resource_get(mn_ctx_t *ctx, int32_t id);
+
 #ifdef __cplusplus
 }
 #endif

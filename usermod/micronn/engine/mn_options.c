@@ -64,3 +64,22 @@ int32_t mn_opt_vec_i32(const mn_node_t *node, int field, int32_t *out, int32_t m
     }
     return (int32_t)n;
 }
+
+bool mn_opt_str(const mn_node_t *node, int field, const char **out) {
+    *out = NULL;
+    const uint8_t *p = opt_field(node, field, 4);
+    if (!p) {
+        return true;
+    }
+    const mn_model_t *m = node->model;
+    uint64_t s = (uint64_t)(p - m->buf) + mn_ld_u32(p);
+    if (s + 4 > m->len) {
+        return false;
+    }
+    uint64_t n = mn_ld_u32(m->buf + s);
+    if (s + 4 + n + 1 > m->len || m->buf[s + 4 + n] != 0) {
+        return false;   /* a flatbuffer string ends with a NUL after its n bytes */
+    }
+    *out = (const char *)(m->buf + s + 4);
+    return true;
+}
