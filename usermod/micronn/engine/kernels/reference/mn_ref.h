@@ -424,6 +424,7 @@ typedef struct {
 } mn_requant_t;
 void mn_requantize_s8_s8(size_t n, const mn_requant_t *r, const int8_t *in, int8_t *out);
 void mn_requantize_s8_u8(size_t n, const mn_requant_t *r, const int8_t *in, uint8_t *out);
+void mn_requantize_s8_s16(size_t n, const mn_requant_t *r, const int8_t *in, int16_t *out);
 void mn_requantize_u8_s8(size_t n, const mn_requant_t *r, const uint8_t *in, int8_t *out);
 void mn_requantize_s16_s8(size_t n, const mn_requant_t *r, const int16_t *in, int8_t *out);
 void mn_requantize_s16_s16(size_t n, const mn_requant_t *r, const int16_t *in, int16_t *out);

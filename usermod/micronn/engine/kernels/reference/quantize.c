@@ -56,6 +56,7 @@ void mn_quantize_f32_s16(size_t n, float scale, int32_t zp, const float *in, int
 
 DEFINE_REQUANT(mn_requantize_s8_s8, int8_t, int8_t, INT8_MIN, INT8_MAX)
 DEFINE_REQUANT(mn_requantize_s8_u8, int8_t, uint8_t, 0, 255)
+DEFINE_REQUANT(mn_requantize_s8_s16, int8_t, int16_t, INT16_MIN, INT16_MAX)
 DEFINE_REQUANT(mn_requantize_u8_s8, uint8_t, int8_t, INT8_MIN, INT8_MAX)
 DEFINE_REQUANT(mn_requantize_s16_s8, int16_t, int8_t, INT8_MIN, INT8_MAX)
 DEFINE_REQUANT(mn_requantize_s16_s16, int16_t, int16_t, INT16_MIN, INT16_MAX)
@@ -150,7 +151,7 @@ static mn_status_t quantize_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         if (out->q_count > 1) {
             REF_TRY(quantize_prepare_per_channel(ctx, out, d));
         }
-    } else if (((i == MN_INT8 || i == MN_UINT8) && (o == MN_INT8 || o == MN_UINT8)) ||
+    } else if (((i == MN_INT8 || i == MN_UINT8) && (o == MN_INT8 || o == MN_UINT8)) || (i == MN_INT8 && o == MN_INT16) ||
                (i == MN_INT16 && (o == MN_INT8 || o == MN_INT16 || o == MN_INT32)) ||
                (i == MN_INT32 && (o == MN_INT8 || o == MN_INT16))) {
         REF_TRY(ref_need_quant(ctx, "input", in));
@@ -202,6 +203,8 @@ static mn_status_t quantize_eval(mn_ctx_t *ctx, mn_node_t *node) {
     } else if (i == MN_INT8) {
         if (o == MN_INT8) {
             mn_requantize_s8_s8(d->n, &d->r, (const int8_t *)in, (int8_t *)out);
+        } else if (o == MN_INT16) {
+            mn_requantize_s8_s16(d->n, &d->r, (const int8_t *)in, (int16_t *)out);
         } else {
             mn_requantize_s8_u8(d->n, &d->r, (const int8_t *)in, (uint8_t *)out);
         }
