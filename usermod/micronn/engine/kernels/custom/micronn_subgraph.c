@@ -9,7 +9,8 @@
  * that backend as delegate (mn_delegate_find); a build without that backend runs it with its own
  * kernels (same bits either way; the variant reported says "kernels:subgraphK"). Its interpreter
  * (mn_nested.c, as IF / WHILE use) and arena live in this op's persistent memory; at eval its
- * boundary tensors are pointed at this op's operands (no copies). A
+ * boundary tensors are pointed at this op's operands (no copies, except for an output that is
+ * also an input or another output). A
  * micronn_subgraph op inside such a subgraph is refused (no recursion).
  */
 #include "mn_kernel.h"
@@ -94,16 +95,44 @@ static mn_status_t sub_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     return mn_nested_prepare(ctx, &d->n, &cfg);
 }
 
+/* Whether inner tensor t is one of the subgraph's inputs or one of its outputs before output k. */
+static bool boundary_seen(mn_interp_t *it, const mn_tensor_t *t, int k) {
+    for (size_t i = 0; i < mn_interp_num_inputs(it); i++) {
+        if (mn_interp_input(it, i) == t) {
+            return true;
+        }
+    }
+    for (int i = 0; i < k; i++) {
+        if (mn_interp_output(it, (size_t)i) == t) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static mn_status_t sub_eval(mn_ctx_t *ctx, mn_node_t *node) {
     sub_data_t *d = node->user_data;
-    /* Point the subgraph's boundary tensors at this op's operands (planned by the outer plan). */
+    mn_interp_t *it = &d->n.it;
+    /* Point the subgraph's boundary tensors at this op's operands (planned by the outer plan). A
+     * tensor that is an input and an output, or two outputs, keeps its first role; the outputs
+     * it could not be pointed at are copied afterwards. */
     for (int i = 0; i < mn_num_inputs(node); i++) {
-        mn_interp_input(&d->n.it, i)->data = mn_input(ctx, node, i)->data;
+        mn_interp_input(it, (size_t)i)->data = mn_input(ctx, node, i)->data;
     }
     for (int i = 0; i < mn_num_outputs(node); i++) {
-        mn_interp_output(&d->n.it, i)->data = mn_output(ctx, node, i)->data;
+        mn_tensor_t *t = mn_interp_output(it, (size_t)i);
+        if (!boundary_seen(it, t, i)) {
+            t->data = mn_output(ctx, node, i)->data;
+        }
     }
-    return mn_nested_invoke(ctx, &d->n);
+    mn_status_t s = mn_nested_invoke(ctx, &d->n);
+    for (int i = 0; i < mn_num_outputs(node) && s == MN_OK; i++) {
+        mn_tensor_t *out = mn_output(ctx, node, i), *t = mn_interp_output(it, (size_t)i);
+        if (t->data != out->data) {
+            memcpy(out->data, t->data, out->bytes);
+        }
+    }
+    return s;
 }
 
 static void sub_free(mn_ctx_t *ctx, mn_node_t *node) {
