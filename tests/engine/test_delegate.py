@@ -42,7 +42,8 @@ def test_delegated_run_is_bit_exact(engine, name):
     delegated = [p for p in prof if p["backend"] == "generic"]
     assert delegated and all(p["name"] in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "SVDF")
                              for p in delegated)
-    assert any(p["variant"].startswith("generic.") for p in delegated)
+    if "generic" in engine.backends():   # (a KERNELS=reference host build runs reference functions)
+        assert any(p["variant"].startswith("generic.") for p in delegated)
     assert all(p["variant"] == "reference" for p in prof if p["backend"] is None)
 
 
@@ -99,7 +100,8 @@ def test_min_subgraph_keeps_small_subgraphs_on_the_kernels(engine):
 def test_unknown_delegate(engine):
     with pytest.raises(engine.MicronnError) as e:
         engine.Interpreter(engine.Model(_branchy_model()), delegate="npu")
-    assert "no delegate 'npu' in this engine build (kernel backends: generic)" in str(e.value)
+    have = ", ".join(engine.backends()) or "none"
+    assert f"no delegate 'npu' in this engine build (kernel backends: {have})" in str(e.value)
 
 
 def test_errors_name_the_model_op_after_reordering(engine):
