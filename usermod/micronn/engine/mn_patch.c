@@ -13,11 +13,12 @@
  * adds nothing, exactly as the taps the kernels skip), the lowest value for MAX_POOL_2D. Reference
  * and optimized compute variants run unchanged, so the outputs are bit for bit the unbanded ones.
  *
- * Each op computes the same number of rows in every band (the most any band needs; a window that
- * would leave the image is moved back inside, so a few rows are computed twice): one prepared
- * geometry per op. Interior tensors (MN_TF_PATCH) get no planned memory; while an op runs, its
- * input and output descriptors are pointed at band views. The band buffers are one scratch block
- * of the last op, laid out by the greedy planner over the steps of one band.
+ * Each op is prepared for one output row (a [1, filter height, padded width, C] input view) and
+ * run once per row it must compute, writing straight into the next op's band buffer (between its
+ * padding columns) or, for the last op, into Y: no copies but the first op's padded input, and at
+ * any time only two band buffers are alive. Interior tensors (MN_TF_PATCH) get no planned memory;
+ * while an op runs, its input and output descriptors are pointed at row views. The band buffers
+ * are one scratch block of the last op, laid out by the greedy planner.
  */
 #include <math.h>
 
@@ -32,16 +33,17 @@
 typedef struct {
     const mn_kernel_t *kernel;  /* the op's own kernel */
     const uint8_t *options;     /* its options table in the model */
-    int32_t in_dims[4];         /* band view of the input: [1, rows read, padded width, channels] */
-    int32_t out_dims[4];        /* band view of the output: [1, rows computed, width, channels] */
+    int32_t in_dims[4];         /* one output row's input view: [1, filter height, padded width, C] */
+    int32_t out_dims[4];        /* one output row: [1, 1, width, channels] */
     int32_t h_in, w_in, h_out;  /* image sizes */
     int32_t stride, k_h;        /* vertical stride, filter height with dilation */
     int32_t pad_top, pad_left;
+    int32_t buf_rows;           /* rows of its band buffer (0: op 0 reads X in place) */
+    uint32_t buf_off;           /* the band buffer in the block */
     uint32_t taps;              /* multiply-accumulates per output element */
-    uint32_t pad_off, win_off;  /* in the band block: padded input copy, output window */
-    uint8_t padded;             /* the input goes through a padded copy */
+    uint8_t padded;             /* pads (op 0: reads a padded copy of X) */
     uint8_t fill[4];            /* the padding value (one element) */
-    uint8_t opts[OPTS_BYTES];
+    const uint8_t *fields;      /* its options table's field sizes (valid_options) */
 } patch_op_t;
 
 struct mn_patch {
@@ -65,76 +67,58 @@ void mn_patch_lifetime(const mn_interp_t *it, uint32_t t, int32_t *last) {
 
 /* ---- band geometry ------------------------------------------------------------------------------ */
 
-static int32_t clamp_window(int32_t start, int32_t rows, int32_t height) {
-    return start + rows > height ? height - rows : start;
-}
-
-/* Windows (first output row) of ops n-1 down to `stop` for band b, in ws[]; [*lo, *hi) = the image
- * rows op `stop` reads. */
-static void windows(const mn_patch_t *p, uint32_t b, uint32_t stop, int32_t *ws, int32_t *lo, int32_t *hi) {
+/* Output rows [a[k], e[k]) each op computes for band b: the last op's band, and for each earlier
+ * one the image rows the next one reads. */
+static void band_rows(const mn_patch_t *p, uint32_t b, int32_t *a, int32_t *e) {
     uint32_t k = p->n - 1u;
-    ws[k] = clamp_window((int32_t)(b * p->rows), p->op[k].out_dims[1], p->op[k].h_out);
-    for (;; k--) {
+    a[k] = (int32_t)(b * p->rows);
+    e[k] = a[k] + p->rows < p->op[k].h_out ? a[k] + p->rows : p->op[k].h_out;
+    for (; k > 0; k--) {
         const patch_op_t *op = &p->op[k];
-        int32_t a = ws[k] * op->stride - op->pad_top, e = a + op->in_dims[1];
-        a = a < 0 ? 0 : a;
-        e = e > op->h_in ? op->h_in : e;
-        if (k == stop) {
-            *lo = a;
-            *hi = e;
-            return;
-        }
-        ws[k - 1] = clamp_window(a, p->op[k - 1].out_dims[1], p->op[k - 1].h_out);
+        const int32_t row0 = a[k] * op->stride - op->pad_top;
+        const int32_t end = row0 + (e[k] - a[k] - 1) * op->stride + op->k_h;
+        a[k - 1] = row0 < 0 ? 0 : row0;
+        e[k - 1] = end > op->h_in ? op->h_in : end;
     }
 }
 
-static void set_rows(patch_op_t *op, int32_t rows) {
-    op->out_dims[1] = rows;
-    op->in_dims[1] = (rows - 1) * op->stride + op->k_h;
+/* First (padded) input row of op k for output rows from a, and how many rows it reads. */
+static int32_t in_row0(const patch_op_t *op, int32_t a) {
+    return a * op->stride - op->pad_top;
+}
+static int32_t in_rows(const patch_op_t *op, int32_t a, int32_t e) {
+    return (e - a - 1) * op->stride + op->k_h;
 }
 
-/* Rows of every op: the last one's `rows`, each earlier one's the most any band reads. */
-static void size_windows(mn_patch_t *p) {
-    int32_t ws[MN_PATCH_MAX_OPS], lo, hi;
-    set_rows(&p->op[p->n - 1], p->rows);
-    for (uint32_t k = p->n - 1u; k > 0; k--) {
-        int32_t most = 1;
-        for (uint32_t b = 0; b < p->bands; b++) {
-            windows(p, b, k, ws, &lo, &hi);
-            most = hi - lo > most ? hi - lo : most;
-        }
-        set_rows(&p->op[k - 1], most);
-    }
+static size_t row_bytes(const int32_t *dims, size_t es) {
+    return es * (size_t)dims[2] * (size_t)dims[3];
 }
 
-static size_t view_bytes(const int32_t *dims, size_t es) {
-    return es * (size_t)dims[1] * (size_t)dims[2] * (size_t)dims[3];
-}
-
-/* Band block: op k's padded input is used in steps 2k (copy) and 2k+1 (run), its output window
- * from 2k+1 to the next op's copy or run. */
+/* Band buffer rows (the most any band reads) and their places in the block: op k's buffer is
+ * written by op k-1 and read by op k, so only two are alive at a time. */
 static void plan_block(mn_patch_t *p) {
-    mn_plan_buf_t bufs[2 * MN_PATCH_MAX_OPS];
-    int32_t work[4 * MN_PATCH_MAX_OPS], n = 0;
+    mn_plan_buf_t bufs[MN_PATCH_MAX_OPS];
+    int32_t work[2 * MN_PATCH_MAX_OPS], a[MN_PATCH_MAX_OPS], e[MN_PATCH_MAX_OPS], n = 0;
+    for (uint32_t b = 0; b < p->bands; b++) {
+        band_rows(p, b, a, e);
+        for (uint32_t k = 0; k < p->n; k++) {
+            const int32_t r = in_rows(&p->op[k], a[k], e[k]);
+            p->op[k].buf_rows = r > p->op[k].buf_rows ? r : p->op[k].buf_rows;
+        }
+    }
+    if (!p->op[0].padded) {
+        p->op[0].buf_rows = 0;
+    }
     for (uint32_t k = 0; k < p->n; k++) {
         const patch_op_t *op = &p->op[k];
-        const int32_t t = 2 * (int32_t)k;
-        if (op->padded) {
-            bufs[n++] = (mn_plan_buf_t) { MN_BLOCK(view_bytes(op->in_dims, p->es)), 0, t, t + 1, (int32_t)k, 0 };
-        }
-        if (k + 1u < p->n) {
-            const int32_t until = p->op[k + 1].padded ? t + 2 : t + 3;
-            bufs[n++] = (mn_plan_buf_t) { MN_BLOCK(view_bytes(op->out_dims, p->es)), 0, t + 1, until,
-                                          -1 - (int32_t)k, 0 };
+        if (op->buf_rows) {
+            const size_t bytes = row_bytes(op->in_dims, p->es) * (size_t)op->buf_rows;
+            bufs[n++] = (mn_plan_buf_t) { MN_BLOCK(bytes), 0, k ? (int32_t)k - 1 : 0, (int32_t)k, (int32_t)k, 0 };
         }
     }
     p->block = (uint32_t)mn_plan(bufs, n, MN_PLANNER_GREEDY, work);
     for (int32_t j = 0; j < n; j++) {
-        if (bufs[j].id >= 0) {
-            p->op[bufs[j].id].pad_off = (uint32_t)bufs[j].offset;
-        } else {
-            p->op[-1 - bufs[j].id].win_off = (uint32_t)bufs[j].offset;
-        }
+        p->op[bufs[j].id].buf_off = (uint32_t)bufs[j].offset;
     }
 }
 
@@ -299,14 +283,15 @@ static const char *check_op(mn_interp_t *it, mn_patch_t *p, uint32_t k, uint32_t
     op->pad_top = tot_h / 2;
     op->pad_left = tot_w / 2;
     op->padded = tot_h || tot_w;
-    op->in_dims[0] = op->out_dims[0] = 1;
+    op->in_dims[0] = op->out_dims[0] = op->out_dims[1] = 1;
+    op->in_dims[1] = k_h;
     op->in_dims[2] = in->dims[2] + tot_w;
     op->in_dims[3] = in->dims[3];
     op->out_dims[2] = w_out;
     op->out_dims[3] = out->dims[3];
     op->taps = (uint32_t)(f[0] * f[1]) * (node->builtin == MN_BUILTIN_CONV_2D ? (uint32_t)filter->dims[3] : 1u);
     pad_value(node, in, op->fill);
-    valid_options(node->options, fields, op->opts);
+    op->fields = fields;
     return NULL;
 }
 
@@ -387,7 +372,6 @@ mn_status_t mn_patch_setup(mn_interp_t *it) {
     p->es = (uint8_t)mn_dtype_size(it->tensors[p->x].dtype);
     p->rows = c->patch_rows < p->op[n - 1].h_out ? c->patch_rows : (uint16_t)p->op[n - 1].h_out;
     p->bands = (uint16_t)((p->op[n - 1].h_out + p->rows - 1) / p->rows);
-    size_windows(p);
     plan_block(p);
     for (uint32_t k = 0; k < n; k++) {
         mn_node_t *node = &it->nodes[first + k];
@@ -417,7 +401,7 @@ static void view_set(mn_tensor_t *t, const int32_t *dims, void *data, size_t es,
     t->dims = dims;
     t->ndim = 4;
     t->data = data;
-    t->bytes = view_bytes(dims, es);
+    t->bytes = row_bytes(dims, es) * (size_t)dims[1];
 }
 
 static void view_restore(mn_tensor_t *t, const view_t *v) {
@@ -437,9 +421,13 @@ static mn_status_t prepare_op(mn_ctx_t *ctx, mn_patch_t *p, uint32_t k) {
     mn_scratch_t *list0 = ctx->scratch_req;
     view_t vi, vo;
     mn_status_t s = MN_OK;
+    uint8_t *opts = mn_alloc_temp(ctx, OPTS_BYTES);   /* only prepare reads options */
+    if (!opts) {
+        return MN_ERR_ARENA;
+    }
     view_set(in, op->in_dims, NULL, p->es, &vi);
     view_set(out, op->out_dims, NULL, p->es, &vo);
-    node->options = op->opts + (mn_ld_u16(op->opts) + 3u) / 4u * 4u;   /* the table after its vtable */
+    node->options = valid_options(op->options, op->fields, opts);
     ctx->cur_op = p->first + k;
     if (op->kernel->init) {
         s = op->kernel->init(ctx, node);
@@ -480,46 +468,57 @@ static void fill(uint8_t *dst, size_t n, const uint8_t *value, size_t es) {
     }
 }
 
-/* The padded copy of op k's input rows [row0, row0 + rows) (image rows; others are padding) from
- * src, which holds image rows from src_row0 on. */
-static void pad_rows(const patch_op_t *op, size_t es, uint8_t *dst, const uint8_t *src, int32_t src_row0,
-    int32_t row0) {
+/* Padding of a band buffer of op op: `rows` rows from image row row0 (rows outside the image
+ * entirely, the columns left and right of the image in the others). If src (image rows from
+ * src_row0 on), the image part is copied from it, else the previous op writes it. */
+static void pad_band(const patch_op_t *op, size_t es, uint8_t *dst, int32_t row0, int32_t rows,
+    const uint8_t *src, int32_t src_row0) {
     const size_t c = (size_t)op->in_dims[3] * es, row = (size_t)op->in_dims[2] * c;
     const size_t left = (size_t)op->pad_left * c, mid = (size_t)op->w_in * c;
-    for (int32_t r = 0; r < op->in_dims[1]; r++, dst += row) {
+    for (int32_t r = 0; r < rows; r++, dst += row) {
         const int32_t y = row0 + r;
         if (y < 0 || y >= op->h_in) {
             fill(dst, row, op->fill, es);
             continue;
         }
         fill(dst, left, op->fill, es);
-        memcpy(dst + left, src + (size_t)(y - src_row0) * mid, mid);
+        if (src) {
+            memcpy(dst + left, src + (size_t)(y - src_row0) * mid, mid);
+        }
         fill(dst + left + mid, row - left - mid, op->fill, es);
     }
 }
 
-/* Run op k of band with windows ws. */
-static mn_status_t run_op(mn_ctx_t *ctx, mn_patch_t *p, uint32_t k, const int32_t *ws, uint8_t *block) {
-    const patch_op_t *op = &p->op[k];
+/* Run op k for its rows [a, e) of the band: input rows from its band buffer (or X), each output
+ * row into the next op's band buffer (or Y). */
+static mn_status_t run_op(mn_ctx_t *ctx, mn_patch_t *p, uint32_t k, const int32_t *a, const int32_t *e,
+    uint8_t *block) {
+    const patch_op_t *op = &p->op[k], *next = k + 1u < p->n ? &p->op[k + 1] : NULL;
     mn_node_t *node = &ctx->nodes[p->first + k];
     mn_tensor_t *in = &ctx->tensors[node->inputs[0]], *out = &ctx->tensors[node->outputs[0]];
-    const size_t es = p->es, src_row = (size_t)op->w_in * (size_t)op->in_dims[3] * es;
-    const uint8_t *src = k ? block + p->op[k - 1].win_off : (const uint8_t *)in->data;
-    const int32_t src_row0 = k ? ws[k - 1] : 0, row0 = ws[k] * op->stride - op->pad_top;
-    uint8_t *in_data, *out_data = k + 1u < p->n ? block + op->win_off
-        : (uint8_t *)out->data + (size_t)ws[k] * (size_t)op->out_dims[2] * (size_t)op->out_dims[3] * es;
-    if (op->padded) {
-        in_data = block + op->pad_off;
-        pad_rows(op, es, in_data, src, src_row0, row0);
-    } else {
-        in_data = (uint8_t *)(uintptr_t)src + (size_t)(row0 - src_row0) * src_row;   /* rows in place */
+    const size_t es = p->es, in_row = row_bytes(op->in_dims, es), out_row = row_bytes(op->out_dims, es);
+    const int32_t row0 = in_row0(op, a[k]);
+    uint8_t *src = op->buf_rows ? block + op->buf_off : (uint8_t *)in->data + (size_t)row0 * in_row;
+    uint8_t *dst = (uint8_t *)out->data + (size_t)a[k] * out_row;
+    size_t dst_row = out_row;
+    if (next) {   /* rows of the next op's buffer from its first input row, between its padding */
+        const int32_t next0 = in_row0(next, a[k + 1]);
+        dst_row = row_bytes(next->in_dims, es);
+        dst = block + next->buf_off + (size_t)next->pad_left * (size_t)next->in_dims[3] * es
+            + (size_t)(a[k] - next0) * dst_row;
+        pad_band(next, es, block + next->buf_off, next0, in_rows(next, a[k + 1], e[k + 1]), NULL, 0);
     }
     view_t vi, vo;
-    view_set(in, op->in_dims, in_data, es, &vi);
-    view_set(out, op->out_dims, out_data, es, &vo);
+    view_set(in, op->in_dims, NULL, es, &vi);
+    view_set(out, op->out_dims, NULL, es, &vo);
     const uint32_t pos = ctx->cur_op;
     ctx->cur_op = p->first + k;
-    mn_status_t s = op->kernel->eval(ctx, node);
+    mn_status_t s = MN_OK;
+    for (int32_t y = a[k]; y < e[k] && s == MN_OK; y++) {
+        in->data = src + (size_t)((y - a[k]) * op->stride) * in_row;
+        out->data = dst + (size_t)(y - a[k]) * dst_row;
+        s = op->kernel->eval(ctx, node);
+    }
     ctx->cur_op = pos;
     view_restore(out, &vo);
     view_restore(in, &vi);
@@ -529,15 +528,20 @@ static mn_status_t run_op(mn_ctx_t *ctx, mn_patch_t *p, uint32_t k, const int32_
 static mn_status_t driver_eval(mn_ctx_t *ctx, mn_node_t *node) {
     mn_patch_t *p = ctx->patch;
     uint8_t *block = mn_get_scratch(ctx, p->scratch);
-    int32_t ws[MN_PATCH_MAX_OPS], lo, hi;
+    const patch_op_t *op = &p->op[0];
+    int32_t a[MN_PATCH_MAX_OPS], e[MN_PATCH_MAX_OPS];
     (void)node;
     for (uint32_t b = 0; b < p->bands; b++) {
         if (b && ctx->cfg.should_stop && ctx->cfg.should_stop(ctx->cfg.stop_user)) {
             return mn_fail(ctx, MN_ERR_ABORTED, "invoke stopped in patch band %u (should_stop)", (unsigned)b);
         }
-        windows(p, b, 0, ws, &lo, &hi);
+        band_rows(p, b, a, e);
+        if (op->buf_rows) {   /* the first op pads: a padded copy of its rows of X */
+            pad_band(op, p->es, block + op->buf_off, in_row0(op, a[0]), in_rows(op, a[0], e[0]),
+                (const uint8_t *)ctx->tensors[p->x].data, 0);
+        }
         for (uint32_t k = 0; k < p->n; k++) {
-            mn_status_t s = run_op(ctx, p, k, ws, block);
+            mn_status_t s = run_op(ctx, p, k, a, e, block);
             if (s != MN_OK) {
                 return s;
             }
@@ -588,11 +592,15 @@ mn_status_t mn_interp_patch(const mn_interp_t *it, mn_patch_choice_t *out) {
     out->rows = p->rows;
     out->bands = p->bands;
     out->height = (uint16_t)p->op[p->n - 1].h_out;
-    for (uint32_t k = 0; k < p->n; k++) {
-        const patch_op_t *op = &p->op[k];
-        const uint64_t per_row = (uint64_t)op->out_dims[2] * (uint64_t)op->out_dims[3] * op->taps;
-        out->macs += per_row * (uint64_t)op->h_out;
-        out->macs_patched += per_row * (uint64_t)op->out_dims[1] * p->bands;
+    int32_t a[MN_PATCH_MAX_OPS], e[MN_PATCH_MAX_OPS];
+    for (uint32_t b = 0; b < p->bands; b++) {
+        band_rows(p, b, a, e);
+        for (uint32_t k = 0; k < p->n; k++) {
+            const patch_op_t *op = &p->op[k];
+            const uint64_t per_row = (uint64_t)op->out_dims[2] * (uint64_t)op->out_dims[3] * op->taps;
+            out->macs += b ? 0 : per_row * (uint64_t)op->h_out;
+            out->macs_patched += per_row * (uint64_t)(e[k] - a[k]);
+        }
     }
     return MN_OK;
 }
