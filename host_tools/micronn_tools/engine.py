@@ -154,10 +154,14 @@ class _PatchChoice(ctypes.Structure):
     ]
 
 
+PATCH_STREAM = 0xFFFF   # patches=(first, last, PATCH_STREAM): line buffers, every row computed once
+
+
 def _choice_dict(c):
     d = {n: getattr(c, n) for n, _ in _PatchChoice._fields_}
     if not d["rows"]:
         return None
+    d["stream"] = d["rows"] == PATCH_STREAM
     d["ops"] = list(range(d["first"], d["last"] + 1))
     d["recompute"] = (d["macs_patched"] - d["macs"]) / d["macs"] if d["macs"] else 0.0
     return d
@@ -609,8 +613,9 @@ class Interpreter:
     should_stop: a callable polled before every op and WHILE iteration (mn_config_t.should_stop);
     when it returns true, invoke stops with MicronnError (status ERR_ABORTED).
     patches=True: run the patch stage (a chain of early conv / pool ops computed in bands of output
-    rows) that needs the least arena, if one helps (Model.patch_choice()); or a choice dict, or
-    (first op, last op, rows). Bit-exact; the stage's inner activations are then not readable.
+    rows, or streamed through line buffers) that needs the least arena, if one helps
+    (Model.patch_choice()); or a choice dict, or (first op, last op, rows or PATCH_STREAM).
+    Bit-exact; the stage's inner activations are then not readable.
     """
 
     def __init__(self, model, arena_size=None, planner="greedy", reuse_inputs=False, profile=False,

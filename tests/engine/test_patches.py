@@ -244,7 +244,7 @@ def test_random_chains_bit_exact(engine, seed):
     rng = np.random.default_rng(seed)
     for first, last, rows in stages(n, 1, rng):
         h = stage_height(engine, data, last)
-        for r in sorted({1, rows if rows <= h else h, h, max(1, (h + 1) // 2)}):
+        for r in sorted({1, rows if rows <= h else h, h, max(1, (h + 1) // 2), engine.PATCH_STREAM}):
             st = (first, last, r)
             for planner in PLANNERS:
                 for reference in (False, True):
@@ -276,8 +276,11 @@ def test_choice_on_a_mobilenet_like_chain(engine):
         assert c is not None and c["first"] == 0 and c["arena"] < c["arena_without"]
         assert c["arena_without"] == m.arena_needed(reuse_inputs=reuse)
         assert c["arena"] == m.arena_needed(reuse_inputs=reuse, patches=c)
-        assert 1 <= c["rows"] <= c["height"] and c["bands"] == -(-c["height"] // c["rows"])
-        assert c["macs_patched"] >= c["macs"] > 0
+        if c["stream"]:
+            assert c["bands"] == 1 and c["macs_patched"] == c["macs"] > 0
+        else:
+            assert 1 <= c["rows"] <= c["height"] and c["bands"] == -(-c["height"] // c["rows"])
+            assert c["macs_patched"] >= c["macs"] > 0
         inputs = inputs_for(engine, data, 2)
         want = [oracle.run(data, one) for one in inputs]
         it, got = run(engine, data, inputs, reuse_inputs=reuse, patches=True)
@@ -341,9 +344,20 @@ def test_halo_rows_matter(engine):
     inputs = inputs_for(engine, data, 1)
     want = [oracle.run(data, one) for one in inputs]
     h = stage_height(engine, data, 6)
-    for r in range(1, h + 1):
-        _, got = run(engine, data, inputs, patches=(0, 6, r))
-        same(got, want, f"rows {r}")
+    for last in range(1, 9):
+        for r in list(range(1, h + 1)) + [engine.PATCH_STREAM]:
+            _, got = run(engine, data, inputs, patches=(0, last, r))
+            same(got, want, f"stage 0..{last} rows {r}")
+
+
+def test_streaming_has_no_recompute_and_bands_do(engine):
+    m = engine.Model(mobilenet_like().tflite())
+    it = engine.Interpreter(m, patches=(0, 6, engine.PATCH_STREAM))
+    c = it.patch()
+    assert c["stream"] and c["macs_patched"] == c["macs"] and c["recompute"] == 0
+    it = engine.Interpreter(m, patches=(0, 6, 1))
+    c = it.patch()
+    assert not c["stream"] and c["bands"] == c["height"] and c["macs_patched"] > c["macs"]
 
 
 def test_bad_stages_are_refused(engine):

@@ -273,9 +273,12 @@ typedef struct mn_config {
     /* Optional patch-based execution (mn_patch.c): ops patch_first .. patch_last, a chain of
      * CONV_2D / DEPTHWISE_CONV_2D / MAX_POOL_2D / AVERAGE_POOL_2D, run in bands of patch_rows
      * output rows of the last one, so the activations between them never exist in full.
-     * patch_rows 0: off. mn_patch_choose() finds the stage and rows that need the least arena. */
+     * patch_rows 0: off; MN_PATCH_STREAM: streaming, each op keeps only the input rows its
+     * filter covers and every row is computed once. mn_patch_choose() finds the stage and rows
+     * that need the least arena. */
     uint16_t patch_first, patch_last, patch_rows;
 } mn_config_t;
+#define MN_PATCH_STREAM 0xffff   /* mn_config_t.patch_rows: line buffers instead of bands */
 
 /* Arena accounting (bytes). `needed` is the smallest arena that would work for this model,
  * valid after a successful prepare and after a prepare that failed with MN_ERR_ARENA. */
@@ -431,7 +434,8 @@ mn_status_t mn_interp_plan_buffer(const mn_interp_t *it, size_t k, mn_plan_info_
 /* Patch-based execution (mn_config_t.patch_*; see mn_patch.c). */
 typedef struct mn_patch_choice {
     uint16_t first, last;       /* the stage's first and last op */
-    uint16_t rows;              /* output rows of the last op per band; 0 = no stage */
+    uint16_t rows;              /* output rows of the last op per band; 0 = no stage;
+                                 * MN_PATCH_STREAM: line buffers (one band, nothing recomputed) */
     uint16_t bands;             /* bands per invoke */
     uint16_t height;            /* output rows of the last op */
     size_t arena;               /* arena needed (mn_arena_needed) with the stage */

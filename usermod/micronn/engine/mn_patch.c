@@ -47,7 +47,7 @@ typedef struct {
 } patch_op_t;
 
 struct mn_patch {
-    uint16_t first, n, rows, bands;
+    uint16_t first, n, rows, bands;   /* rows MN_PATCH_STREAM: line buffers, one band */
     int32_t x, y;               /* stage input and output tensors */
     int32_t scratch;            /* the band block */
     uint32_t block;             /* its bytes */
@@ -120,6 +120,19 @@ static void plan_block(mn_patch_t *p) {
     for (int32_t j = 0; j < n; j++) {
         p->op[bufs[j].id].buf_off = (uint32_t)bufs[j].offset;
     }
+}
+
+/* Streaming: each op keeps the filter-height rows of its (padded) input it reads for its current
+ * output row, all alive together; every row of every op is computed once. */
+static void line_buffers(mn_patch_t *p) {
+    uint32_t off = 0;
+    for (uint32_t k = 0; k < p->n; k++) {
+        patch_op_t *op = &p->op[k];
+        op->buf_rows = k || op->padded ? op->k_h : 0;
+        op->buf_off = off;
+        off += (uint32_t)MN_BLOCK(row_bytes(op->in_dims, p->es) * (size_t)op->buf_rows);
+    }
+    p->block = off;
 }
 
 /* ---- options with VALID padding ------------------------------------------------------------------ */
@@ -370,9 +383,15 @@ mn_status_t mn_patch_setup(mn_interp_t *it) {
         }
     }
     p->es = (uint8_t)mn_dtype_size(it->tensors[p->x].dtype);
-    p->rows = c->patch_rows < p->op[n - 1].h_out ? c->patch_rows : (uint16_t)p->op[n - 1].h_out;
-    p->bands = (uint16_t)((p->op[n - 1].h_out + p->rows - 1) / p->rows);
-    plan_block(p);
+    if (c->patch_rows == MN_PATCH_STREAM) {
+        p->rows = MN_PATCH_STREAM;
+        p->bands = 1;
+        line_buffers(p);
+    } else {
+        p->rows = c->patch_rows < p->op[n - 1].h_out ? c->patch_rows : (uint16_t)p->op[n - 1].h_out;
+        p->bands = (uint16_t)((p->op[n - 1].h_out + p->rows - 1) / p->rows);
+        plan_block(p);
+    }
     for (uint32_t k = 0; k < n; k++) {
         mn_node_t *node = &it->nodes[first + k];
         node->kernel = k + 1u < n ? &patch_skip : &patch_driver;
@@ -525,8 +544,101 @@ static mn_status_t run_op(mn_ctx_t *ctx, mn_patch_t *p, uint32_t k, const int32_
     return s;
 }
 
+/* Run op k for one output row: input rows from in_data, output row to out_data. */
+static mn_status_t eval_row(mn_ctx_t *ctx, const mn_patch_t *p, uint32_t k, uint8_t *in_data, uint8_t *out_data) {
+    const patch_op_t *op = &p->op[k];
+    mn_node_t *node = &ctx->nodes[p->first + k];
+    mn_tensor_t *in = &ctx->tensors[node->inputs[0]], *out = &ctx->tensors[node->outputs[0]];
+    view_t vi, vo;
+    view_set(in, op->in_dims, in_data, p->es, &vi);
+    view_set(out, op->out_dims, out_data, p->es, &vo);
+    const uint32_t pos = ctx->cur_op;
+    ctx->cur_op = p->first + k;
+    mn_status_t s = op->kernel->eval(ctx, node);
+    ctx->cur_op = pos;
+    view_restore(out, &vo);
+    view_restore(in, &vi);
+    return s;
+}
+
+/* Streaming state: op k's line buffer holds `have[k]` padded input rows from row lo[k]. */
+typedef struct {
+    uint8_t *block;
+    int32_t lo[MN_PATCH_MAX_OPS], have[MN_PATCH_MAX_OPS];
+} stream_t;
+
+static mn_status_t stream_row(mn_ctx_t *ctx, const mn_patch_t *p, stream_t *st, uint32_t k, int32_t y, uint8_t *dst);
+
+/* Append padded input row lo + have to op k's line buffer (computing it with op k - 1). */
+static mn_status_t stream_append(mn_ctx_t *ctx, const mn_patch_t *p, stream_t *st, uint32_t k, uint8_t *buf) {
+    const patch_op_t *op = &p->op[k];
+    const size_t es = p->es, row = row_bytes(op->in_dims, es), c = (size_t)op->in_dims[3] * es;
+    const size_t left = (size_t)op->pad_left * c, mid = (size_t)op->w_in * c;
+    const int32_t y = st->lo[k] + st->have[k] - op->pad_top;   /* image row */
+    uint8_t *dst = buf + (size_t)st->have[k]++ * row;
+    if (y < 0 || y >= op->h_in) {
+        fill(dst, row, op->fill, es);
+        return MN_OK;
+    }
+    fill(dst, left, op->fill, es);
+    fill(dst + left + mid, row - left - mid, op->fill, es);
+    if (k == 0) {
+        memcpy(dst + left, (const uint8_t *)ctx->tensors[p->x].data + (size_t)y * mid, mid);
+        return MN_OK;
+    }
+    return stream_row(ctx, p, st, k - 1, y, dst + left);
+}
+
+/* Output row y of op k into dst; rows are asked for in increasing order. */
+static mn_status_t stream_row(mn_ctx_t *ctx, const mn_patch_t *p, stream_t *st, uint32_t k, int32_t y, uint8_t *dst) {
+    const patch_op_t *op = &p->op[k];
+    const size_t row = row_bytes(op->in_dims, p->es);
+    const int32_t r0 = y * op->stride;   /* its first padded input row */
+    if (!op->buf_rows) {   /* op 0 without padding reads X in place */
+        return eval_row(ctx, p, k, (uint8_t *)ctx->tensors[p->x].data + (size_t)r0 * row, dst);
+    }
+    uint8_t *buf = st->block + op->buf_off;
+    const int32_t drop = r0 - st->lo[k];
+    if (drop >= st->have[k]) {
+        st->have[k] = 0;
+    } else if (drop > 0) {
+        memmove(buf, buf + (size_t)drop * row, (size_t)(st->have[k] - drop) * row);
+        st->have[k] -= drop;
+    }
+    st->lo[k] = r0;
+    while (st->have[k] < op->k_h) {
+        mn_status_t s = stream_append(ctx, p, st, k, buf);
+        if (s != MN_OK) {
+            return s;
+        }
+    }
+    return eval_row(ctx, p, k, buf, dst);
+}
+
+static mn_status_t stream_eval(mn_ctx_t *ctx, mn_patch_t *p) {
+    stream_t st;
+    const patch_op_t *last = &p->op[p->n - 1];
+    const size_t out_row = row_bytes(last->out_dims, p->es);
+    uint8_t *y = (uint8_t *)ctx->tensors[p->y].data;
+    memset(&st, 0, sizeof st);
+    st.block = mn_get_scratch(ctx, p->scratch);
+    for (int32_t r = 0; r < last->h_out; r++) {
+        if (r && ctx->cfg.should_stop && ctx->cfg.should_stop(ctx->cfg.stop_user)) {
+            return mn_fail(ctx, MN_ERR_ABORTED, "invoke stopped in patch row %d (should_stop)", (int)r);
+        }
+        mn_status_t s = stream_row(ctx, p, &st, p->n - 1u, r, y + (size_t)r * out_row);
+        if (s != MN_OK) {
+            return s;
+        }
+    }
+    return MN_OK;
+}
+
 static mn_status_t driver_eval(mn_ctx_t *ctx, mn_node_t *node) {
     mn_patch_t *p = ctx->patch;
+    if (p->rows == MN_PATCH_STREAM) {
+        return stream_eval(ctx, p);
+    }
     uint8_t *block = mn_get_scratch(ctx, p->scratch);
     const patch_op_t *op = &p->op[0];
     int32_t a[MN_PATCH_MAX_OPS], e[MN_PATCH_MAX_OPS];
@@ -595,6 +707,12 @@ mn_status_t mn_interp_patch(const mn_interp_t *it, mn_patch_choice_t *out) {
     int32_t a[MN_PATCH_MAX_OPS], e[MN_PATCH_MAX_OPS];
     for (uint32_t b = 0; b < p->bands; b++) {
         band_rows(p, b, a, e);
+        if (p->rows == MN_PATCH_STREAM) {   /* every row once */
+            for (uint32_t k = 0; k < p->n; k++) {
+                a[k] = 0;
+                e[k] = p->op[k].h_out;
+            }
+        }
         for (uint32_t k = 0; k < p->n; k++) {
             const patch_op_t *op = &p->op[k];
             const uint64_t per_row = (uint64_t)op->out_dims[2] * (uint64_t)op->out_dims[3] * op->taps;
@@ -666,7 +784,7 @@ mn_status_t mn_patch_choose(const mn_model_t *m, const mn_config_t *cfg, void *w
     mn_patch_choice_t *out, mn_error_t *err) {
     mn_config_t c;
     mn_patch_choice_t t, best;
-    size_t arena1[MN_PATCH_MAX_OPS];
+    size_t arena1[MN_PATCH_MAX_OPS], stream[MN_PATCH_MAX_OPS];
     mn_status_t s;
     if (!m || !out) {
         return MN_ERR_ARG;
@@ -701,15 +819,30 @@ mn_status_t mn_patch_choose(const mn_model_t *m, const mn_config_t *cfg, void *w
                 break;   /* the chain ends here */
             }
             arena1[n] = t.arena;
+            c.patch_rows = MN_PATCH_STREAM;
+            if ((s = sized(m, &c, work, work_size, &t, err)) == MN_ERR_ARENA) {
+                *out = t;
+                return s;
+            }
+            stream[n] = s == MN_OK ? t.arena : SIZE_MAX;
             least = t.arena < least ? t.arena : least;
+            least = stream[n] < least ? stream[n] : least;
         }
         /* the stages that reach the least: the most rows that keep it, then the least recompute */
         for (uint32_t k = 1; k < n && least < without; k++) {
+            c.patch_first = (uint16_t)first;
+            c.patch_last = (uint16_t)(first + k);
+            if (stream[k] == least) {   /* nothing computed twice: the least recompute there is */
+                c.patch_rows = MN_PATCH_STREAM;
+                if ((s = sized(m, &c, work, work_size, &t, err)) == MN_OK
+                    && (!best.rows || best.arena > least || best.macs_patched > best.macs)) {
+                    best = t;
+                }
+                continue;
+            }
             if (arena1[k] != least) {
                 continue;
             }
-            c.patch_first = (uint16_t)first;
-            c.patch_last = (uint16_t)(first + k);
             c.patch_rows = 1;
             if ((s = sized(m, &c, work, work_size, &t, err)) != MN_OK
                 || (s = most_rows(m, &c, work, work_size, least, &t, err)) != MN_OK) {
