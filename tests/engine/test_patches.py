@@ -373,3 +373,40 @@ def test_bad_stages_are_refused(engine):
     pad_avg = Chain(rng, "int8", 9, 9, 2).dw(1).pool("avg", k=3, s=2, padding=SAME)
     with pytest.raises(engine.MicronnError, match="AVERAGE_POOL_2D that pads"):
         engine.Interpreter(engine.Model(pad_avg.tflite()), patches=(0, 1, 1))
+
+
+def test_plan_cli_patches(engine, tmp_path):
+    """`micronn plan --patches` reports the stage; --write stores it with the plan (and the
+    tables): the written model then runs its stage with patches=True, bit-exact, in the arena
+    the plan predicts."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(engine.__file__), ".."))
+    src = oracle.model_path("person_detect.tflite")
+    out = tmp_path / "pd.tflite"
+    cli = [sys.executable, "-m", "micronn_tools.cli", "plan", src, "--patches", "--reuse-inputs",
+           "--max-seconds", "2"]
+    r = subprocess.run(cli + ["--write", str(out), "--tables"], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    c = engine.Model(oracle.read_model("person_detect.tflite")).patch_choice(reuse_inputs=True)
+    assert f"patch stage: ops 0 DEPTHWISE_CONV_2D .. {c['last']} " in r.stdout
+    assert f"{c['arena']:,} / {c['arena_without']:,}" in r.stdout
+    assert "recomputed MACs" in r.stdout and "micronn_patch_v1" in r.stdout + r.stderr
+    data = out.read_bytes()
+    m = engine.Model(data)
+    stored = m.patch_choice(planner="offline", reuse_inputs=True)
+    assert (stored["first"], stored["last"], stored["rows"]) == (c["first"], c["last"], c["rows"])
+    x = [np.frombuffer(open(oracle.model_path("person.bmp"), "rb").read()[-96 * 96:], np.int8).reshape(1, 96, 96, 1)]
+    it, got = run(engine, data, [x], planner="offline", reuse_inputs=True, patches=True)
+    same(got, [oracle.run(oracle.read_model("person_detect.tflite"), x)], "written model")
+    assert it.stats()["nonpersistent"] == engine.Interpreter(
+        engine.Model(oracle.read_model("person_detect.tflite")), reuse_inputs=True, patches=c).stats()["nonpersistent"]
+    r = subprocess.run(cli[:-4] + ["--json", "--patches"], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    import json
+    rep = json.loads(r.stdout)["patch"]
+    assert rep["arena_without"] > rep["arena"] and rep["stage"]["ops"][0] == "0 DEPTHWISE_CONV_2D"
+    r = subprocess.run(cli[:4] + [oracle.model_path("hello_world_int8.tflite"), "--patches"], capture_output=True,
+                       text=True, env=env)
+    assert r.returncode == 0 and "patch stage: none needs less arena" in r.stdout, r.stdout + r.stderr

@@ -447,8 +447,10 @@ typedef struct mn_patch_choice {
  * Which stage (a chain of ops starting at one that reads a model input) and band height give
  * the smallest arena with this config, by sizing dry runs (as mn_arena_needed, one at a time in
  * `work`): out->rows = 0 when no stage needs less than no patches. Among equal arenas, the
- * fewest recomputed multiply-accumulates. Set cfg->patch_first / patch_last / patch_rows from
- * out. MN_ERR_ARENA: work is too small, out->arena = a work size to retry with.
+ * fewest recomputed multiply-accumulates. A model that stores a stage (metadata
+ * "micronn_patch_v1": u16 first op, last op, rows; `micronn plan --write --patches` stores the one
+ * its memory plan was made for) gets that one. Set cfg->patch_first / patch_last / patch_rows
+ * from out. MN_ERR_ARENA: work is too small, out->arena = a work size to retry with.
  */
 mn_status_t mn_patch_choose(const mn_model_t *m, const mn_config_t *cfg, void *work, size_t work_size,
     mn_patch_choice_t *out, mn_error_t *err);

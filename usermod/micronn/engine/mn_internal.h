@@ -211,6 +211,7 @@ int mn_tensor_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int32_
 
 /* ---- patch-based execution (mn_patch.c) ---------------------------------------------------- */
 
+#define MN_PATCH_METADATA "micronn_patch_v1"   /* a stage stored in the model (mn_patch_choose) */
 #ifndef MN_PATCH_MAX_OPS
 #define MN_PATCH_MAX_OPS 16     /* ops in a patch stage */
 #endif

@@ -780,6 +780,21 @@ static int reads_model_input(const mn_model_t *m, uint32_t op) {
     return 0;
 }
 
+/* The stage the model stores (metadata MN_PATCH_METADATA: u16 first, last, rows, as `micronn plan
+ * --write --patches` writes it with its plan), sized: MN_ERR_ARG when there is none. */
+static mn_status_t stored_stage(const mn_model_t *m, mn_config_t *c, void *work, size_t work_size,
+    mn_patch_choice_t *out, mn_error_t *err) {
+    size_t n;
+    const uint8_t *md = mn_model_metadata(m, MN_PATCH_METADATA, &n);
+    if (!md || n < 6) {
+        return MN_ERR_ARG;
+    }
+    c->patch_first = mn_ld_u16(md);
+    c->patch_last = mn_ld_u16(md + 2);
+    c->patch_rows = mn_ld_u16(md + 4);
+    return sized(m, c, work, work_size, out, err);
+}
+
 mn_status_t mn_patch_choose(const mn_model_t *m, const mn_config_t *cfg, void *work, size_t work_size,
     mn_patch_choice_t *out, mn_error_t *err) {
     mn_config_t c;
@@ -801,6 +816,10 @@ mn_status_t mn_patch_choose(const mn_model_t *m, const mn_config_t *cfg, void *w
     size_t least = without;
     out->arena_without = without;
     best = *out;
+    if ((s = stored_stage(m, &c, work, work_size, out, err)) != MN_ERR_ARG) {
+        out->arena_without = without;
+        return s;
+    }
     for (uint32_t first = 0; first < m->n_ops; first++) {
         if (!reads_model_input(m, first)) {
             continue;
