@@ -68,7 +68,11 @@ class Chain:
         self.rng, self.dtype = rng, np.dtype(dtype)
         self.tensors, self.buffers, self.ops, self.codes = [], [S.BufferT()], [], []
         self.shape = (1, h, w, c)
-        self.q = (float(rng.uniform(0.02, 0.08)), int(rng.integers(-40, 41))) if self.quant else None
+        self.wide = self.dtype == np.int16   # int16x8: int16 activations (zero point 0), int64 bias
+        self.q = None
+        if self.quant:
+            self.q = (float(rng.uniform(1e-4, 8e-4)), 0) if self.wide else \
+                (float(rng.uniform(0.02, 0.08)), int(rng.integers(-40, 41)))
         self.x = self._tensor("x", self.shape, self.dtype, q=self.q)
         self.cur = self.x
         self.desc = []
@@ -82,6 +86,7 @@ class Chain:
         t.name = name.encode()
         t.shape = np.array(shape, dtype=np.int32)
         t.type = {np.dtype(np.int8): S.TensorType.INT8, np.dtype(np.int32): S.TensorType.INT32,
+                  np.dtype(np.int16): S.TensorType.INT16, np.dtype(np.int64): S.TensorType.INT64,
                   np.dtype(np.float32): S.TensorType.FLOAT32}[np.dtype(dtype)]
         t.buffer = 0
         if data is not None:
@@ -128,10 +133,11 @@ class Chain:
                          scales=ws, qdim=qdim)
         in_scale = self.q[0]
         bsc = [in_scale * float(np.float32(s)) for s in (ws if per_channel else [ws[0]] * cout)]
-        acc = np.sqrt(taps) * 60 * 60 * in_scale * float(np.mean(ws))
-        bq = np.round(rng.normal(0, acc, cout) / np.array(bsc)).astype(np.int32)
-        b = self._tensor(f"b{len(self.tensors)}", (cout,), np.int32, data=bq, scales=bsc)
-        out_q = (float(acc * 1.4 * 8 / 255), int(rng.integers(-20, 21)))
+        acc = np.sqrt(taps) * (8000 if self.wide else 60) * 60 * in_scale * float(np.mean(ws))
+        bdt = np.int64 if self.wide else np.int32
+        bq = np.round(rng.normal(0, acc, cout) / np.array(bsc)).astype(bdt)
+        b = self._tensor(f"b{len(self.tensors)}", (cout,), bdt, data=bq, scales=bsc)
+        out_q = (float(acc * 1.4 * 8 / 65535), 0) if self.wide else (float(acc * 1.4 * 8 / 255), int(rng.integers(-20, 21)))
         return w, b, out_q
 
     def conv(self, cout, k=3, s=1, padding=SAME, act=0, per_channel=True, kw=None):
@@ -236,7 +242,7 @@ def stage_height(engine, data, last):
 
 @pytest.mark.parametrize("seed", range(24))
 def test_random_chains_bit_exact(engine, seed):
-    ch = random_chain(seed, "int8" if seed % 4 else "float32")
+    ch = random_chain(seed, ("float32", "int16", "int8", "int8")[seed % 4])
     data = ch.tflite()
     n = len(ch.ops)
     inputs = inputs_for(engine, data, 2, seed)
