@@ -128,7 +128,13 @@ def report(path, prob, res, chosen):
 def patch_report(prob):
     """The patch stage (None without --patches; {"stage": None, ...} when none helps)."""
     if not getattr(prob, "patches_asked", False):
-        return None
+        # not asked: what --patches would give, in one line
+        try:
+            p = prob.model.patch_choice(reuse_inputs=prob.reuse_inputs)
+        except Exception:   # (an engine error is reported by the plan itself)
+            p = None
+        return p and {"hint": True, "first": p["first"], "last": p["last"], "stream": p["stream"],
+                      "rows": p["rows"], "arena": p["arena"], "arena_without": p["arena_without"]}
     p = prob.patch
     ops = prob.model.ops()
     return {"stage": None if p is None else {
@@ -148,7 +154,11 @@ def print_text(r):
             what += f" ({'proven' if p['proven'] else 'not proven'}, {p['nodes']:,} nodes, {p['seconds']:.1f} s)"
         print(f"  {what:<44} {p['arena']:>10,}")
     pr = r.get("patch")
-    if pr is not None:
+    if pr is not None and pr.get("hint"):
+        how = "streamed" if pr["stream"] else f"bands of {pr['rows']} rows"
+        print(f"  with --patches (ops {pr['first']}..{pr['last']}, {how}): arena {pr['arena']:,} instead of "
+              f"{pr['arena_without']:,} (greedy)")
+    elif pr is not None:
         st = pr["stage"]
         if st is None:
             print("  patch stage: none needs less arena than no patches")
