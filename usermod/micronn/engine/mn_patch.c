@@ -508,42 +508,6 @@ static void pad_band(const patch_op_t *op, size_t es, uint8_t *dst, int32_t row0
     }
 }
 
-/* Run op k for its rows [a, e) of the band: input rows from its band buffer (or X), each output
- * row into the next op's band buffer (or Y). */
-static mn_status_t run_op(mn_ctx_t *ctx, mn_patch_t *p, uint32_t k, const int32_t *a, const int32_t *e,
-    uint8_t *block) {
-    const patch_op_t *op = &p->op[k], *next = k + 1u < p->n ? &p->op[k + 1] : NULL;
-    mn_node_t *node = &ctx->nodes[p->first + k];
-    mn_tensor_t *in = &ctx->tensors[node->inputs[0]], *out = &ctx->tensors[node->outputs[0]];
-    const size_t es = p->es, in_row = row_bytes(op->in_dims, es), out_row = row_bytes(op->out_dims, es);
-    const int32_t row0 = in_row0(op, a[k]);
-    uint8_t *src = op->buf_rows ? block + op->buf_off : (uint8_t *)in->data + (size_t)row0 * in_row;
-    uint8_t *dst = (uint8_t *)out->data + (size_t)a[k] * out_row;
-    size_t dst_row = out_row;
-    if (next) {   /* rows of the next op's buffer from its first input row, between its padding */
-        const int32_t next0 = in_row0(next, a[k + 1]);
-        dst_row = row_bytes(next->in_dims, es);
-        dst = block + next->buf_off + (size_t)next->pad_left * (size_t)next->in_dims[3] * es
-            + (size_t)(a[k] - next0) * dst_row;
-        pad_band(next, es, block + next->buf_off, next0, in_rows(next, a[k + 1], e[k + 1]), NULL, 0);
-    }
-    view_t vi, vo;
-    view_set(in, op->in_dims, NULL, es, &vi);
-    view_set(out, op->out_dims, NULL, es, &vo);
-    const uint32_t pos = ctx->cur_op;
-    ctx->cur_op = p->first + k;
-    mn_status_t s = MN_OK;
-    for (int32_t y = a[k]; y < e[k] && s == MN_OK; y++) {
-        in->data = src + (size_t)((y - a[k]) * op->stride) * in_row;
-        out->data = dst + (size_t)(y - a[k]) * dst_row;
-        s = op->kernel->eval(ctx, node);
-    }
-    ctx->cur_op = pos;
-    view_restore(out, &vo);
-    view_restore(in, &vi);
-    return s;
-}
-
 /* Run op k for one output row: input rows from in_data, output row to out_data. */
 static mn_status_t eval_row(mn_ctx_t *ctx, const mn_patch_t *p, uint32_t k, uint8_t *in_data, uint8_t *out_data) {
     const patch_op_t *op = &p->op[k];
@@ -558,6 +522,30 @@ static mn_status_t eval_row(mn_ctx_t *ctx, const mn_patch_t *p, uint32_t k, uint
     ctx->cur_op = pos;
     view_restore(out, &vo);
     view_restore(in, &vi);
+    return s;
+}
+
+/* Run op k for its rows [a, e) of the band: input rows from its band buffer (or X), each output
+ * row into the next op's band buffer (or Y). */
+static mn_status_t run_op(mn_ctx_t *ctx, mn_patch_t *p, uint32_t k, const int32_t *a, const int32_t *e,
+    uint8_t *block) {
+    const patch_op_t *op = &p->op[k], *next = k + 1u < p->n ? &p->op[k + 1] : NULL;
+    const size_t es = p->es, in_row = row_bytes(op->in_dims, es);
+    uint8_t *src = op->buf_rows ? block + op->buf_off
+        : (uint8_t *)ctx->tensors[p->x].data + (size_t)in_row0(op, a[k]) * in_row;
+    size_t dst_row = row_bytes(op->out_dims, es);
+    uint8_t *dst = (uint8_t *)ctx->tensors[p->y].data + (size_t)a[k] * dst_row;
+    if (next) {   /* rows of the next op's buffer from its first input row, between its padding */
+        const int32_t next0 = in_row0(next, a[k + 1]);
+        dst_row = row_bytes(next->in_dims, es);
+        dst = block + next->buf_off + (size_t)next->pad_left * (size_t)next->in_dims[3] * es
+            + (size_t)(a[k] - next0) * dst_row;
+        pad_band(next, es, block + next->buf_off, next0, in_rows(next, a[k + 1], e[k + 1]), NULL, 0);
+    }
+    mn_status_t s = MN_OK;
+    for (int32_t y = a[k]; y < e[k] && s == MN_OK; y++) {
+        s = eval_row(ctx, p, k, src + (size_t)((y - a[k]) * op->stride) * in_row, dst + (size_t)(y - a[k]) * dst_row);
+    }
     return s;
 }
 
