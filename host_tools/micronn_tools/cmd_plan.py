@@ -31,6 +31,13 @@ then checks the new model on that board.
 ([version 0, subgraph 0, n_tensors, offset or -1 per tensor]); the engine checks it when it
 loads the model (alignment, no overlap of tensors alive together) and uses it by default.
 
+--patches plans the model as Interpreter(m, patches=True) runs it: a chain of early conv / pool
+ops (from the first op reading a model input) computed in bands of output rows or streamed
+through line buffers, so its inner activations never exist in full; the stage is the one that
+needs the least arena (ties: the least recomputed multiply-accumulates). The report gives its ops,
+rows, the arena with and without it, and the recomputed share of the stage's MACs. With --write
+the stage is stored too (micronn_patch_v1 metadata), and patches=True then uses that stage.
+
 --tables (with --write) also stores the per-op tables the engine computes at prepare (per-channel
 multipliers and shifts, biases with the input offset folded in, other kernel-variant data) as
 micronn_quant_v1 metadata. The engine still computes each table, compares it byte for byte with
@@ -58,6 +65,8 @@ def add_parser(sub):
     p.add_argument("--svg", metavar="F.svg", help="draw the plan as SVG")
     p.add_argument("--reuse-inputs", action="store_true",
                    help="let input memory be reused after its last use (Interpreter(reuse_inputs=True))")
+    p.add_argument("--patches", action="store_true",
+                   help="plan with the patch stage that needs the least arena (Interpreter(patches=True))")
     p.add_argument("--max-seconds", type=float, default=10.0, help="time budget of the optimal planner (10)")
     p.add_argument("--max-nodes", type=int, default=200_000, help="node budget of the optimal planner (200000)")
     add_board_args(p, default_note="none: the host library's buffers")
@@ -75,7 +84,8 @@ def analyse(path, args):
     if args.board or args.port:
         board_plan = on_board(args, data, model, path, "_it.plan()")
     try:
-        prob = plan.Problem(data, reuse_inputs=args.reuse_inputs, board_plan=board_plan)
+        prob = plan.Problem(data, reuse_inputs=args.reuse_inputs, board_plan=board_plan,
+                            patches=getattr(args, "patches", False))
     except engine.MicronnError as e:
         raise CliError(f"model {path}: the engine cannot prepare it: {e}") from None
     names = plan.PLANNERS if args.planner in ("best", "optimal") else ("ffd", args.planner)
@@ -111,7 +121,27 @@ def report(path, prob, res, chosen):
                      for n, r in res.items()},
         "chosen": chosen,
         "arena": res[chosen]["arena"],
+        "patch": patch_report(prob),
     }
+
+
+def patch_report(prob):
+    """The patch stage (None without --patches; {"stage": None, ...} when none helps)."""
+    if not getattr(prob, "patches_asked", False):
+        # not asked: what --patches would give, in one line
+        try:
+            p = prob.model.patch_choice(reuse_inputs=prob.reuse_inputs)
+        except Exception:   # (an engine error is reported by the plan itself)
+            p = None
+        return p and {"hint": True, "first": p["first"], "last": p["last"], "stream": p["stream"],
+                      "rows": p["rows"], "arena": p["arena"], "arena_without": p["arena_without"]}
+    p = prob.patch
+    ops = prob.model.ops()
+    return {"stage": None if p is None else {
+        "ops": [f"{i} {ops[i]['name']}" for i in p["ops"]],
+        "rows": "stream" if p["stream"] else p["rows"], "bands": p["bands"],
+        "macs": p["macs"], "macs_patched": p["macs_patched"], "recompute_percent": 100.0 * p["recompute"]},
+        "arena": p["arena"] if p else None, "arena_without": p["arena_without"] if p else None}
 
 
 def print_text(r):
@@ -123,6 +153,22 @@ def print_text(r):
         if n == "optimal":
             what += f" ({'proven' if p['proven'] else 'not proven'}, {p['nodes']:,} nodes, {p['seconds']:.1f} s)"
         print(f"  {what:<44} {p['arena']:>10,}")
+    pr = r.get("patch")
+    if pr is not None and pr.get("hint"):
+        how = "streamed" if pr["stream"] else f"bands of {pr['rows']} rows"
+        print(f"  with --patches (ops {pr['first']}..{pr['last']}, {how}): arena {pr['arena']:,} instead of "
+              f"{pr['arena_without']:,} (greedy)")
+    elif pr is not None:
+        st = pr["stage"]
+        if st is None:
+            print("  patch stage: none needs less arena than no patches")
+        else:
+            how = "streamed (line buffers)" if st["rows"] == "stream" else \
+                f"bands of {st['rows']} output rows ({st['bands']} bands)"
+            print(f"  patch stage: ops {st['ops'][0]} .. {st['ops'][-1]} ({len(st['ops'])} ops), {how}")
+            print(f"  {'arena with / without the stage (greedy)':<44} {pr['arena']:>10,} / {pr['arena_without']:,}")
+            print(f"  {'recomputed MACs':<44} {st['recompute_percent']:>9.1f}% of the stage's "
+                  f"{st['macs']:,}")
     gap = r["arena"] - r["lower_bound"]
     print(f"  chosen: {r['chosen']}, {r['arena']:,} bytes planned"
           + (" (= lower bound: optimal)" if gap == 0 else f" ({gap:,} above the lower bound)"))
@@ -151,9 +197,11 @@ def write_plan(args, data, prob, res, chosen, out):
     from . import engine, plan
     vec = plan.offline_vector(prob, res[chosen]["offsets"])
     new = plan.with_offline_plan(data, vec)
+    if prob.patch:
+        new = plan.with_metadata(new, {plan.PATCH_METADATA: plan.patch_metadata(prob.patch)})
     try:
         m = engine.Model(new)
-        it = engine.Interpreter(m, planner="offline", reuse_inputs=prob.reuse_inputs)
+        it = engine.Interpreter(m, planner="offline", reuse_inputs=prob.reuse_inputs, patches=prob.patch)
     except engine.MicronnError as e:
         raise CliError(f"the engine rejects the written plan: {e}") from None
     st = it.stats()
@@ -170,7 +218,8 @@ def write_plan(args, data, prob, res, chosen, out):
     if args.tables:
         before = it.stats()
         new, n, nbytes = plan.with_tables(new, planner="offline", reuse_inputs=prob.reuse_inputs)
-        after = engine.Interpreter(engine.Model(new), planner="offline", reuse_inputs=prob.reuse_inputs).stats()
+        after = engine.Interpreter(engine.Model(new), planner="offline", reuse_inputs=prob.reuse_inputs,
+                                   patches=prob.patch).stats()
         if after["nonpersistent"] != before["nonpersistent"] or after["persistent"] > before["persistent"]:
             raise CliError("the engine needs more arena with the stored tables")
         st = after if not prob.board else st
@@ -182,6 +231,8 @@ def write_plan(args, data, prob, res, chosen, out):
     except OSError as e:
         raise CliError(f"cannot write {out}: {e.strerror or e}") from None
     where = "the board" if prob.board else "this host"
+    if prob.patch:
+        tables += f"; patch stage ops {prob.patch['first']}..{prob.patch['last']} stored as {plan.PATCH_METADATA}"
     say(f"wrote {out}: plan '{chosen}' stored as {plan.METADATA_NAME} ({prob.n_tensors} tensors); "
         f"checked by the engine: {st['nonpersistent']:,} planned bytes, arena {st['needed']:,} on {where}"
         f"{tables}")

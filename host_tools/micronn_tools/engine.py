@@ -134,7 +134,37 @@ class _Config(ctypes.Structure):
         ("min_subgraph", ctypes.c_uint32),
         ("table_hook", ctypes.c_void_p),
         ("table_user", ctypes.c_void_p),
+        ("patch_first", ctypes.c_uint16),
+        ("patch_last", ctypes.c_uint16),
+        ("patch_rows", ctypes.c_uint16),
     ]
+
+
+class _PatchChoice(ctypes.Structure):
+    _fields_ = [
+        ("first", ctypes.c_uint16),
+        ("last", ctypes.c_uint16),
+        ("rows", ctypes.c_uint16),
+        ("bands", ctypes.c_uint16),
+        ("height", ctypes.c_uint16),
+        ("arena", ctypes.c_size_t),
+        ("arena_without", ctypes.c_size_t),
+        ("macs", ctypes.c_uint64),
+        ("macs_patched", ctypes.c_uint64),
+    ]
+
+
+PATCH_STREAM = 0xFFFF   # patches=(first, last, PATCH_STREAM): line buffers, every row computed once
+
+
+def _choice_dict(c):
+    d = {n: getattr(c, n) for n, _ in _PatchChoice._fields_}
+    if not d["rows"]:
+        return None
+    d["stream"] = d["rows"] == PATCH_STREAM
+    d["ops"] = list(range(d["first"], d["last"] + 1))
+    d["recompute"] = (d["macs_patched"] - d["macs"]) / d["macs"] if d["macs"] else 0.0
+    return d
 
 
 _TABLE_HOOK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32,
@@ -224,6 +254,9 @@ def lib(path=None):
         "mn_model_subgraph": (S, [P, SZ, P]),
         "mn_model_op_custom_options": (ctypes.POINTER(ctypes.c_uint8), [P, SZ, ctypes.POINTER(SZ)]),
         "mn_interp_plan_buffer": (S, [P, SZ, ctypes.POINTER(_PlanInfo)]),
+        "mn_patch_choose": (S, [P, ctypes.POINTER(_Config), P, SZ, ctypes.POINTER(_PatchChoice),
+                                ctypes.POINTER(_Error)]),
+        "mn_interp_patch": (S, [P, ctypes.POINTER(_PatchChoice)]),
     }
     for name, (res, args) in optional.items():
         f = getattr(L, name, None)
@@ -387,10 +420,28 @@ class Model:
             return [None if r.status == OK else (r.status, r.msg.decode("utf-8", "replace")) for r in res[:n]]
         raise MicronnError(ERR_ARENA, err.msg.decode(errors="replace"))
 
-    def arena_needed(self, planner="greedy", reuse_inputs=False, profile=False, **delegation):
-        """Exact arena bytes by dry run (raises MicronnError for unsupported ops etc.).
-        profile=True includes the per-op profile counters. delegation: as for Interpreter."""
+    def patch_choice(self, planner="greedy", reuse_inputs=False, profile=False, **delegation):
+        """The patch stage that needs the least arena (mn_patch_choose): dict first, last, ops, rows,
+        bands, height, arena, arena_without, macs, macs_patched, recompute (fraction of the stage's
+        multiply-accumulates computed again), or None when no stage helps."""
         cfg = _make_config(planner, reuse_inputs, _dummy_ticks if profile else None, L=self._L, **delegation)
+        size = self._L.mn_dry_run_work_hint(self._m)
+        for _ in range(8):
+            work = ctypes.create_string_buffer(size)
+            out, err = _PatchChoice(), _Error()
+            s = self._L.mn_patch_choose(self._m, ctypes.byref(cfg), work, size, ctypes.byref(out), ctypes.byref(err))
+            if s == OK:
+                return _choice_dict(out)
+            if s != ERR_ARENA:
+                raise MicronnError(s, err.msg.decode(errors="replace"))
+            size = max(2 * size, out.arena + 1024)
+        raise MicronnError(ERR_ARENA, err.msg.decode(errors="replace"))
+
+    def arena_needed(self, planner="greedy", reuse_inputs=False, profile=False, patches=None, **delegation):
+        """Exact arena bytes by dry run (raises MicronnError for unsupported ops etc.).
+        profile=True includes the per-op profile counters. delegation, patches: as for Interpreter."""
+        cfg = _make_config(planner, reuse_inputs, _dummy_ticks if profile else None, L=self._L, **delegation)
+        _set_patches(cfg, self._patches(patches, planner, reuse_inputs, profile, delegation))
         size = self._L.mn_dry_run_work_hint(self._m)
         for _ in range(8):
             work = ctypes.create_string_buffer(size)
@@ -404,6 +455,12 @@ class Model:
             size = max(2 * size, need.value + 1024)
         raise MicronnError(ERR_ARENA, err.msg.decode(errors="replace"))
 
+
+    def _patches(self, patches, planner, reuse_inputs, profile, delegation):
+        """patches: None/False (off), True (the best stage), a patch_choice() dict or (first, last, rows)."""
+        if patches is True:
+            return self.patch_choice(planner, reuse_inputs, profile, **delegation)
+        return patches or None
 
     def arena_split(self, planner="greedy", reuse_inputs=False):
         """Dry run for split arenas: (persistent buffer bytes, arena bytes), each with the slack
@@ -488,6 +545,13 @@ def _make_config(planner, reuse_inputs, ticks, delegate=None, min_subgraph=1, re
     return cfg
 
 
+def _set_patches(cfg, patches):
+    if patches:
+        first, last, rows = ((patches["first"], patches["last"], patches["rows"]) if isinstance(patches, dict)
+                             else patches)
+        cfg.patch_first, cfg.patch_last, cfg.patch_rows = int(first), int(last), int(rows)
+
+
 def backends(L=None):
     """Optimized kernel backends compiled into the library (each also usable as a delegate)."""
     L = L or lib()
@@ -548,18 +612,24 @@ class Interpreter:
     other op runs its reference compute function.
     should_stop: a callable polled before every op and WHILE iteration (mn_config_t.should_stop);
     when it returns true, invoke stops with MicronnError (status ERR_ABORTED).
+    patches=True: run the patch stage (a chain of early conv / pool ops computed in bands of output
+    rows, or streamed through line buffers) that needs the least arena, if one helps
+    (Model.patch_choice()); or a choice dict, or (first op, last op, rows or PATCH_STREAM).
+    Bit-exact; the stage's inner activations are then not readable.
     """
 
     def __init__(self, model, arena_size=None, planner="greedy", reuse_inputs=False, profile=False,
                  arena_offset=0, persistent_size=None, delegate=None, min_subgraph=1, reference=False,
-                 _table_hook=None, should_stop=None):
+                 _table_hook=None, should_stop=None, patches=None):
         self.model = model
         self._L = model._L
         delegation = dict(delegate=delegate, min_subgraph=min_subgraph, reference=reference)
+        patches = model._patches(patches, planner, reuse_inputs, profile, delegation)
         if arena_size is None:
-            arena_size = model.arena_needed(planner, reuse_inputs, profile, **delegation)
+            arena_size = model.arena_needed(planner, reuse_inputs, profile, patches=patches, **delegation)
         self._ticks = _TICKS_FN(lambda user: __import__("time").perf_counter_ns()) if profile else None
         self._cfg = _make_config(planner, reuse_inputs, self._ticks, L=self._L, **delegation)
+        _set_patches(self._cfg, patches)
         if _table_hook is not None:
             self._cfg.table_hook = ctypes.cast(_table_hook, ctypes.c_void_p)
         # should_stop: a callable polled before every op (and WHILE iteration); true stops invoke
@@ -687,6 +757,14 @@ class Interpreter:
                             "scratch": -1 - p.index if p.index < 0 else None,
                             "size": p.size, "first": p.first, "last": p.last, "offset": p.offset})
         return out
+
+    def patch(self):
+        """The patch stage this interpreter runs (as Model.patch_choice(), arena_without 0), or None."""
+        c = _PatchChoice()
+        s = self._L.mn_interp_patch(self._it, ctypes.byref(c))
+        if s != OK:
+            raise self._err(s)
+        return _choice_dict(c)
 
     def profile(self):
         out = []

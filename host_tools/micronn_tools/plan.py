@@ -52,14 +52,17 @@ class Problem:
     """The buffers of one model as the engine plans them: the host library's (greedy planner), or
     `board_plan`, what a board's `Interpreter.plan()` returned (its kernels' scratch buffers)."""
 
-    def __init__(self, model_bytes, reuse_inputs=False, lib_path=None, board_plan=None):
+    def __init__(self, model_bytes, reuse_inputs=False, lib_path=None, board_plan=None, patches=False):
         from . import engine
         self.model_bytes = model_bytes
         self.reuse_inputs = reuse_inputs
         self.model = engine.Model(model_bytes, lib_path)
         self.n_tensors = self.model.num_tensors
         self.n_ops = len(self.model.ops())
-        it = engine.Interpreter(self.model, planner="greedy", reuse_inputs=reuse_inputs)
+        # patches: the patch stage (engine.Model.patch_choice) the plan is made for, or None
+        self.patches_asked = bool(patches)
+        self.patch = self.model.patch_choice(reuse_inputs=reuse_inputs) if patches else None
+        it = engine.Interpreter(self.model, planner="greedy", reuse_inputs=reuse_inputs, patches=self.patch)
         self.engine_stats = it.stats()
         self.board = board_plan is not None
         if self.board:
@@ -321,6 +324,15 @@ def choose(results):
 
 
 # ---- the plan in the model --------------------------------------------------------------------------
+
+PATCH_METADATA = "micronn_patch_v1"
+
+
+def patch_metadata(patch):
+    """The micronn_patch_v1 buffer for a patch stage: u16 first op, last op, rows."""
+    import struct
+    return struct.pack("<HHH", patch["first"], patch["last"], patch["rows"])
+
 
 def with_offline_plan(model_bytes, vector):
     """The model with `vector` as its OfflineMemoryAllocation metadata (replacing an existing one).

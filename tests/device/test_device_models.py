@@ -142,3 +142,18 @@ def test_trained_lstm_int8(dev):
     sets = [[rng.integers(-128, 128, (1, 28, 28), dtype=np.int8)] for _ in range(3)]
     sets += [[np.full((1, 28, 28), -128, np.int8)]]
     _check(dev, "trained_lstm_int8", sets)
+
+
+def test_person_detect_patches(dev):
+    """Interpreter(m, patches=True): the early layers run in a patch stage on the board too,
+    bit-exact, and Model.arena_needed(patches=True) is the smaller arena it prepares in."""
+    rng = np.random.default_rng(3)
+    sets = [[_bmp("person.bmp")], [rng.integers(-128, 128, 9216, dtype=np.int8)]]
+    got = _check(dev, "person_detect", sets, timeout=600, extra_args=", reuse_inputs=True, patches=True")
+    assert got[0][0].ravel().tolist() == [-113, 113]
+    code = dev.load_code("person_detect") + """
+it = micronn.Interpreter(m, reuse_inputs=True, patches=True)
+print((m.arena_needed(reuse_inputs=True), m.arena_needed(reuse_inputs=True, patches=True), it.stats()['arena_size']))
+"""
+    without, patched, size = dev.eval_last(code, timeout=600)
+    assert size == patched < 0.75 * without, (without, patched, size)

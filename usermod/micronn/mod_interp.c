@@ -118,6 +118,30 @@ void micronn_arena_stats(const mn_model_t *model, const mn_config_t *cfg, mn_are
     raise_copy(st, &err);
 }
 
+void micronn_patches_config(const mn_model_t *model, mn_config_t *cfg) {
+    size_t work_size = mn_dry_run_work_hint(model);
+    mn_error_t err;
+    mn_patch_choice_t c;
+    mn_status_t st = MN_ERR_ARENA;
+    for (int attempt = 0; attempt < 8 && st == MN_ERR_ARENA; attempt++) {
+        uint8_t *work = m_new(uint8_t, work_size);
+        memset(&err, 0, sizeof(err));
+        st = mn_patch_choose(model, cfg, work, work_size, &c, &err);
+        m_del(uint8_t, work, work_size);
+        size_t grown = work_size + work_size / 2;
+        work_size = c.arena > grown ? c.arena : grown;
+    }
+    if (st == MN_ERR_UNSUPPORTED) {
+        raise_unsupported_ops(model, cfg);
+    }
+    if (st != MN_OK) {
+        raise_copy(st, &err);
+    }
+    cfg->patch_first = c.first;
+    cfg->patch_last = c.last;
+    cfg->patch_rows = c.rows;
+}
+
 size_t micronn_arena_needed(const mn_model_t *model, const mn_config_t *cfg) {
     mn_arena_stats_t st;
     micronn_arena_stats(model, cfg, &st);
@@ -226,9 +250,11 @@ static void check_ops(const mn_model_t *m, const mn_config_t *cfg) {
 //   reference: every op outside the delegate's subgraphs runs its reference compute function.
 //   reuse_inputs: let the planner reuse input memory once the inputs are consumed (as TFLM does;
 //     smaller arena, but the inputs no longer hold their values after invoke()).
+//   patches: run the early conv / pool chain that needs the least arena in bands of rows (or
+//     streamed through line buffers), bit-exact; nothing changes when no such stage helps.
 static mp_obj_t interp_make_new(const mp_obj_type_t *type, size_t n_args, size_t n_kw, const mp_obj_t *all_args) {
     enum { ARG_model, ARG_arena_size, ARG_arena, ARG_profile, ARG_preserve_all, ARG_reuse_inputs,
-           ARG_persistent_arena, ARG_delegate, ARG_min_subgraph, ARG_reference };
+           ARG_persistent_arena, ARG_delegate, ARG_min_subgraph, ARG_reference, ARG_patches };
     static const mp_arg_t allowed_args[] = {
         { MP_QSTR_model, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
         { MP_QSTR_arena_size, MP_ARG_OBJ, {.u_obj = mp_const_none} },
@@ -240,6 +266,7 @@ static mp_obj_t interp_make_new(const mp_obj_type_t *type, size_t n_args, size_t
         { MP_QSTR_delegate, MP_ARG_KW_ONLY | MP_ARG_OBJ, {.u_obj = mp_const_none} },
         { MP_QSTR_min_subgraph, MP_ARG_KW_ONLY | MP_ARG_INT, {.u_int = 1} },
         { MP_QSTR_reference, MP_ARG_KW_ONLY | MP_ARG_BOOL, {.u_bool = false} },
+        { MP_QSTR_patches, MP_ARG_KW_ONLY | MP_ARG_BOOL, {.u_bool = false} },
     };
     mp_arg_val_t args[MP_ARRAY_SIZE(allowed_args)];
     mp_arg_parse_all_kw_array(n_args, n_kw, all_args, MP_ARRAY_SIZE(allowed_args), allowed_args, args);
@@ -264,6 +291,9 @@ static mp_obj_t interp_make_new(const mp_obj_type_t *type, size_t n_args, size_t
     }
 
     check_ops(&model->model, &cfg);
+    if (args[ARG_patches].u_bool) {
+        micronn_patches_config(&model->model, &cfg);
+    }
 
     mp_obj_t arena_obj = args[ARG_arena].u_obj;
     mp_obj_t size_obj = args[ARG_arena_size].u_obj;

@@ -127,23 +127,27 @@ static mp_obj_t model_tensor_info(mp_obj_t self_in, mp_obj_t index_in) {
 }
 static MP_DEFINE_CONST_FUN_OBJ_2(model_tensor_info_obj, model_tensor_info);
 
-// arena_needed(*, profile=False, preserve_all=False, reuse_inputs=False, detail=False) -> exact
+// arena_needed(*, profile=False, preserve_all=False, reuse_inputs=False, detail=False, patches=False) -> exact
 // arena size in bytes for an Interpreter with those options (engine dry run; temporary heap use).
 // detail=True: a dict of the dry run's figures: needed, persistent, nonpersistent, temp_peak
 // (split arenas need persistent + 15 and max(nonpersistent, temp_peak) + 15 bytes).
 static mp_obj_t model_arena_needed(size_t n_args, const mp_obj_t *pos_args, mp_map_t *kw_args) {
-    enum { ARG_profile, ARG_preserve_all, ARG_reuse_inputs, ARG_detail };
+    enum { ARG_profile, ARG_preserve_all, ARG_reuse_inputs, ARG_detail, ARG_patches };
     static const mp_arg_t allowed_args[] = {
         { MP_QSTR_profile, MP_ARG_KW_ONLY | MP_ARG_BOOL, {.u_bool = false} },
         { MP_QSTR_preserve_all, MP_ARG_KW_ONLY | MP_ARG_BOOL, {.u_bool = false} },
         { MP_QSTR_reuse_inputs, MP_ARG_KW_ONLY | MP_ARG_BOOL, {.u_bool = false} },
         { MP_QSTR_detail, MP_ARG_KW_ONLY | MP_ARG_BOOL, {.u_bool = false} },
+        { MP_QSTR_patches, MP_ARG_KW_ONLY | MP_ARG_BOOL, {.u_bool = false} },
     };
     mp_arg_val_t args[MP_ARRAY_SIZE(allowed_args)];
     mp_arg_parse_all(n_args - 1, pos_args + 1, kw_args, MP_ARRAY_SIZE(allowed_args), allowed_args, args);
     const mn_model_t *m = get_model(pos_args[0]);
     mn_config_t cfg;
     micronn_config_init(&cfg, args[ARG_profile].u_bool, args[ARG_preserve_all].u_bool, args[ARG_reuse_inputs].u_bool);
+    if (args[ARG_patches].u_bool) {
+        micronn_patches_config(m, &cfg);
+    }
     mn_arena_stats_t st;
     micronn_arena_stats(m, &cfg, &st);
     if (!args[ARG_detail].u_bool) {

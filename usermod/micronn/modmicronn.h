@@ -90,6 +90,8 @@ micronn_model_obj_t *micronn_get_model(mp_obj_t obj);
 
 // Exact arena size (bytes) for `model` with `cfg`, via the engine's dry run.
 size_t micronn_arena_needed(const mn_model_t *model, const mn_config_t *cfg);
+// Set cfg's patch stage to the one mn_patch_choose finds (none if no stage helps); raises on errors.
+void micronn_patches_config(const mn_model_t *model, mn_config_t *cfg);
 // The same dry run's figures (persistent, nonpersistent, temp_peak, needed).
 void micronn_arena_stats(const mn_model_t *model, const mn_config_t *cfg, mn_arena_stats_t *out);
 

@@ -72,6 +72,48 @@ static uint8_t *read_file(const char *path, size_t *len) {
     return b;
 }
 
+/* With the patch stage mn_patch_choose finds (reuse_inputs): its arena, and the instructions of
+ * the choice (dry runs) and of an invoke. */
+static void bench_patches(const mn_model_t *m) {
+    mn_config_t cfg;
+    mn_patch_choice_t c;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.flags = MN_CFG_REUSE_INPUTS;
+    size_t work_len = mn_dry_run_work_hint(m);
+    void *work = malloc(work_len);
+    uint32_t t0 = ticks();
+    mn_status_t s = mn_patch_choose(m, &cfg, work, work_len, &c, NULL);
+    uint32_t t_choose = elapsed(t0);
+    free(work);
+    if (s != MN_OK || !c.rows) {
+        return;
+    }
+    cfg.patch_first = c.first;
+    cfg.patch_last = c.last;
+    cfg.patch_rows = c.rows;
+    uint8_t *arena = memalign(16, c.arena);
+    static mn_interp_t it;
+    if (!arena || mn_interp_init(&it, m, arena, c.arena, &cfg) != MN_OK || mn_interp_prepare(&it) != MN_OK) {
+        printf("  patches: %s\n", it.err.msg);
+        free(arena);
+        return;
+    }
+    for (size_t i = 0; i < mn_interp_num_inputs(&it); i++) {
+        memset(mn_interp_input(&it, i)->data, 0, mn_interp_input(&it, i)->bytes);
+    }
+    mn_interp_invoke(&it);
+    t0 = ticks();
+    mn_interp_invoke(&it);
+    uint32_t t_inv = elapsed(t0);
+    mn_interp_deinit(&it);
+    free(arena);
+    printf("  patches (reuse-inputs): ops %u..%u rows %s%u, MACs %lu -> %lu | needed %6u (without %6u) "
+        "choose %9lu invoke %10lu insns\n", (unsigned)c.first, (unsigned)c.last,
+        c.rows == MN_PATCH_STREAM ? "stream/" : "", c.rows == MN_PATCH_STREAM ? 0u : (unsigned)c.rows,
+        (unsigned long)c.macs, (unsigned long)c.macs_patched, (unsigned)c.arena, (unsigned)c.arena_without,
+        (unsigned long)t_choose, (unsigned long)t_inv);
+}
+
 static void bench(const char *dir, const char *name) {
     char path[256];
     size_t len;
@@ -166,6 +208,7 @@ static void bench(const char *dir, const char *name) {
         (unsigned long)t_verify, (unsigned long)t_size,
         (unsigned long)t_prep, (unsigned long)t_noop_prep, (unsigned long)t_inv, (unsigned long)t_noop);
     free(arena);
+    bench_patches(&m);
     free(buf);
 }
 

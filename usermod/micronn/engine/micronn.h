@@ -126,7 +126,7 @@ static inline float mn_ld_f32(const uint8_t *p) {
 #define MN_TF_INPUT 0x04     /* model (subgraph 0) input */
 #define MN_TF_OUTPUT 0x08    /* model (subgraph 0) output */
 #define MN_TF_COPIED 0x10    /* constant data was copied to the arena for alignment */
-#define MN_TF_SCRATCH_ONLY 0x20 /* (internal) */
+#define MN_TF_PATCH 0x20     /* (internal) activation inside a patch stage: band buffers, not planned */
 #define MN_TF_INPLACE 0x40   /* output of an in-place op: shares its input's memory (mn_inplace.c) */
 
 /*
@@ -270,7 +270,15 @@ typedef struct mn_config {
      * model so that the engine can use it in place instead of an arena copy. */
     void (*table_hook)(void *user, uint32_t subgraph, uint32_t op, uint32_t tag, const void *data, size_t bytes);
     void *table_user;
+    /* Optional patch-based execution (mn_patch.c): ops patch_first .. patch_last, a chain of
+     * CONV_2D / DEPTHWISE_CONV_2D / MAX_POOL_2D / AVERAGE_POOL_2D, run in bands of patch_rows
+     * output rows of the last one, so the activations between them never exist in full.
+     * patch_rows 0: off; MN_PATCH_STREAM: streaming, each op keeps only the input rows its
+     * filter covers and every row is computed once. mn_patch_choose() finds the stage and rows
+     * that need the least arena. */
+    uint16_t patch_first, patch_last, patch_rows;
 } mn_config_t;
+#define MN_PATCH_STREAM 0xffff   /* mn_config_t.patch_rows: line buffers instead of bands */
 
 /* Arena accounting (bytes). `needed` is the smallest arena that would work for this model,
  * valid after a successful prepare and after a prepare that failed with MN_ERR_ARENA. */
@@ -331,6 +339,7 @@ typedef struct mn_interp {
     struct mn_interp *parent;
     struct mn_resources *resources;
     uint32_t resets;
+    struct mn_patch *patch;         /* patch stage (mn_patch.c), or NULL */
 } mn_interp_t;
 
 /* Alignment of the arena and of all allocations inside it. */
@@ -401,7 +410,8 @@ size_t mn_interp_num_outputs(const mn_interp_t *it);
 mn_tensor_t *mn_interp_input(mn_interp_t *it, size_t i);
 mn_tensor_t *mn_interp_output(mn_interp_t *it, size_t i);
 /* Any tensor by model index. With MN_PLANNER_NO_REUSE every tensor's data stays valid after
- * invoke; with the greedy planner intermediates are overwritten. */
+ * invoke; with the greedy planner intermediates are overwritten. NULL for the activations inside
+ * a patch stage (they only exist in bands). */
 mn_tensor_t *mn_interp_tensor(mn_interp_t *it, size_t index);
 size_t mn_interp_num_tensors(const mn_interp_t *it);
 
@@ -420,6 +430,32 @@ typedef struct mn_plan_info {
 } mn_plan_info_t;
 /* Buffer k (0 <= k < n_tensors + stats.n_scratch) after a successful prepare. */
 mn_status_t mn_interp_plan_buffer(const mn_interp_t *it, size_t k, mn_plan_info_t *out);
+
+/* Patch-based execution (mn_config_t.patch_*; see mn_patch.c). */
+typedef struct mn_patch_choice {
+    uint16_t first, last;       /* the stage's first and last op */
+    uint16_t rows;              /* output rows of the last op per band; 0 = no stage;
+                                 * MN_PATCH_STREAM: line buffers (one band, nothing recomputed) */
+    uint16_t bands;             /* bands per invoke */
+    uint16_t height;            /* output rows of the last op */
+    size_t arena;               /* arena needed (mn_arena_needed) with the stage */
+    size_t arena_without;       /* ... and without patches */
+    uint64_t macs;              /* multiply-accumulates (pool: taps) of the stage's ops, unbanded */
+    uint64_t macs_patched;      /* ... banded: the excess is the recomputed halo rows */
+} mn_patch_choice_t;
+/*
+ * Which stage (a chain of ops starting at one that reads a model input) and band height give
+ * the smallest arena with this config, by sizing dry runs (as mn_arena_needed, one at a time in
+ * `work`): out->rows = 0 when no stage needs less than no patches. Among equal arenas, the
+ * fewest recomputed multiply-accumulates. A model that stores a stage (metadata
+ * "micronn_patch_v1": u16 first op, last op, rows; `micronn plan --write --patches` stores the one
+ * its memory plan was made for) gets that one. Set cfg->patch_first / patch_last / patch_rows
+ * from out. MN_ERR_ARENA: work is too small, out->arena = a work size to retry with.
+ */
+mn_status_t mn_patch_choose(const mn_model_t *m, const mn_config_t *cfg, void *work, size_t work_size,
+    mn_patch_choice_t *out, mn_error_t *err);
+/* The stage a prepared interpreter runs (rows 0 without one); arena_without is 0 (unknown). */
+mn_status_t mn_interp_patch(const mn_interp_t *it, mn_patch_choice_t *out);
 
 /* Per-op profile: accumulated ticks since prepare (or the last mn_interp_profile_clear), and the
  * kernel variant each op runs (also without a profiler clock). */

@@ -69,7 +69,7 @@ int32_t mn_inplace_root(const mn_interp_t *it, int32_t t) {
 }
 
 static int plannable(const mn_tensor_t *t) {
-    return !(t->flags & (MN_TF_CONST | MN_TF_VARIABLE)) && t->bytes > 0;
+    return !(t->flags & (MN_TF_CONST | MN_TF_VARIABLE | MN_TF_PATCH)) && t->bytes > 0;
 }
 
 /* May the group of root r be overwritten at op i: nothing reads it later and the caller does

@@ -209,6 +209,18 @@ size_t mn_plan_nomem(const mn_plan_src_t *src, int kind);
  * an in-place output). */
 int mn_tensor_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int32_t *last);
 
+/* ---- patch-based execution (mn_patch.c) ---------------------------------------------------- */
+
+#define MN_PATCH_METADATA "micronn_patch_v1"   /* a stage stored in the model (mn_patch_choose) */
+#ifndef MN_PATCH_MAX_OPS
+#define MN_PATCH_MAX_OPS 16     /* ops in a patch stage */
+#endif
+/* After the nodes are set up (do_prepare): with cfg.patch_rows, check the stage, give its ops
+ * their band geometry and let its last op run them all (it->patch). */
+mn_status_t mn_patch_setup(mn_interp_t *it);
+/* The stage's input lives until the stage runs (its last op). */
+void mn_patch_lifetime(const mn_interp_t *it, uint32_t t, int32_t *last);
+
 /* ---- in-place ops (mn_inplace.c) ------------------------------------------------------------ */
 
 #define MN_TF_ALIASED 0x80   /* (planning) a tensor some in-place output shares memory with */

@@ -494,6 +494,9 @@ static void own_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int3
             }
         }
     }
+    if (it->patch) {
+        mn_patch_lifetime(it, t, last);
+    }
     if (tt->flags & MN_TF_OUTPUT) {
         /* Outputs stay valid after invoke. */
         if (*first == INT32_MAX) {
@@ -505,7 +508,7 @@ static void own_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int3
 
 int mn_tensor_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int32_t *last) {
     const mn_tensor_t *tt = &it->tensors[t];
-    if ((tt->flags & (MN_TF_CONST | MN_TF_VARIABLE | MN_TF_INPLACE)) || tt->bytes == 0) {
+    if ((tt->flags & (MN_TF_CONST | MN_TF_VARIABLE | MN_TF_INPLACE | MN_TF_PATCH)) || tt->bytes == 0) {
         return 0;
     }
     *first = INT32_MAX;
@@ -569,7 +572,7 @@ static int src_get_offset(void *c, int32_t k, size_t *offset) {
     mn_interp_t *it = ((plan_ctx_t *)c)->it;
     size_t v;
     if ((uint32_t)k < it->n_tensors) {
-        if (it->tensors[k].flags & (MN_TF_CONST | MN_TF_VARIABLE | MN_TF_INPLACE)) {
+        if (it->tensors[k].flags & (MN_TF_CONST | MN_TF_VARIABLE | MN_TF_INPLACE | MN_TF_PATCH)) {
             return 0;
         }
         v = (size_t)(uintptr_t)it->tensors[k].data;
@@ -811,7 +814,7 @@ static mn_status_t do_prepare(mn_interp_t *it) {
         }
     }
 #endif
-    if ((s = mn_partition(it))) {
+    if ((s = mn_partition(it)) || (s = mn_patch_setup(it))) {
         return s;
     }
     it->variants = default_variants(it);
@@ -885,6 +888,7 @@ mn_status_t mn_interp_prepare(mn_interp_t *it) {
         it->prof_calls = NULL;
         it->subgraphs = NULL;
         it->n_subgraphs = 0;
+        it->patch = NULL;
         mn_error_t e;
         mn_status_t ds = mn_arena_needed(it->model, &it->cfg, it->arena, it->arena_size, &exact, &e);
         if (ds == MN_OK) {
@@ -1101,8 +1105,9 @@ size_t mn_interp_num_ops(const mn_interp_t *it) {
 }
 
 mn_tensor_t *mn_interp_tensor(mn_interp_t *it, size_t index) {
-    if (!it || it->state != ST_READY || it->dry_run || index >= it->n_tensors) {
-        return NULL;
+    if (!it || it->state != ST_READY || it->dry_run || index >= it->n_tensors
+        || (it->tensors[index].flags & MN_TF_PATCH)) {
+        return NULL;   /* (a patch stage's activations only exist in bands) */
     }
     return &it->tensors[index];
 }

@@ -1,10 +1,11 @@
 /*
  * mn_arena: the arena a model needs, computed by the engine itself.
  *
- *     mn_arena MODEL.tflite [--reuse-inputs]
+ *     mn_arena MODEL.tflite [--reuse-inputs] [--patches]
  *
  * Prints one JSON object: {"bytes": N, "persistent": P, "nonpersistent": Q, "pointer_bits": B,
- * "kernel_persistent": K, "op_persistent": [bytes of op 0, op 1, ...]}.
+ * "kernel_persistent": K, "op_persistent": [bytes of op 0, op 1, ...]}; with --patches (the patch
+ * stage mn_patch_choose finds) also "patch": [first op, last op, rows] or null.
  * Built with -m32 it reports exactly what a 32-bit microcontroller needs (struct sizes and
  * alignment as on the board), which a 64-bit host library cannot. Exit status: 0 ok, 1 engine
  * error (message on stderr), 2 usage or file error.
@@ -32,8 +33,13 @@ static unsigned char *read_file(const char *path, size_t *len) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "--reuse-inputs") != 0)) {
-        fprintf(stderr, "usage: mn_arena MODEL.tflite [--reuse-inputs]\n");
+    int reuse = 0, patches = 0;
+    for (int i = 2; i < argc; i++) {
+        reuse |= strcmp(argv[i], "--reuse-inputs") == 0;
+        patches |= strcmp(argv[i], "--patches") == 0;
+    }
+    if (argc < 2 || argc - 2 != reuse + patches) {
+        fprintf(stderr, "usage: mn_arena MODEL.tflite [--reuse-inputs] [--patches]\n");
         return 2;
     }
     size_t len = 0;
@@ -50,13 +56,27 @@ int main(int argc, char **argv) {
     mn_config_t cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.planner = MN_PLANNER_OFFLINE;   /* the model's own plan if it has one, as the board does */
-    cfg.flags = argc == 3 ? MN_CFG_REUSE_INPUTS : 0;
+    cfg.flags = reuse ? MN_CFG_REUSE_INPUTS : 0;
 
     // A real prepare in an arena of the dry-run size: the same path the board takes, and it
     // gives the persistent / non-persistent split.
     size_t work_size = mn_dry_run_work_hint(&model), needed = 0;
     mn_error_t err;
     mn_status_t s;
+    mn_patch_choice_t choice;
+    memset(&choice, 0, sizeof choice);
+    for (; patches;) {
+        void *work = malloc(work_size);
+        s = mn_patch_choose(&model, &cfg, work, work_size, &choice, &err);
+        free(work);
+        if (s != MN_ERR_ARENA || choice.arena <= work_size) {
+            break;
+        }
+        work_size = choice.arena;
+    }
+    cfg.patch_first = choice.first;
+    cfg.patch_last = choice.last;
+    cfg.patch_rows = choice.rows;
     for (;;) {
         void *work = malloc(work_size);
         s = mn_arena_needed(&model, &cfg, work, work_size, &needed, &err);
@@ -86,7 +106,15 @@ int main(int argc, char **argv) {
         mn_interp_profile(&it, i, &p);
         printf("%s%lu", i ? ", " : "", (unsigned long)p.persistent);
     }
-    printf("]}\n");
+    printf("]");
+    if (patches) {
+        if (choice.rows) {
+            printf(", \"patch\": [%u, %u, %u]", (unsigned)choice.first, (unsigned)choice.last, (unsigned)choice.rows);
+        } else {
+            printf(", \"patch\": null");
+        }
+    }
+    printf("}\n");
     mn_interp_deinit(&it);
     free(arena);
     free(buf);
