@@ -153,7 +153,13 @@ def test_person_detect_patches(dev):
     assert got[0][0].ravel().tolist() == [-113, 113]
     code = dev.load_code("person_detect") + """
 it = micronn.Interpreter(m, reuse_inputs=True, patches=True)
-print((m.arena_needed(reuse_inputs=True), m.arena_needed(reuse_inputs=True, patches=True), it.stats()['arena_size']))
+s = it.stats()
+del it
+print((m.arena_needed(reuse_inputs=True), m.arena_needed(reuse_inputs=True, patches=True), s['arena_size'],
+       micronn.Interpreter(m, reuse_inputs=True).stats()['nonpersistent'], s['nonpersistent']))
 """
-    without, patched, size = dev.eval_last(code, timeout=600)
-    assert size == patched < 0.75 * without, (without, patched, size)
+    without, patched, size, act_without, act_patched = dev.eval_last(code, timeout=600)
+    assert size == patched < without, (without, patched, size)
+    # the activations shrink (55,296 -> 24,144 B with the generic and dsp kernels, 32,864 with
+    # MVE's larger scratch buffers); the persistent part grows by the stage's own records
+    assert act_patched < 0.7 * act_without, (act_without, act_patched)
