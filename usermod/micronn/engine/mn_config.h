@@ -349,6 +349,13 @@
 #define MICRONN_PROFILE 1
 #endif
 
+/* Patch-based execution (mn_patch.c, Interpreter(patches=...)): in every build of all ops; a
+ * model-specific firmware (make firmware MODELS=...) has it with PATCHES=1 or when one of its
+ * models stores a patch stage (`micronn plan --patches --write`). */
+#ifndef MICRONN_PATCHES
+#define MICRONN_PATCHES MICRONN_OPS_ALL
+#endif
+
 /* The double-precision libm functions the engine calls (TFLite computes some tables and the
  * float FLOOR_DIV in double): the C library's, or with MICRONN_OWN_LIBM_DBL=1 (the MicroPython
  * module) MicroPython's lib/libm_dbl compiled under micronn_ names (usermod/micronn/libm/), so

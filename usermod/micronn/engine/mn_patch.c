@@ -27,6 +27,11 @@
 
 #define PATCH_OPS (MICRONN_OP_CONV_2D || MICRONN_OP_DEPTHWISE_CONV_2D || MICRONN_OP_MAX_POOL_2D \
     || MICRONN_OP_AVERAGE_POOL_2D)
+#if MICRONN_PATCHES && PATCH_OPS
+#define PATCHES_BUILT 1
+#else
+#define PATCHES_BUILT 0
+#endif
 
 #define OPTS_BYTES 52   /* a VALID copy of an options table of at most 7 fields */
 
@@ -63,7 +68,7 @@ void mn_patch_lifetime(const mn_interp_t *it, uint32_t t, int32_t *last) {
     }
 }
 
-#if PATCH_OPS
+#if PATCHES_BUILT
 
 /* ---- band geometry ------------------------------------------------------------------------------ */
 
@@ -878,14 +883,19 @@ mn_status_t mn_patch_choose(const mn_model_t *m, const mn_config_t *cfg, void *w
     return MN_OK;
 }
 
-#else   /* none of the stage ops in this build */
+#else   /* built without patches, or without any of the stage ops */
 
 mn_status_t mn_patch_setup(mn_interp_t *it) {
     if (!it->cfg.patch_rows) {
         return MN_OK;
     }
+#if !MICRONN_PATCHES
+    return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "patch stage: this firmware was built without patch-based "
+        "execution (make firmware ... PATCHES=1)");
+#else
     return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "patch stage: this firmware was built without CONV_2D, "
         "DEPTHWISE_CONV_2D, MAX_POOL_2D and AVERAGE_POOL_2D");
+#endif
 }
 
 mn_status_t mn_interp_patch(const mn_interp_t *it, mn_patch_choice_t *out) {
