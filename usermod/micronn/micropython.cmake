@@ -9,6 +9,8 @@
 #                       firmware as micronn.models[<stem>]; list separated by ';' or spaces.
 #   MICRONN_MODELS_DIR  used when MICRONN_MODELS is not set.
 #   MICRONN_OPS         builtin ops whose kernels are linked (default: all).
+#   MICRONN_TYPES       type families of the kernels with several dtype paths (int8 int16 float32
+#                       hybrid; default: all).
 #   MICRONN_KERNELS     optimized kernel backends (engine/kernels/<name>/), default "generic";
 #                       "reference": none.
 #   MICRONN_COPT        compile options for the engine's files only, default "-O2" (ports build
@@ -34,6 +36,9 @@ endif()
 if(NOT DEFINED MICRONN_OPS AND DEFINED ENV{MICRONN_OPS})
     set(MICRONN_OPS $ENV{MICRONN_OPS})
 endif()
+if(NOT DEFINED MICRONN_TYPES AND DEFINED ENV{MICRONN_TYPES})
+    set(MICRONN_TYPES $ENV{MICRONN_TYPES})
+endif()
 if(NOT DEFINED MICRONN_KERNELS AND DEFINED ENV{MICRONN_KERNELS})
     set(MICRONN_KERNELS $ENV{MICRONN_KERNELS})
 endif()
@@ -51,6 +56,7 @@ separate_arguments(MICRONN_COPT)
 separate_arguments(MICRONN_MODELS)
 separate_arguments(MICRONN_OPS)
 separate_arguments(MICRONN_KERNELS)
+separate_arguments(MICRONN_TYPES)
 list(REMOVE_ITEM MICRONN_KERNELS reference)
 
 # Expand directories, resolve relative paths against the repo root.
@@ -145,6 +151,18 @@ if(MICRONN_OPS)
         list(APPEND micronn_op_defs MICRONN_OP_${op}=1)
     endforeach()
     target_compile_definitions(usermod_micronn INTERFACE ${micronn_op_defs})
+endif()
+
+if(MICRONN_TYPES)
+    set(micronn_type_defs MICRONN_TYPES_ALL=0)
+    foreach(t ${MICRONN_TYPES})
+        if(NOT t MATCHES "^(int8|int16|float32|hybrid)$")
+            message(FATAL_ERROR "micronn: MICRONN_TYPES: unknown type family ${t}; known: int8 int16 float32 hybrid")
+        endif()
+        string(TOUPPER ${t} t_upper)
+        list(APPEND micronn_type_defs MICRONN_TYPE_${t_upper}=1)
+    endforeach()
+    target_compile_definitions(usermod_micronn INTERFACE ${micronn_type_defs})
 endif()
 
 if(micronn_backend_defs)
