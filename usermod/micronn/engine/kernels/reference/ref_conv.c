@@ -11,7 +11,9 @@ mn_status_t ref_conv_prepare_quant(mn_ctx_t *ctx, const mn_tensor_t *in, const m
     ref_conv_data_t *d, int32_t *mult, int8_t *shift, bool fill) {
     d->g.dtype = in->dtype;
 
-    if (in->dtype == MN_FLOAT32) {
+    /* CONV_2D and DEPTHWISE_CONV_2D check the type family first (mn_check_family); TRANSPOSE_CONV,
+     * whose paths are not split by family, needs them all. */
+    if ((MICRONN_TYPE_FLOAT32 || MICRONN_OP_TRANSPOSE_CONV) && in->dtype == MN_FLOAT32) {
         if (filter->dtype != MN_FLOAT32) {
             return ref_fail_dtype(ctx, "filter (with float32 input)", filter);
         }
@@ -25,7 +27,7 @@ mn_status_t ref_conv_prepare_quant(mn_ctx_t *ctx, const mn_tensor_t *in, const m
         d->g.mode = REF_HYBRID_NONE;
     } else if (in->dtype == MN_INT8 || in->dtype == MN_INT16) {
         /* int16x8: int8 filter, int64 (or int32) bias, symmetric int16 activations */
-        const bool wide = in->dtype == MN_INT16;
+        const bool wide = (MICRONN_TYPE_INT16 || MICRONN_OP_TRANSPOSE_CONV) && in->dtype == MN_INT16;
         if (filter->dtype != MN_INT8) {
             return ref_fail_dtype(ctx, wide ? "filter (with int16 input)" : "filter (with int8 input)", filter);
         }
