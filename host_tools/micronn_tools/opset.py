@@ -12,7 +12,8 @@ only warns, and the firmware gets the kernels that exist.
 
 The type families (mn_config.h MICRONN_TYPE_*) the models' ops need (MICRONN_TYPES): an op's
 family is its input activation's (input 0): int8 (also uint8), int16, float32, or hybrid for
-float32 with int8 weights (input 1), as the engine's mn_check_family classifies it. The type
+float32 with int8 weights (input 1), as the engine's mn_check_family classifies it; an output 0
+of another dtype adds its family too (SOFTMAX int8 -> int16 needs the int16 one). The type
 conversions QUANTIZE, DEQUANTIZE and CAST, whose kernels are not split by family, do not count
 (an int8 model with float32 input and output needs no float32 kernels).
 """
@@ -94,9 +95,10 @@ def types_used(model_bytes_list):
                 if not ins or ins[0] < 0:
                     continue
                 w = m.tensor(ins[1])["dtype"] if len(ins) > 1 and ins[1] >= 0 else None
-                fam = op_family(m.tensor(ins[0])["dtype"], w)
-                if fam:
-                    found.add(fam)
+                found.add(op_family(m.tensor(ins[0])["dtype"], w))
+                outs = m.op_tensors(op["index"], engine.OP_OUTPUTS)
+                if outs and outs[0] >= 0:
+                    found.add(op_family(m.tensor(outs[0])["dtype"], None))
     return [f for f in FAMILIES if f in found]
 
 

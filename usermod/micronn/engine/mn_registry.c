@@ -45,8 +45,15 @@ static const mn_builtin_entry_t mn_builtin_ops[] = {
 #undef MN_OP
 
 /* Their dtype lists, apart: only mn_op_kernel_info reads them, so a firmware that never calls it
- * (the MicroPython module) links neither the array nor the strings. */
-#define MN_OP(NAME, OPTIONS, VERSION, DTYPES) MN_DTYPES(DTYPES),
+ * (the MicroPython module) links neither the array nor the strings (arrays, not literals: each
+ * its own section for the linker to drop, where literals would share one with the names that
+ * stay). */
+#if MICRONN_OP_INFO
+#define MN_OP(NAME, OPTIONS, VERSION, DTYPES) static const char mn_dtypes_##NAME[] = DTYPES;
+#include "mn_ops.h"
+#undef MN_OP
+#endif
+#define MN_OP(NAME, OPTIONS, VERSION, DTYPES) MN_DTYPES(mn_dtypes_##NAME),
 static const char *const mn_builtin_dtypes[] = {
 #include "mn_ops.h"
     NULL,
@@ -84,11 +91,23 @@ static const mn_registration_t *builtin_lookup(int32_t builtin, mn_registration_
 #undef MN_CUSTOM_OP
 
 #define MN_CUSTOM_OP(SYM, VERSION, DTYPES) \
-    { MN_BUILTIN_CUSTOM, #SYM, MICRONN_OP_##SYM ? &mn_kernel_##SYM : NULL, VERSION, MN_OPTIONS_NONE, \
-      MN_DTYPES(DTYPES) },
+    { MN_BUILTIN_CUSTOM, #SYM, MICRONN_OP_##SYM ? &mn_kernel_##SYM : NULL, VERSION, MN_OPTIONS_NONE, NULL },
 static const mn_registration_t mn_custom_ops[] = {
 #include "mn_custom_ops.h"
     { -1, NULL, NULL, 0, 0, NULL },
+};
+#undef MN_CUSTOM_OP
+
+/* Their dtype lists, apart (as the builtin ones). */
+#if MICRONN_OP_INFO
+#define MN_CUSTOM_OP(SYM, VERSION, DTYPES) static const char mn_custom_dtypes_##SYM[] = DTYPES;
+#include "mn_custom_ops.h"
+#undef MN_CUSTOM_OP
+#endif
+#define MN_CUSTOM_OP(SYM, VERSION, DTYPES) MN_DTYPES(mn_custom_dtypes_##SYM),
+static const char *const mn_custom_dtypes[] = {
+#include "mn_custom_ops.h"
+    NULL,
 };
 #undef MN_CUSTOM_OP
 
@@ -168,7 +187,7 @@ int mn_custom_op_info(size_t i, const char **name, mn_op_kernel_info_t *out) {
     out->builtin = r->builtin;
     out->max_version = r->max_version;
     out->options_type = r->options_type;
-    out->dtypes = r->dtypes;
+    out->dtypes = mn_custom_dtypes[i];
     out->linked = usable(r);
     return 1;
 }

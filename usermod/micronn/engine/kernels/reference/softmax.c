@@ -182,6 +182,9 @@ static mn_status_t softmax_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "empty last dimension");
     }
     REF_TRY(mn_check_family(ctx, in->dtype, -1));
+    if (in->dtype == MN_INT8 && out->dtype == MN_INT16) {
+        REF_TRY(mn_check_family(ctx, MN_INT16, -1));   /* int16 output: int16 family as well */
+    }
     REF_ALLOC(d, softmax_data_t, ctx, 1);
     d->depth = depth;
     d->outer = (int)(n / (size_t)depth);
@@ -193,7 +196,7 @@ static mn_status_t softmax_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             return ref_fail_combo(ctx, in, out);
         }
     } else if (in->dtype == MN_INT8) {
-        if (out->dtype != MN_INT8 && out->dtype != MN_INT16) {
+        if (out->dtype != MN_INT8 && !(MICRONN_TYPE_INT16 && out->dtype == MN_INT16)) {
             return ref_fail_combo(ctx, in, out);
         }
         REF_TRY(ref_need_quant(ctx, "input", in));
@@ -229,7 +232,7 @@ static mn_status_t softmax_eval(mn_ctx_t *ctx, mn_node_t *node) {
     mn_tensor_t *out = mn_output(ctx, node, 0);
     /* the paths of the families built (mn_check_family refused the others at prepare) */
     if (MICRONN_TYPE_INT8 && d->in_dtype == MN_INT8) {
-        if (d->out_dtype == MN_INT8) {
+        if (!MICRONN_TYPE_INT16 || d->out_dtype == MN_INT8) {
             mn_softmax_s8_s8(&d->q, d->outer, d->depth, (const int8_t *)in->data, (int8_t *)out->data);
         } else {
             mn_softmax_s8_s16(&d->q, d->outer, d->depth, (const int8_t *)in->data, (int16_t *)out->data);
