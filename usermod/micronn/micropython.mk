@@ -48,10 +48,20 @@ CFLAGS_USERMOD += $(foreach k,$(MICRONN_BACKENDS),-DMICRONN_KERNELS_$(shell echo
 
 # ---- optimisation ------------------------------------------------------------------------------
 # Ports build MicroPython for size (-Os); the engine's inner loops are worth -O2 (see README).
-# MICRONN_COPT= (empty) keeps the port's setting.
+# MICRONN_COPT= (empty) keeps the port's setting. It applies to what runs per inference: the
+# kernels and mn_quant.c (fixed-point helpers the kernels call). The rest of the engine (model
+# verifier, interpreter setup and prepare, planner, registry, names: about 60% of a model-specific
+# firmware's engine bytes, a few hundred instructions per invoke) keeps the port's setting (-Os on
+# our boards), or MICRONN_CORE_COPT when set.
 MICRONN_COPT ?= -O2
+MICRONN_CORE_COPT ?=
 ifneq ($(strip $(MICRONN_COPT)),)
-$(MICRONN_OBJ_DIR)/engine/%.o: CFLAGS += $(MICRONN_COPT)
+$(MICRONN_OBJ_DIR)/engine/kernels/%.o: CFLAGS += $(MICRONN_COPT)
+$(MICRONN_OBJ_DIR)/engine/mn_quant.o: CFLAGS += $(MICRONN_COPT)
+endif
+ifneq ($(strip $(MICRONN_CORE_COPT)),)
+$(patsubst $(MICRONN_DIR)/%.c,$(MICRONN_OBJ_DIR)/%.o,$(filter-out %/mn_quant.c,$(wildcard $(MICRONN_ENGINE)/*.c))): \
+	CFLAGS += $(MICRONN_CORE_COPT)
 endif
 
 # ---- double-precision libm --------------------------------------------------------------------
@@ -99,6 +109,11 @@ endif
 ifneq ($(wildcard $(MICRONN_GEN)/types.txt)$(file < $(MICRONN_GEN)/types.txt),$(MICRONN_GEN)/types.txt$(strip $(MICRONN_TYPES)))
 $(file > $(MICRONN_GEN)/types.txt,$(strip $(MICRONN_TYPES)))
 endif
+# (the optimisation split too: objects built under another one are rebuilt)
+MICRONN_COPT_REC := kernels+mn_quant: $(strip $(MICRONN_COPT)); rest: $(strip $(MICRONN_CORE_COPT))
+ifneq ($(wildcard $(MICRONN_GEN)/copt.txt)$(file < $(MICRONN_GEN)/copt.txt),$(MICRONN_GEN)/copt.txt$(MICRONN_COPT_REC))
+$(file > $(MICRONN_GEN)/copt.txt,$(MICRONN_COPT_REC))
+endif
 ifneq ($(wildcard $(MICRONN_GEN)/kernels.txt)$(file < $(MICRONN_GEN)/kernels.txt),$(MICRONN_GEN)/kernels.txt$(strip $(MICRONN_BACKENDS)))
 $(file > $(MICRONN_GEN)/kernels.txt,$(strip $(MICRONN_BACKENDS)))
 endif
@@ -111,4 +126,4 @@ $(MICRONN_MODELS_H): $(MICRONN_GEN)/models.txt $(MICRONN_MODEL_FILES) $(MICRONN_
 
 $(MICRONN_OBJ_DIR)/mod_models.o: $(MICRONN_MODELS_H)
 
-$(MICRONN_OBJ_DIR)/modmicronn.o $(patsubst $(MICRONN_DIR)/%.c,$(MICRONN_OBJ_DIR)/%.o,$(MICRONN_ENGINE_SRC)): $(MICRONN_GEN)/ops.txt $(MICRONN_GEN)/types.txt $(MICRONN_GEN)/kernels.txt
+$(MICRONN_OBJ_DIR)/modmicronn.o $(patsubst $(MICRONN_DIR)/%.c,$(MICRONN_OBJ_DIR)/%.o,$(MICRONN_ENGINE_SRC)): $(MICRONN_GEN)/ops.txt $(MICRONN_GEN)/types.txt $(MICRONN_GEN)/kernels.txt $(MICRONN_GEN)/copt.txt
