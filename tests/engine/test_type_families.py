@@ -13,6 +13,7 @@ from micronn_tools import engine as E, repo_root
 
 sys.path.insert(0, str(Path(__file__).parent / "ops"))
 import opmodels  # noqa: E402
+import models_hybrid  # noqa: E402
 
 ROOT = Path(repo_root())
 MODELS = Path(os.environ.get("MICRONN_MODELS", ROOT.parent / "shared" / "models"))
@@ -35,7 +36,7 @@ def run(data, inputs, lib_path=None):
     return it.output(0)
 
 
-@pytest.mark.parametrize("name", ["person_detect.tflite", "keyword_scrambled.tflite", "hello_world_int8.tflite"])
+@pytest.mark.parametrize("name", ["person_detect.tflite", "micro_speech_quantized.tflite", "hello_world_int8.tflite"])
 def test_int8_build_runs_int8_models_bit_exact(engine, int8_lib, name):
     data = (MODELS / name).read_bytes()
     assert E.Model(data, lib_path=int8_lib).check_ops() == [None] * len(E.Model(data).ops())
@@ -57,6 +58,9 @@ def _cases():
         ("depthwise float32", opmodels.depthwise(rng, "float32").tflite(), "DEPTHWISE_CONV_2D", "float32"),
         ("avg pool int16", opmodels.pool(rng, "avg", "int16").tflite(), "AVERAGE_POOL_2D", "int16"),
         ("softmax float32", opmodels.softmax(rng, "float32", "float32").tflite(), "SOFTMAX", "float32"),
+        ("fc hybrid", models_hybrid.fully_connected_hybrid(rng).tflite(), "FULLY_CONNECTED",
+         "hybrid (float32 with int8 weights)"),
+        ("conv hybrid", models_hybrid.conv2d_hybrid(rng).tflite(), "CONV_2D", "hybrid (float32 with int8 weights)"),
     ]
 
 
@@ -71,3 +75,14 @@ def test_int8_build_refuses_other_families(engine, int8_lib, case):
     with pytest.raises(E.MicronnError) as e:
         E.Interpreter(E.Model(data, lib_path=int8_lib))
     assert "op 0 %s: %s %s" % (op, family, REFUSED) in str(e.value)
+
+
+def test_int8_build_refuses_int16_output_softmax(engine, int8_lib):
+    """keyword_scrambled's SOFTMAX is int8 -> int16: that path needs the int16 family too (opset
+    --types gives "int8 int16"); only that op is refused."""
+    data = (MODELS / "keyword_scrambled.tflite").read_bytes()
+    ops = E.Model(data).ops()
+    checks = E.Model(data, lib_path=int8_lib).check_ops()
+    refused = [(op["name"], c[1]) for op, c in zip(ops, checks) if c is not None]
+    assert [name for name, _ in refused] == ["SOFTMAX"], refused
+    assert refused[0][1].endswith("SOFTMAX: int16 %s" % REFUSED), refused
