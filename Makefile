@@ -19,7 +19,9 @@ TEST_MODELS := $(wildcard $(MODELS_DIR)/*.tflite)
 # the kernels they use, as the engine reads them (micronn_tools.opset). OPS=all links every kernel;
 # OPS="CONV_2D ..." names the kernels explicitly. The build fails, naming the op, when the engine
 # cannot run one of the MODELS (no kernel for an op, or a kernel that refuses it) unless
-# ALLOW_UNSUPPORTED=1.
+# ALLOW_UNSUPPORTED=1. The kernels with several dtype paths get only the type families the MODELS
+# use (int8, int16, float32, hybrid: micronn_tools.opset --types); TYPES="int8 float32" names them,
+# TYPES=all (the default with OPS= or without MODELS) keeps every family.
 MODEL_FILES := $(abspath $(MODELS))
 OPSET := PYTHONPATH=$(CURDIR)/host_tools $(PYTHON) -m micronn_tools.opset $(if $(filter-out 0,$(ALLOW_UNSUPPORTED)),--allow-unsupported)
 ifneq ($(MODELS),)
@@ -36,6 +38,15 @@ OPS_CMD := $(OPSET) $(MODEL_FILES) 2>/dev/null
 else
 OPS_CMD := echo
 endif
+ifeq ($(TYPES),all)
+TYPES_CMD := echo
+else ifneq ($(TYPES),)
+TYPES_CMD := echo $(TYPES)
+else ifeq ($(MODELS)$(OPS),$(MODELS))
+TYPES_CMD := $(if $(MODELS),$(OPSET) --types $(MODEL_FILES) 2>/dev/null,echo)
+else
+TYPES_CMD := echo
+endif
 HOST_LIB := build/host/libmicronn.so
 # KERNELS="dsp generic" / KERNELS=reference: optimized kernel backends (default: the board's).
 KERNELS_ARG := $(if $(KERNELS),MICRONN_KERNELS="$(KERNELS)")
@@ -48,6 +59,7 @@ help:
 	@echo "make firmware BOARD=X MODELS=\"a.tflite ...\" [OPS=all]"
 	@echo "                           freeze models into X, link only the kernels they use"
 	@echo "                           (fails naming the op if micronn cannot run a model; ALLOW_UNSUPPORTED=1)"
+	@echo "                           and only their type families (TYPES=\"int8 float32\" / TYPES=all)"
 	@echo "make firmware BOARD=X KERNELS=reference"
 	@echo "                           reference kernels only (default: the board's optimized backends)"
 	@echo "make firmware-all          build every board"
@@ -85,8 +97,9 @@ endif
 firmware: $(SETUP_DONE)
 	@$(CHECK_MODELS_CMD) || exit 1; \
 	ops="$$($(OPS_CMD))" || exit 1; \
-	echo "firmware $(BOARD): models: $(if $(MODELS),$(notdir $(MODEL_FILES)),none); ops: $${ops:-all}"; \
-	$(BUILD_FIRMWARE) MICRONN_MODELS="$(MODEL_FILES)" MICRONN_OPS="$$ops"
+	types="$$($(TYPES_CMD))" || exit 1; \
+	echo "firmware $(BOARD): models: $(if $(MODELS),$(notdir $(MODEL_FILES)),none); ops: $${ops:-all}; types: $${types:-all}"; \
+	$(BUILD_FIRMWARE) MICRONN_MODELS="$(MODEL_FILES)" MICRONN_OPS="$$ops" MICRONN_TYPES="$$types"
 
 firmware-all: $(SETUP_DONE)
 	@for b in $(ALL_BOARDS); do $(MAKE) --no-print-directory firmware BOARD=$$b || exit 1; done

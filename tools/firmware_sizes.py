@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Firmware sizes: every kernel linked, per emulated board, against the board's flash; and, per
-shared model, a firmware that links only the kernels that model needs (OPS=<its op set>, model not
-frozen). Builds into build/size/<BOARD>-<what>/ with `make firmware` and prints a Markdown report
+shared model, a firmware that links only the kernels that model needs (OPS=<its op set>
+TYPES=<its type families>, as `make firmware MODELS=` selects them; model not frozen). Builds into build/size/<BOARD>-<what>/ with `make firmware` and prints a Markdown report
 (README, "Firmware size"); --json writes the figures too.
 
     .venv/bin/python tools/firmware_sizes.py [--boards B,...] [--model-boards B,...] [--json OUT]
@@ -19,10 +19,10 @@ from micronn_tools import bench_report, opset  # noqa: E402
 EMULATED = ["MPS2_AN386", "MPS2_AN500", "MPS3_AN547", "NETDUINOPLUS2", "VIRT_RV32"]
 
 
-def build(board, name, ops):
+def build(board, name, ops, types="all"):
     out = ROOT / "build" / "size" / f"{board}-{name}"
     cmd = ["make", "-s", "--no-print-directory", "firmware", f"BOARD={board}", f"FIRMWARE_BUILD={out}",
-           f"OPS={ops}"]
+           f"OPS={ops}", f"TYPES={types or 'all'}"]
     subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     return out
 
@@ -42,6 +42,10 @@ def model_ops(path):
     return " ".join(names)
 
 
+def model_types(path):
+    return " ".join(opset.types_used([path.read_bytes()]))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--boards", default=",".join(EMULATED), help="boards for the all-kernels build")
@@ -59,11 +63,11 @@ def main(argv=None):
         s["flash_bytes"] = json.loads((ROOT / "boards" / b / "board.json").read_text())["flash_bytes"]
         res["all"][b] = s
     for m in models:
-        ops = model_ops(m)
-        res["models"][m.stem] = {"ops": ops.split()}
+        ops, types = model_ops(m), model_types(m)
+        res["models"][m.stem] = {"ops": ops.split(), "types": types.split()}
         for b in model_boards:
-            print(f"building {b} for {m.name}: {ops}", file=sys.stderr)
-            res["models"][m.stem][b] = sizes(b, build(b, m.stem, ops))
+            print(f"building {b} for {m.name}: {ops}; types: {types or 'all'}", file=sys.stderr)
+            res["models"][m.stem][b] = sizes(b, build(b, m.stem, ops, types))
     print(render(res, model_boards))
     if a.json:
         Path(a.json).write_text(json.dumps(res, indent=1))
@@ -77,11 +81,11 @@ def render(res, model_boards):
         share = s["flash"] / s["flash_bytes"]
         rows.append(f"| {b} | {s['flash']:,} | {share:.0%} of {s['flash_bytes']:,}"
                     f"{'' if share <= 1 else ' (does not fit)'} | {s['engine'] or 0:,} |")
-    rows += ["", "| model | kernels | " + " | ".join(f"{b} flash (engine)" for b in model_boards) + " |",
-             "|---|---|" + "---|" * len(model_boards)]
+    rows += ["", "| model | kernels | types | " + " | ".join(f"{b} flash (engine)" for b in model_boards) + " |",
+             "|---|---|---|" + "---|" * len(model_boards)]
     for m, r in res["models"].items():
         cells = [f"{r[b]['flash']:,} ({r[b]['engine'] or 0:,})" for b in model_boards]
-        rows.append(f"| {m} | {len(r['ops'])} | " + " | ".join(cells) + " |")
+        rows.append(f"| {m} | {len(r['ops'])} | {' '.join(r.get('types') or ['all'])} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
 

@@ -7,6 +7,15 @@ naming model, op and reason on stderr) when the engine cannot run a model: an op
 kernel for, or one whose kernel refuses the model (dtype, version, options), as the host build of
 the engine, which has every kernel, reports it. --allow-unsupported (make ... ALLOW_UNSUPPORTED=1)
 only warns, and the firmware gets the kernels that exist.
+
+    python -m micronn_tools.opset --types a.tflite b.tflite ->  "int8 float32"
+
+The type families (mn_config.h MICRONN_TYPE_*) the models' ops need (MICRONN_TYPES): an op's
+family is its input activation's (input 0): int8 (also uint8), int16, float32, or hybrid for
+float32 with int8 weights (input 1), as the engine's mn_check_family classifies it; an output 0
+of another dtype adds its family too (SOFTMAX int8 -> int16 needs the int16 one). The type
+conversions QUANTIZE, DEQUANTIZE and CAST, whose kernels are not split by family, do not count
+(an int8 model with float32 input and output needs no float32 kernels).
 """
 import sys
 
@@ -55,13 +64,64 @@ def ops_used(model_bytes_list, labels=None, allow_unsupported=False):
     return sorted(names), problems
 
 
+# Ops whose input dtype says nothing about the kernels the other ops need.
+CONVERSIONS = {"QUANTIZE", "DEQUANTIZE", "CAST"}
+FAMILIES = ("int8", "int16", "float32", "hybrid")   # MICRONN_TYPE_<upper>
+
+
+def op_family(act_dtype, weights_dtype):
+    """The type family of an op with input dtype act_dtype and input 1 dtype weights_dtype (dtype
+    names as engine.Model.tensor gives them; None when absent), or None."""
+    if act_dtype == "float32":
+        return "hybrid" if weights_dtype == "int8" else "float32"
+    if act_dtype == "int16":
+        return "int16"
+    if act_dtype in ("int8", "uint8"):
+        return "int8"
+    return None
+
+
+def types_used(model_bytes_list):
+    """Sorted type families (FAMILIES order) the ops of the models need, in every subgraph."""
+    found = set()
+    for data in model_bytes_list:
+        model = engine.Model(data)
+        for k in range(model.num_subgraphs):
+            m = model if k == 0 else model.subgraph(k)
+            for op in m.ops():
+                if op["name"] in CONVERSIONS:
+                    continue
+                ins = m.op_tensors(op["index"])
+                if not ins or ins[0] < 0:
+                    continue
+                w = m.tensor(ins[1])["dtype"] if len(ins) > 1 and ins[1] >= 0 else None
+                found.add(op_family(m.tensor(ins[0])["dtype"], w))
+                outs = m.op_tensors(op["index"], engine.OP_OUTPUTS)
+                if outs and outs[0] >= 0:
+                    found.add(op_family(m.tensor(outs[0])["dtype"], None))
+    return [f for f in FAMILIES if f in found]
+
+
 def main(argv=None):
     args = sys.argv[1:] if argv is None else list(argv)
     allow = "--allow-unsupported" in args
-    paths = [a for a in args if a != "--allow-unsupported"]
+    types = "--types" in args
+    paths = [a for a in args if a not in ("--allow-unsupported", "--types")]
     if not paths:
-        print("usage: python -m micronn_tools.opset [--allow-unsupported] MODEL.tflite ...", file=sys.stderr)
+        print("usage: python -m micronn_tools.opset [--allow-unsupported] [--types] MODEL.tflite ...",
+              file=sys.stderr)
         return 2
+    if types:
+        try:
+            blobs = []
+            for p in paths:
+                with open(p, "rb") as f:
+                    blobs.append(f.read())
+            print(" ".join(types_used(blobs)))
+        except (OSError, ValueError, engine.MicronnError) as e:
+            print("micronn opset: %s" % e, file=sys.stderr)
+            return 1
+        return 0
     try:
         blobs = []
         for p in paths:

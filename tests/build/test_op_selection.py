@@ -1,8 +1,9 @@
 """`make firmware MODELS=...` links only the kernels the models use, and it shows.
 
-Builds two MPS2_AN386 firmwares with hello_world_int8 frozen in (one with the computed op set,
-one with OPS=all) into a temporary build directory, compares their code size, and boots the
-small one to check what it reports and that it still runs the model.
+Builds two MPS2_AN386 firmwares with hello_world_int8 frozen in (one with the computed op set and
+type families, one with OPS=all) into a temporary build directory, compares their code size, and
+boots the small one to check what it reports, that it still runs the model, and that it refuses
+models it was not built for with the reason (an op not linked, a type family not linked).
 """
 import os
 import re
@@ -40,7 +41,7 @@ def text_size(elf):
 @pytest.mark.timeout(1800)
 def test_models_select_kernels(tmp_path, monkeypatch):
     small, log = build(tmp_path)
-    assert re.search(r"ops: FULLY_CONNECTED$", log, re.M), log
+    assert re.search(r"ops: FULLY_CONNECTED; types: int8$", log, re.M), log
     full, _ = build(tmp_path, "all")
     small_text = text_size(small / BOARD / "firmware.elf")
     full_text = text_size(full / BOARD / "firmware.elf")
@@ -75,6 +76,18 @@ def test_models_select_kernels(tmp_path, monkeypatch):
             "    msg = str(e)\n" % _softmax_model()))
         assert msg == ("unsupported ops: SOFTMAX (op 0): this firmware was built without these kernels "
                        "(rebuild it with OPS=... or MODELS=<this model>)"), msg
+        # the op's kernel is linked, but only its int8 paths (types: int8): a float32 model is
+        # refused at prepare, naming op and type family
+        msg = board.eval("msg", pre=(
+            "import micronn\n"
+            "try:\n"
+            "    micronn.Interpreter(micronn.Model(%r))\n"
+            "    msg = None\n"
+            "except Exception as e:\n"
+            "    msg = '%%s: %%s' %% (type(e).__name__, e)\n" % (MODELS_DIR / "hello_world_float.tflite").read_bytes()))
+        assert msg == "NotImplementedError: unsupported ops: " + "; ".join(
+            "FULLY_CONNECTED (op %d): float32 kernels not linked in this firmware (built for int8)" % i
+            for i in range(3)), msg
     finally:
         board.close()
 

@@ -379,3 +379,25 @@ def test_opset_names_ops_the_engine_cannot_run(lsh_model, model):
     ok = subprocess.run(cmd + [model("person_detect.tflite")], capture_output=True, text=True, env=env)
     assert ok.returncode == 0 and ok.stdout.split() == ["AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D",
                                                         "RESHAPE", "SOFTMAX"], ok
+
+
+def test_opset_types_names_the_type_families(model):
+    """`make firmware MODELS=...` builds only the type families its models use (opset --types):
+    input 0's family (float32 with int8 weights: hybrid), plus output 0's (SOFTMAX int8 -> int16 in
+    keyword_scrambled), type conversions (QUANTIZE / DEQUANTIZE / CAST) not counted."""
+    import numpy as np
+    sys.path.insert(0, os.path.join(REPO, "tests", "engine", "ops"))
+    import opmodels
+    from micronn_tools import opset
+    cmd = [sys.executable, "-m", "micronn_tools.opset", "--types"]
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "host_tools"))
+    for names, want in ((["person_detect.tflite"], "int8"), (["hello_world_float.tflite"], "float32"),
+                        (["keyword_scrambled.tflite"], "int8 int16"),
+                        (["hello_world_float.tflite", "person_detect.tflite"], "int8 float32")):
+        r = subprocess.run(cmd + [model(n) for n in names], capture_output=True, text=True, env=env)
+        assert r.returncode == 0 and r.stdout.strip() == want, (names, r)
+    rng = np.random.default_rng(0)
+    assert opset.types_used([opmodels.pool(rng, "avg", "int16").tflite()]) == ["int16"]
+    # the engine's own classification (mn_check_family): float32 input, int8 weights
+    assert opset.op_family("float32", "int8") == "hybrid" and opset.op_family("float32", None) == "float32"
+    assert opset.op_family("uint8", None) == "int8" and opset.op_family("int32", None) is None

@@ -3,6 +3,9 @@
 # kernel on) for each op the file mentions, and once with no op at all, with the firmware's
 # warnings as errors: a helper only one op of a file uses must be compiled out with that op
 # (an unused static function breaks `make firmware MODELS=...`, which selects the model's ops).
+# Sources with per-type-family paths (they mention MICRONN_TYPE_, REF_FAMILY_FN or mn_check_family)
+# are also compiled for each op with one type family only (MICRONN_TYPES="int8" and so on, as
+# `make firmware MODELS=...` selects the models' families) and with none.
 # Usage: opselect.sh ENGINE_DIR BACKEND CC [TARGET_FLAGS...]
 #   e.g. opselect.sh usermod/micronn/engine generic gcc
 #        opselect.sh usermod/micronn/engine dsp arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb
@@ -13,18 +16,26 @@ upper=$(echo "$backend" | tr a-z A-Z)
 flags="$* -std=gnu99 -O2 -c -o /dev/null -Wall -Wextra -Werror -Wpointer-arith -Wdouble-promotion
        -Wno-unused-parameter -I$engine -I$engine/kernels/reference -DMICRONN_KERNELS_$upper=1 -DMICRONN_OPS_ALL=0"
 jobs=()
+families="INT8 INT16 FLOAT32 HYBRID NONE"
 for f in "$engine"/*.c "$engine"/kernels/*.c "$engine"/kernels/reference/*.c "$engine"/kernels/custom/*.c \
          "$engine"/kernels/"$backend"/*.c; do
-    jobs+=("$f NONE")
-    for op in $(grep -o 'MICRONN_OP_[A-Za-z0-9_]*' "$f" | sort -u | sed 's/^MICRONN_OP_//'); do
-        jobs+=("$f $op")
+    typed=""
+    if grep -q 'MICRONN_TYPE_\|REF_FAMILY_FN\|mn_check_family' "$f"; then
+        typed=$families
+    fi
+    for op in NONE $(grep -o 'MICRONN_OP_[A-Za-z0-9_]*' "$f" | sort -u | sed 's/^MICRONN_OP_//'); do
+        jobs+=("$f $op ALL")
+        for t in $typed; do
+            jobs+=("$f $op $t")
+        done
     done
 done
 if ! printf '%s\n' "${jobs[@]}" | xargs -P "$(nproc)" -L 1 bash -c \
-    'if ! out=$('"$cc"' '"$(echo $flags)"' -DMICRONN_OP_$1=1 "$0" 2>&1); then
-         echo "opselect: $0 with only $1 enabled:"; echo "$out"; exit 1; fi'
+    'types=""; if [ "$2" != ALL ]; then types="-DMICRONN_TYPES_ALL=0 -DMICRONN_TYPE_$2=1"; fi
+     if ! out=$('"$cc"' '"$(echo $flags)"' -DMICRONN_OP_$1=1 $types "$0" 2>&1); then
+         echo "opselect: $0 with only $1 enabled, types $2:"; echo "$out"; exit 1; fi'
 then
     echo "opselect ($backend, $cc): some op selections do not compile (above)"
     exit 1
 fi
-echo "opselect ($backend, $cc): ${#jobs[@]} file x op compiles clean"
+echo "opselect ($backend, $cc): ${#jobs[@]} file x op x type family compiles clean"

@@ -9,10 +9,15 @@
 #                       firmware as micronn.models[<stem>]; list separated by ';' or spaces.
 #   MICRONN_MODELS_DIR  used when MICRONN_MODELS is not set.
 #   MICRONN_OPS         builtin ops whose kernels are linked (default: all).
+#   MICRONN_TYPES       type families of the kernels with several dtype paths (int8 int16 float32
+#                       hybrid; default: all).
 #   MICRONN_KERNELS     optimized kernel backends (engine/kernels/<name>/), default "generic";
 #                       "reference": none.
-#   MICRONN_COPT        compile options for the engine's files only, default "-O2" (ports build
-#                       for size; the engine's loops are about 2x faster at -O2). Empty: the port's.
+#   MICRONN_COPT        compile options for the engine's kernels and mn_quant.c only, default "-O2"
+#                       (ports build for size; the engine's loops are about 2x faster at -O2).
+#                       Empty: the port's.
+#   MICRONN_CORE_COPT   the same for the rest of the engine (verifier, interpreter setup, planner:
+#                       not per-inference work); default empty: the port's.
 # All can also come from the environment. The model table is generated at configure time
 # (python3 -m micronn_tools.convert --table); changing a listed model file re-runs the configure step.
 # The double-precision exp/floor/round the engine needs come from MicroPython's lib/libm_dbl
@@ -34,6 +39,9 @@ endif()
 if(NOT DEFINED MICRONN_OPS AND DEFINED ENV{MICRONN_OPS})
     set(MICRONN_OPS $ENV{MICRONN_OPS})
 endif()
+if(NOT DEFINED MICRONN_TYPES AND DEFINED ENV{MICRONN_TYPES})
+    set(MICRONN_TYPES $ENV{MICRONN_TYPES})
+endif()
 if(NOT DEFINED MICRONN_KERNELS AND DEFINED ENV{MICRONN_KERNELS})
     set(MICRONN_KERNELS $ENV{MICRONN_KERNELS})
 endif()
@@ -51,6 +59,7 @@ separate_arguments(MICRONN_COPT)
 separate_arguments(MICRONN_MODELS)
 separate_arguments(MICRONN_OPS)
 separate_arguments(MICRONN_KERNELS)
+separate_arguments(MICRONN_TYPES)
 list(REMOVE_ITEM MICRONN_KERNELS reference)
 
 # Expand directories, resolve relative paths against the repo root.
@@ -108,10 +117,23 @@ set(MICRONN_LIBM_SRC
     ${MICRONN_DIR}/libm/round.c
     ${MICRONN_DIR}/libm/scalbn.c
 )
-# Per source, so only the engine is built at -O2 (options on the INTERFACE library would reach
-# every file of the firmware); they come after the target's own flags, so they win.
+# Per source, so only the engine's kernels and mn_quant.c (what runs per inference) are built at
+# -O2 (options on the INTERFACE library would reach every file of the firmware); they come after
+# the target's own flags, so they win. The rest of the engine keeps the port's (size) setting, or
+# MICRONN_CORE_COPT, as in micropython.mk.
+if(NOT DEFINED MICRONN_CORE_COPT AND DEFINED ENV{MICRONN_CORE_COPT})
+    set(MICRONN_CORE_COPT $ENV{MICRONN_CORE_COPT})
+endif()
+separate_arguments(MICRONN_CORE_COPT)
+set(MICRONN_HOT_SRC ${MICRONN_ENGINE_SRC})
+list(FILTER MICRONN_HOT_SRC INCLUDE REGEX "/kernels/|/mn_quant\\.c$")
+set(MICRONN_CORE_SRC ${MICRONN_ENGINE_SRC})
+list(REMOVE_ITEM MICRONN_CORE_SRC ${MICRONN_HOT_SRC})
 if(MICRONN_COPT)
-    set_source_files_properties(${MICRONN_ENGINE_SRC} PROPERTIES COMPILE_OPTIONS "${MICRONN_COPT}")
+    set_source_files_properties(${MICRONN_HOT_SRC} PROPERTIES COMPILE_OPTIONS "${MICRONN_COPT}")
+endif()
+if(MICRONN_CORE_COPT)
+    set_source_files_properties(${MICRONN_CORE_SRC} PROPERTIES COMPILE_OPTIONS "${MICRONN_CORE_COPT}")
 endif()
 # Third-party code (see micropython.mk).
 set_source_files_properties(${MICRONN_LIBM_SRC} PROPERTIES COMPILE_OPTIONS "-w")
@@ -145,6 +167,18 @@ if(MICRONN_OPS)
         list(APPEND micronn_op_defs MICRONN_OP_${op}=1)
     endforeach()
     target_compile_definitions(usermod_micronn INTERFACE ${micronn_op_defs})
+endif()
+
+if(MICRONN_TYPES)
+    set(micronn_type_defs MICRONN_TYPES_ALL=0)
+    foreach(t ${MICRONN_TYPES})
+        if(NOT t MATCHES "^(int8|int16|float32|hybrid)$")
+            message(FATAL_ERROR "micronn: MICRONN_TYPES: unknown type family ${t}; known: int8 int16 float32 hybrid")
+        endif()
+        string(TOUPPER ${t} t_upper)
+        list(APPEND micronn_type_defs MICRONN_TYPE_${t_upper}=1)
+    endforeach()
+    target_compile_definitions(usermod_micronn INTERFACE ${micronn_type_defs})
 endif()
 
 if(micronn_backend_defs)

@@ -9,6 +9,8 @@
 #   MICRONN_MODELS_DIR  used only when MICRONN_MODELS is not set: every *.tflite in this directory.
 #   MICRONN_OPS         builtin ops whose kernels are linked, e.g. "CONV_2D DEPTHWISE_CONV_2D
 #                       AVERAGE_POOL_2D RESHAPE SOFTMAX". Default: every kernel the engine has.
+#   MICRONN_TYPES       type families the kernels with several dtype paths keep (mn_config.h), of
+#                       int8 int16 float32 hybrid, e.g. "int8". Default: all of them.
 #   MICRONN_KERNELS     optimized kernel backends (engine/kernels/<name>/), in order of preference,
 #                       e.g. "dsp generic" (Armv7E-M), "mve dsp generic" (Helium), "generic".
 #                       "reference" or empty: reference kernels only. Boards set a default.
@@ -46,10 +48,20 @@ CFLAGS_USERMOD += $(foreach k,$(MICRONN_BACKENDS),-DMICRONN_KERNELS_$(shell echo
 
 # ---- optimisation ------------------------------------------------------------------------------
 # Ports build MicroPython for size (-Os); the engine's inner loops are worth -O2 (see README).
-# MICRONN_COPT= (empty) keeps the port's setting.
+# MICRONN_COPT= (empty) keeps the port's setting. It applies to what runs per inference: the
+# kernels and mn_quant.c (fixed-point helpers the kernels call). The rest of the engine (model
+# verifier, interpreter setup and prepare, planner, registry, names: about 60% of a model-specific
+# firmware's engine bytes, a few hundred instructions per invoke) keeps the port's setting (-Os on
+# our boards), or MICRONN_CORE_COPT when set.
 MICRONN_COPT ?= -O2
+MICRONN_CORE_COPT ?=
 ifneq ($(strip $(MICRONN_COPT)),)
-$(MICRONN_OBJ_DIR)/engine/%.o: CFLAGS += $(MICRONN_COPT)
+$(MICRONN_OBJ_DIR)/engine/kernels/%.o: CFLAGS += $(MICRONN_COPT)
+$(MICRONN_OBJ_DIR)/engine/mn_quant.o: CFLAGS += $(MICRONN_COPT)
+endif
+ifneq ($(strip $(MICRONN_CORE_COPT)),)
+$(patsubst $(MICRONN_DIR)/%.c,$(MICRONN_OBJ_DIR)/%.o,$(filter-out %/mn_quant.c,$(wildcard $(MICRONN_ENGINE)/*.c))): \
+	CFLAGS += $(MICRONN_CORE_COPT)
 endif
 
 # ---- double-precision libm --------------------------------------------------------------------
@@ -70,6 +82,13 @@ $(foreach op,$(filter-out $(MICRONN_KNOWN_OPS),$(MICRONN_OPS)),$(warning micronn
 CFLAGS_USERMOD += -DMICRONN_OPS_ALL=0 $(foreach op,$(MICRONN_OPS),-DMICRONN_OP_$(op)=1)
 endif
 
+# ---- type families -----------------------------------------------------------------------------
+MICRONN_KNOWN_TYPES := int8 int16 float32 hybrid
+ifneq ($(strip $(MICRONN_TYPES)),)
+$(foreach t,$(filter-out $(MICRONN_KNOWN_TYPES),$(MICRONN_TYPES)),$(error micronn: MICRONN_TYPES: unknown type family $(t); known: $(MICRONN_KNOWN_TYPES)))
+CFLAGS_USERMOD += -DMICRONN_TYPES_ALL=0 $(foreach t,$(sort $(MICRONN_TYPES)),-DMICRONN_TYPE_$(shell echo $(t) | tr a-z A-Z)=1)
+endif
+
 # ---- built-in models ---------------------------------------------------------------------------
 ifeq ($(origin MICRONN_MODELS),undefined)
 MICRONN_MODELS := $(MICRONN_MODELS_DIR)
@@ -87,6 +106,14 @@ endif
 ifneq ($(wildcard $(MICRONN_GEN)/ops.txt)$(file < $(MICRONN_GEN)/ops.txt),$(MICRONN_GEN)/ops.txt$(strip $(MICRONN_OPS)))
 $(file > $(MICRONN_GEN)/ops.txt,$(strip $(MICRONN_OPS)))
 endif
+ifneq ($(wildcard $(MICRONN_GEN)/types.txt)$(file < $(MICRONN_GEN)/types.txt),$(MICRONN_GEN)/types.txt$(strip $(MICRONN_TYPES)))
+$(file > $(MICRONN_GEN)/types.txt,$(strip $(MICRONN_TYPES)))
+endif
+# (the optimisation split too: objects built under another one are rebuilt)
+MICRONN_COPT_REC := kernels+mn_quant: $(strip $(MICRONN_COPT)); rest: $(strip $(MICRONN_CORE_COPT))
+ifneq ($(wildcard $(MICRONN_GEN)/copt.txt)$(file < $(MICRONN_GEN)/copt.txt),$(MICRONN_GEN)/copt.txt$(MICRONN_COPT_REC))
+$(file > $(MICRONN_GEN)/copt.txt,$(MICRONN_COPT_REC))
+endif
 ifneq ($(wildcard $(MICRONN_GEN)/kernels.txt)$(file < $(MICRONN_GEN)/kernels.txt),$(MICRONN_GEN)/kernels.txt$(strip $(MICRONN_BACKENDS)))
 $(file > $(MICRONN_GEN)/kernels.txt,$(strip $(MICRONN_BACKENDS)))
 endif
@@ -99,4 +126,4 @@ $(MICRONN_MODELS_H): $(MICRONN_GEN)/models.txt $(MICRONN_MODEL_FILES) $(MICRONN_
 
 $(MICRONN_OBJ_DIR)/mod_models.o: $(MICRONN_MODELS_H)
 
-$(MICRONN_OBJ_DIR)/modmicronn.o $(patsubst $(MICRONN_DIR)/%.c,$(MICRONN_OBJ_DIR)/%.o,$(MICRONN_ENGINE_SRC)): $(MICRONN_GEN)/ops.txt $(MICRONN_GEN)/kernels.txt
+$(MICRONN_OBJ_DIR)/modmicronn.o $(patsubst $(MICRONN_DIR)/%.c,$(MICRONN_OBJ_DIR)/%.o,$(MICRONN_ENGINE_SRC)): $(MICRONN_GEN)/ops.txt $(MICRONN_GEN)/types.txt $(MICRONN_GEN)/kernels.txt $(MICRONN_GEN)/copt.txt

@@ -321,6 +321,34 @@
 #define MICRONN_OP_ZEROS_LIKE MICRONN_OPS_ALL
 #endif
 
+/*
+ * Type families: the kernels with several dtype paths (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED,
+ * AVERAGE_POOL_2D, MAX_POOL_2D, SOFTMAX, and the optimized backends' variants) compile only the
+ * paths of the families a firmware is built for. A path belongs to the family of the op's input
+ * activation (input 0): int8 (also uint8), int16 (int16x8), float32, or hybrid (float32
+ * activations with int8 weights, quantized on the fly). MICRONN_TYPES_ALL (default 1) is the
+ * default of each MICRONN_TYPE_<FAMILY>; `make firmware MODELS=...` builds with only the families
+ * its models use (micronn_tools.opset --types). A node that needs a family left out is refused at
+ * prepare ("float32 kernels not linked in this firmware (built for int8)"). Values must be 0 or 1.
+ */
+#ifndef MICRONN_TYPES_ALL
+#define MICRONN_TYPES_ALL 1
+#endif
+#ifndef MICRONN_TYPE_INT8
+#define MICRONN_TYPE_INT8 MICRONN_TYPES_ALL
+#endif
+#ifndef MICRONN_TYPE_INT16
+#define MICRONN_TYPE_INT16 MICRONN_TYPES_ALL
+#endif
+#ifndef MICRONN_TYPE_FLOAT32
+#define MICRONN_TYPE_FLOAT32 MICRONN_TYPES_ALL
+#endif
+#ifndef MICRONN_TYPE_HYBRID
+#define MICRONN_TYPE_HYBRID MICRONN_TYPES_ALL
+#endif
+/* All four: no node is refused for its family (the check compiles to nothing). */
+#define MICRONN_TYPES_EVERY (MICRONN_TYPE_INT8 && MICRONN_TYPE_INT16 && MICRONN_TYPE_FLOAT32 && MICRONN_TYPE_HYBRID)
+
 /* 1: a selected kernel that is not linked is a link error (default: reported as unsupported). */
 #ifndef MICRONN_STRICT_KERNELS
 #define MICRONN_STRICT_KERNELS 0

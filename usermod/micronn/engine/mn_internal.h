@@ -117,8 +117,10 @@ enum { DRY_RUN_CHECK = 1, DRY_RUN_SIZING = 2 };
 /* ---- registry (mn_registry.c) ------------------------------------------------------------- */
 
 const mn_kernel_t *mn_registry_find(const mn_config_t *cfg, int32_t builtin, const char *custom_name);
-/* The registry entry (user's cfg->ops first), usable or not; NULL if the engine has no kernel. */
-const mn_registration_t *mn_registry_lookup(const mn_config_t *cfg, int32_t builtin, const char *custom_name);
+/* The registry entry (user's cfg->ops first), usable or not; NULL if the engine has no kernel.
+ * A builtin kernel's entry is built in *buf. */
+const mn_registration_t *mn_registry_lookup(const mn_config_t *cfg, int32_t builtin, const char *custom_name,
+    mn_registration_t *buf);
 
 /* ---- arena (mn_arena.c) --------------------------------------------------------------------- */
 

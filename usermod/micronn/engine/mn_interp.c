@@ -277,7 +277,8 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
     node->builtin = (int16_t)(builtin >= INT16_MIN && builtin <= INT16_MAX ? builtin : INT16_MIN);
     node->version = (uint8_t)(version < 0 ? 0 : (version > 0xff ? 0xff : version));
     const char *custom = fb_str(b, oc, F_OC_CUSTOM_CODE);
-    const mn_registration_t *reg = mn_registry_lookup(&it->cfg, builtin, custom);
+    mn_registration_t reg_buf;
+    const mn_registration_t *reg = mn_registry_lookup(&it->cfg, builtin, custom, &reg_buf);
     node->kernel = mn_registry_find(&it->cfg, builtin, custom);
     if (!node->kernel) {
         if (node->builtin == MN_BUILTIN_CUSTOM) {

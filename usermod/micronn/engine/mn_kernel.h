@@ -229,6 +229,25 @@ const void *mn_table_keep(mn_ctx_t *ctx, const mn_node_t *node, uint32_t tag, vo
  */
 mn_status_t mn_fail(mn_ctx_t *ctx, mn_status_t code, const char *fmt, ...);
 
+/*
+ * Type families (mn_config.h, MICRONN_TYPE_*): a kernel whose dtype paths are compiled per family
+ * calls this in prepare, before its dtype dispatch, with its input activation's dtype and its
+ * weights' dtype (-1: none; float32 activations with int8 weights are the hybrid family). MN_OK
+ * when the firmware has that family (always, in a build with every family), else it fails with
+ * "<family> kernels not linked in this firmware (built for <families>)". Dtypes of no family pass:
+ * the kernel's own checks refuse them.
+ */
+#if MICRONN_TYPES_EVERY
+static inline mn_status_t mn_check_family(mn_ctx_t *ctx, int32_t act_dtype, int32_t w_dtype) {
+    (void)ctx;
+    (void)act_dtype;
+    (void)w_dtype;
+    return MN_OK;
+}
+#else
+mn_status_t mn_check_family(mn_ctx_t *ctx, int32_t act_dtype, int32_t w_dtype);
+#endif
+
 /* ---- builtin options (decoded from the flatbuffer on demand; use in init/prepare) ----------- */
 
 /* Field ids are the schema's field order (0-based). Absent fields / absent table -> default. */

@@ -3,219 +3,83 @@
 #include "mn_builtin.h"
 
 #if MICRONN_OP_NAMES
-/* Names of builtin operators, indexed by code; only used for messages and inspection. */
-static const char *const mn_op_names[MN_BUILTIN_MAX + 1] = {
-    [0] = "ADD",
-    [1] = "AVERAGE_POOL_2D",
-    [2] = "CONCATENATION",
-    [3] = "CONV_2D",
-    [4] = "DEPTHWISE_CONV_2D",
-    [5] = "DEPTH_TO_SPACE",
-    [6] = "DEQUANTIZE",
-    [7] = "EMBEDDING_LOOKUP",
-    [8] = "FLOOR",
-    [9] = "FULLY_CONNECTED",
-    [10] = "HASHTABLE_LOOKUP",
-    [11] = "L2_NORMALIZATION",
-    [12] = "L2_POOL_2D",
-    [13] = "LOCAL_RESPONSE_NORMALIZATION",
-    [14] = "LOGISTIC",
-    [15] = "LSH_PROJECTION",
-    [16] = "LSTM",
-    [17] = "MAX_POOL_2D",
-    [18] = "MUL",
-    [19] = "RELU",
-    [20] = "RELU_N1_TO_1",
-    [21] = "RELU6",
-    [22] = "RESHAPE",
-    [23] = "RESIZE_BILINEAR",
-    [24] = "RNN",
-    [25] = "SOFTMAX",
-    [26] = "SPACE_TO_DEPTH",
-    [27] = "SVDF",
-    [28] = "TANH",
-    [29] = "CONCAT_EMBEDDINGS",
-    [30] = "SKIP_GRAM",
-    [31] = "CALL",
-    [32] = "CUSTOM",
-    [33] = "EMBEDDING_LOOKUP_SPARSE",
-    [34] = "PAD",
-    [35] = "UNIDIRECTIONAL_SEQUENCE_RNN",
-    [36] = "GATHER",
-    [37] = "BATCH_TO_SPACE_ND",
-    [38] = "SPACE_TO_BATCH_ND",
-    [39] = "TRANSPOSE",
-    [40] = "MEAN",
-    [41] = "SUB",
-    [42] = "DIV",
-    [43] = "SQUEEZE",
-    [44] = "UNIDIRECTIONAL_SEQUENCE_LSTM",
-    [45] = "STRIDED_SLICE",
-    [46] = "BIDIRECTIONAL_SEQUENCE_RNN",
-    [47] = "EXP",
-    [48] = "TOPK_V2",
-    [49] = "SPLIT",
-    [50] = "LOG_SOFTMAX",
-    [51] = "DELEGATE",
-    [52] = "BIDIRECTIONAL_SEQUENCE_LSTM",
-    [53] = "CAST",
-    [54] = "PRELU",
-    [55] = "MAXIMUM",
-    [56] = "ARG_MAX",
-    [57] = "MINIMUM",
-    [58] = "LESS",
-    [59] = "NEG",
-    [60] = "PADV2",
-    [61] = "GREATER",
-    [62] = "GREATER_EQUAL",
-    [63] = "LESS_EQUAL",
-    [64] = "SELECT",
-    [65] = "SLICE",
-    [66] = "SIN",
-    [67] = "TRANSPOSE_CONV",
-    [68] = "SPARSE_TO_DENSE",
-    [69] = "TILE",
-    [70] = "EXPAND_DIMS",
-    [71] = "EQUAL",
-    [72] = "NOT_EQUAL",
-    [73] = "LOG",
-    [74] = "SUM",
-    [75] = "SQRT",
-    [76] = "RSQRT",
-    [77] = "SHAPE",
-    [78] = "POW",
-    [79] = "ARG_MIN",
-    [80] = "FAKE_QUANT",
-    [81] = "REDUCE_PROD",
-    [82] = "REDUCE_MAX",
-    [83] = "PACK",
-    [84] = "LOGICAL_OR",
-    [85] = "ONE_HOT",
-    [86] = "LOGICAL_AND",
-    [87] = "LOGICAL_NOT",
-    [88] = "UNPACK",
-    [89] = "REDUCE_MIN",
-    [90] = "FLOOR_DIV",
-    [91] = "REDUCE_ANY",
-    [92] = "SQUARE",
-    [93] = "ZEROS_LIKE",
-    [94] = "FILL",
-    [95] = "FLOOR_MOD",
-    [96] = "RANGE",
-    [97] = "RESIZE_NEAREST_NEIGHBOR",
-    [98] = "LEAKY_RELU",
-    [99] = "SQUARED_DIFFERENCE",
-    [100] = "MIRROR_PAD",
-    [101] = "ABS",
-    [102] = "SPLIT_V",
-    [103] = "UNIQUE",
-    [104] = "CEIL",
-    [105] = "REVERSE_V2",
-    [106] = "ADD_N",
-    [107] = "GATHER_ND",
-    [108] = "COS",
-    [109] = "WHERE",
-    [110] = "RANK",
-    [111] = "ELU",
-    [112] = "REVERSE_SEQUENCE",
-    [113] = "MATRIX_DIAG",
-    [114] = "QUANTIZE",
-    [115] = "MATRIX_SET_DIAG",
-    [116] = "ROUND",
-    [117] = "HARD_SWISH",
-    [118] = "IF",
-    [119] = "WHILE",
-    [120] = "NON_MAX_SUPPRESSION_V4",
-    [121] = "NON_MAX_SUPPRESSION_V5",
-    [122] = "SCATTER_ND",
-    [123] = "SELECT_V2",
-    [124] = "DENSIFY",
-    [125] = "SEGMENT_SUM",
-    [126] = "BATCH_MATMUL",
-    [127] = "PLACEHOLDER_FOR_GREATER_OP_CODES",
-    [128] = "CUMSUM",
-    [129] = "CALL_ONCE",
-    [130] = "BROADCAST_TO",
-    [131] = "RFFT2D",
-    [132] = "CONV_3D",
-    [133] = "IMAG",
-    [134] = "REAL",
-    [135] = "COMPLEX_ABS",
-    [136] = "HASHTABLE",
-    [137] = "HASHTABLE_FIND",
-    [138] = "HASHTABLE_IMPORT",
-    [139] = "HASHTABLE_SIZE",
-    [140] = "REDUCE_ALL",
-    [141] = "CONV_3D_TRANSPOSE",
-    [142] = "VAR_HANDLE",
-    [143] = "READ_VARIABLE",
-    [144] = "ASSIGN_VARIABLE",
-    [145] = "BROADCAST_ARGS",
-    [146] = "RANDOM_STANDARD_NORMAL",
-    [147] = "BUCKETIZE",
-    [148] = "RANDOM_UNIFORM",
-    [149] = "MULTINOMIAL",
-    [150] = "GELU",
-    [151] = "DYNAMIC_UPDATE_SLICE",
-    [152] = "RELU_0_TO_1",
-    [153] = "UNSORTED_SEGMENT_PROD",
-    [154] = "UNSORTED_SEGMENT_MAX",
-    [155] = "UNSORTED_SEGMENT_SUM",
-    [156] = "ATAN2",
-    [157] = "UNSORTED_SEGMENT_MIN",
-    [158] = "SIGN",
-    [159] = "BITCAST",
-    [160] = "BITWISE_XOR",
-    [161] = "RIGHT_SHIFT",
-    [162] = "STABLEHLO_LOGISTIC",
-    [163] = "STABLEHLO_ADD",
-    [164] = "STABLEHLO_DIVIDE",
-    [165] = "STABLEHLO_MULTIPLY",
-    [166] = "STABLEHLO_MAXIMUM",
-    [167] = "STABLEHLO_RESHAPE",
-    [168] = "STABLEHLO_CLAMP",
-    [169] = "STABLEHLO_CONCATENATE",
-    [170] = "STABLEHLO_BROADCAST_IN_DIM",
-    [171] = "STABLEHLO_CONVOLUTION",
-    [172] = "STABLEHLO_SLICE",
-    [173] = "STABLEHLO_CUSTOM_CALL",
-    [174] = "STABLEHLO_REDUCE",
-    [175] = "STABLEHLO_ABS",
-    [176] = "STABLEHLO_AND",
-    [177] = "STABLEHLO_COSINE",
-    [178] = "STABLEHLO_EXPONENTIAL",
-    [179] = "STABLEHLO_FLOOR",
-    [180] = "STABLEHLO_LOG",
-    [181] = "STABLEHLO_MINIMUM",
-    [182] = "STABLEHLO_NEGATE",
-    [183] = "STABLEHLO_OR",
-    [184] = "STABLEHLO_POWER",
-    [185] = "STABLEHLO_REMAINDER",
-    [186] = "STABLEHLO_RSQRT",
-    [187] = "STABLEHLO_SELECT",
-    [188] = "STABLEHLO_SUBTRACT",
-    [189] = "STABLEHLO_TANH",
-    [190] = "STABLEHLO_SCATTER",
-    [191] = "STABLEHLO_COMPARE",
-    [192] = "STABLEHLO_CONVERT",
-    [193] = "STABLEHLO_DYNAMIC_SLICE",
-    [194] = "STABLEHLO_DYNAMIC_UPDATE_SLICE",
-    [195] = "STABLEHLO_PAD",
-    [196] = "STABLEHLO_IOTA",
-    [197] = "STABLEHLO_DOT_GENERAL",
-    [198] = "STABLEHLO_REDUCE_WINDOW",
-    [199] = "STABLEHLO_SORT",
-    [200] = "STABLEHLO_WHILE",
-    [201] = "STABLEHLO_GATHER",
-    [202] = "STABLEHLO_TRANSPOSE",
-    [203] = "DILATE",
-    [204] = "STABLEHLO_RNG_BIT_GENERATOR",
-    [205] = "REDUCE_WINDOW",
-    [206] = "STABLEHLO_COMPOSITE",
-    [207] = "STABLEHLO_SHIFT_LEFT",
-    [208] = "STABLEHLO_CBRT",
-    [209] = "STABLEHLO_CASE",
-};
+/* Names of builtin operators and of builtin options tables, each table one string of
+ * NUL-terminated names in code order ("" for a code without one): no pointer per name, and
+ * the names need no alignment. Only used for messages and inspection. */
+#define MN_N_OP_NAMES 210
+static const char mn_op_names[] =
+    "ADD\0AVERAGE_POOL_2D\0CONCATENATION\0CONV_2D\0DEPTHWISE_CONV_2D\0DEPTH_TO_SPACE\0"
+    "DEQUANTIZE\0EMBEDDING_LOOKUP\0FLOOR\0FULLY_CONNECTED\0HASHTABLE_LOOKUP\0L2_NORMALIZATION\0"
+    "L2_POOL_2D\0LOCAL_RESPONSE_NORMALIZATION\0LOGISTIC\0LSH_PROJECTION\0LSTM\0MAX_POOL_2D\0MUL\0"
+    "RELU\0RELU_N1_TO_1\0RELU6\0RESHAPE\0RESIZE_BILINEAR\0RNN\0SOFTMAX\0SPACE_TO_DEPTH\0SVDF\0"
+    "TANH\0CONCAT_EMBEDDINGS\0SKIP_GRAM\0CALL\0CUSTOM\0EMBEDDING_LOOKUP_SPARSE\0PAD\0"
+    "UNIDIRECTIONAL_SEQUENCE_RNN\0GATHER\0BATCH_TO_SPACE_ND\0SPACE_TO_BATCH_ND\0TRANSPOSE\0MEAN\0"
+    "SUB\0DIV\0SQUEEZE\0UNIDIRECTIONAL_SEQUENCE_LSTM\0STRIDED_SLICE\0BIDIRECTIONAL_SEQUENCE_RNN\0"
+    "EXP\0TOPK_V2\0SPLIT\0LOG_SOFTMAX\0DELEGATE\0BIDIRECTIONAL_SEQUENCE_LSTM\0CAST\0PRELU\0"
+    "MAXIMUM\0ARG_MAX\0MINIMUM\0LESS\0NEG\0PADV2\0GREATER\0GREATER_EQUAL\0LESS_EQUAL\0SELECT\0"
+    "SLICE\0SIN\0TRANSPOSE_CONV\0SPARSE_TO_DENSE\0TILE\0EXPAND_DIMS\0EQUAL\0NOT_EQUAL\0LOG\0SUM\0"
+    "SQRT\0RSQRT\0SHAPE\0POW\0ARG_MIN\0FAKE_QUANT\0REDUCE_PROD\0REDUCE_MAX\0PACK\0LOGICAL_OR\0"
+    "ONE_HOT\0LOGICAL_AND\0LOGICAL_NOT\0UNPACK\0REDUCE_MIN\0FLOOR_DIV\0REDUCE_ANY\0SQUARE\0"
+    "ZEROS_LIKE\0FILL\0FLOOR_MOD\0RANGE\0RESIZE_NEAREST_NEIGHBOR\0LEAKY_RELU\0"
+    "SQUARED_DIFFERENCE\0MIRROR_PAD\0ABS\0SPLIT_V\0UNIQUE\0CEIL\0REVERSE_V2\0ADD_N\0GATHER_ND\0"
+    "COS\0WHERE\0RANK\0ELU\0REVERSE_SEQUENCE\0MATRIX_DIAG\0QUANTIZE\0MATRIX_SET_DIAG\0ROUND\0"
+    "HARD_SWISH\0IF\0WHILE\0NON_MAX_SUPPRESSION_V4\0NON_MAX_SUPPRESSION_V5\0SCATTER_ND\0"
+    "SELECT_V2\0DENSIFY\0SEGMENT_SUM\0BATCH_MATMUL\0PLACEHOLDER_FOR_GREATER_OP_CODES\0CUMSUM\0"
+    "CALL_ONCE\0BROADCAST_TO\0RFFT2D\0CONV_3D\0IMAG\0REAL\0COMPLEX_ABS\0HASHTABLE\0"
+    "HASHTABLE_FIND\0HASHTABLE_IMPORT\0HASHTABLE_SIZE\0REDUCE_ALL\0CONV_3D_TRANSPOSE\0"
+    "VAR_HANDLE\0READ_VARIABLE\0ASSIGN_VARIABLE\0BROADCAST_ARGS\0RANDOM_STANDARD_NORMAL\0"
+    "BUCKETIZE\0RANDOM_UNIFORM\0MULTINOMIAL\0GELU\0DYNAMIC_UPDATE_SLICE\0RELU_0_TO_1\0"
+    "UNSORTED_SEGMENT_PROD\0UNSORTED_SEGMENT_MAX\0UNSORTED_SEGMENT_SUM\0ATAN2\0"
+    "UNSORTED_SEGMENT_MIN\0SIGN\0BITCAST\0BITWISE_XOR\0RIGHT_SHIFT\0STABLEHLO_LOGISTIC\0"
+    "STABLEHLO_ADD\0STABLEHLO_DIVIDE\0STABLEHLO_MULTIPLY\0STABLEHLO_MAXIMUM\0STABLEHLO_RESHAPE\0"
+    "STABLEHLO_CLAMP\0STABLEHLO_CONCATENATE\0STABLEHLO_BROADCAST_IN_DIM\0STABLEHLO_CONVOLUTION\0"
+    "STABLEHLO_SLICE\0STABLEHLO_CUSTOM_CALL\0STABLEHLO_REDUCE\0STABLEHLO_ABS\0STABLEHLO_AND\0"
+    "STABLEHLO_COSINE\0STABLEHLO_EXPONENTIAL\0STABLEHLO_FLOOR\0STABLEHLO_LOG\0STABLEHLO_MINIMUM\0"
+    "STABLEHLO_NEGATE\0STABLEHLO_OR\0STABLEHLO_POWER\0STABLEHLO_REMAINDER\0STABLEHLO_RSQRT\0"
+    "STABLEHLO_SELECT\0STABLEHLO_SUBTRACT\0STABLEHLO_TANH\0STABLEHLO_SCATTER\0STABLEHLO_COMPARE\0"
+    "STABLEHLO_CONVERT\0STABLEHLO_DYNAMIC_SLICE\0STABLEHLO_DYNAMIC_UPDATE_SLICE\0STABLEHLO_PAD\0"
+    "STABLEHLO_IOTA\0STABLEHLO_DOT_GENERAL\0STABLEHLO_REDUCE_WINDOW\0STABLEHLO_SORT\0"
+    "STABLEHLO_WHILE\0STABLEHLO_GATHER\0STABLEHLO_TRANSPOSE\0DILATE\0"
+    "STABLEHLO_RNG_BIT_GENERATOR\0REDUCE_WINDOW\0STABLEHLO_COMPOSITE\0STABLEHLO_SHIFT_LEFT\0"
+    "STABLEHLO_CBRT\0STABLEHLO_CASE\0";
+#define MN_N_OPTIONS_NAMES 127
+static const char mn_options_names[] =
+    "NONE\0Conv2DOptions\0DepthwiseConv2DOptions\0ConcatEmbeddingsOptions\0LSHProjectionOptions\0"
+    "Pool2DOptions\0SVDFOptions\0RNNOptions\0FullyConnectedOptions\0SoftmaxOptions\0"
+    "ConcatenationOptions\0AddOptions\0L2NormOptions\0LocalResponseNormalizationOptions\0"
+    "LSTMOptions\0ResizeBilinearOptions\0CallOptions\0ReshapeOptions\0SkipGramOptions\0"
+    "SpaceToDepthOptions\0EmbeddingLookupSparseOptions\0MulOptions\0PadOptions\0GatherOptions\0"
+    "BatchToSpaceNDOptions\0SpaceToBatchNDOptions\0TransposeOptions\0ReducerOptions\0SubOptions\0"
+    "DivOptions\0SqueezeOptions\0SequenceRNNOptions\0StridedSliceOptions\0ExpOptions\0"
+    "TopKV2Options\0SplitOptions\0LogSoftmaxOptions\0CastOptions\0DequantizeOptions\0"
+    "MaximumMinimumOptions\0ArgMaxOptions\0LessOptions\0NegOptions\0PadV2Options\0"
+    "GreaterOptions\0GreaterEqualOptions\0LessEqualOptions\0SelectOptions\0SliceOptions\0"
+    "TransposeConvOptions\0SparseToDenseOptions\0TileOptions\0ExpandDimsOptions\0EqualOptions\0"
+    "NotEqualOptions\0ShapeOptions\0PowOptions\0ArgMinOptions\0FakeQuantOptions\0PackOptions\0"
+    "LogicalOrOptions\0OneHotOptions\0LogicalAndOptions\0LogicalNotOptions\0UnpackOptions\0"
+    "FloorDivOptions\0SquareOptions\0ZerosLikeOptions\0FillOptions\0"
+    "BidirectionalSequenceLSTMOptions\0BidirectionalSequenceRNNOptions\0"
+    "UnidirectionalSequenceLSTMOptions\0FloorModOptions\0RangeOptions\0"
+    "ResizeNearestNeighborOptions\0LeakyReluOptions\0SquaredDifferenceOptions\0MirrorPadOptions\0"
+    "AbsOptions\0SplitVOptions\0UniqueOptions\0ReverseV2Options\0AddNOptions\0GatherNdOptions\0"
+    "CosOptions\0WhereOptions\0RankOptions\0ReverseSequenceOptions\0MatrixDiagOptions\0"
+    "QuantizeOptions\0MatrixSetDiagOptions\0HardSwishOptions\0IfOptions\0WhileOptions\0"
+    "DepthToSpaceOptions\0NonMaxSuppressionV4Options\0NonMaxSuppressionV5Options\0"
+    "ScatterNdOptions\0SelectV2Options\0DensifyOptions\0SegmentSumOptions\0BatchMatMulOptions\0"
+    "CumsumOptions\0CallOnceOptions\0BroadcastToOptions\0Rfft2dOptions\0Conv3DOptions\0"
+    "HashtableOptions\0HashtableFindOptions\0HashtableImportOptions\0HashtableSizeOptions\0"
+    "VarHandleOptions\0ReadVariableOptions\0AssignVariableOptions\0RandomOptions\0"
+    "BucketizeOptions\0GeluOptions\0DynamicUpdateSliceOptions\0UnsortedSegmentProdOptions\0"
+    "UnsortedSegmentMaxOptions\0UnsortedSegmentMinOptions\0UnsortedSegmentSumOptions\0"
+    "ATan2Options\0SignOptions\0BitcastOptions\0BitwiseXorOptions\0RightShiftOptions\0";
+
+/* Name i of a packed table (i < its count). */
+static const char *nth_name(const char *names, int32_t i) {
+    while (i-- > 0) {
+        names += strlen(names) + 1;
+    }
+    return names;
+}
 #endif
 
 const char *mn_op_name(int32_t builtin) {
@@ -223,8 +87,11 @@ const char *mn_op_name(int32_t builtin) {
         return "CUSTOM";
     }
 #if MICRONN_OP_NAMES
-    if (builtin >= 0 && builtin <= MN_BUILTIN_MAX && mn_op_names[builtin]) {
-        return mn_op_names[builtin];
+    if (builtin >= 0 && builtin < MN_N_OP_NAMES) {
+        const char *name = nth_name(mn_op_names, builtin);
+        if (*name) {
+            return name;
+        }
     }
 #endif
     return "?";
@@ -259,144 +126,13 @@ const char *mn_dtype_name(int32_t dtype) {
     }
 }
 
-#if MICRONN_OP_NAMES
-/* Names of builtin options tables, indexed by Operator.builtin_options_type. */
-static const char *const mn_options_names[] = {
-    [0] = "NONE",
-    [1] = "Conv2DOptions",
-    [2] = "DepthwiseConv2DOptions",
-    [3] = "ConcatEmbeddingsOptions",
-    [4] = "LSHProjectionOptions",
-    [5] = "Pool2DOptions",
-    [6] = "SVDFOptions",
-    [7] = "RNNOptions",
-    [8] = "FullyConnectedOptions",
-    [9] = "SoftmaxOptions",
-    [10] = "ConcatenationOptions",
-    [11] = "AddOptions",
-    [12] = "L2NormOptions",
-    [13] = "LocalResponseNormalizationOptions",
-    [14] = "LSTMOptions",
-    [15] = "ResizeBilinearOptions",
-    [16] = "CallOptions",
-    [17] = "ReshapeOptions",
-    [18] = "SkipGramOptions",
-    [19] = "SpaceToDepthOptions",
-    [20] = "EmbeddingLookupSparseOptions",
-    [21] = "MulOptions",
-    [22] = "PadOptions",
-    [23] = "GatherOptions",
-    [24] = "BatchToSpaceNDOptions",
-    [25] = "SpaceToBatchNDOptions",
-    [26] = "TransposeOptions",
-    [27] = "ReducerOptions",
-    [28] = "SubOptions",
-    [29] = "DivOptions",
-    [30] = "SqueezeOptions",
-    [31] = "SequenceRNNOptions",
-    [32] = "StridedSliceOptions",
-    [33] = "ExpOptions",
-    [34] = "TopKV2Options",
-    [35] = "SplitOptions",
-    [36] = "LogSoftmaxOptions",
-    [37] = "CastOptions",
-    [38] = "DequantizeOptions",
-    [39] = "MaximumMinimumOptions",
-    [40] = "ArgMaxOptions",
-    [41] = "LessOptions",
-    [42] = "NegOptions",
-    [43] = "PadV2Options",
-    [44] = "GreaterOptions",
-    [45] = "GreaterEqualOptions",
-    [46] = "LessEqualOptions",
-    [47] = "SelectOptions",
-    [48] = "SliceOptions",
-    [49] = "TransposeConvOptions",
-    [50] = "SparseToDenseOptions",
-    [51] = "TileOptions",
-    [52] = "ExpandDimsOptions",
-    [53] = "EqualOptions",
-    [54] = "NotEqualOptions",
-    [55] = "ShapeOptions",
-    [56] = "PowOptions",
-    [57] = "ArgMinOptions",
-    [58] = "FakeQuantOptions",
-    [59] = "PackOptions",
-    [60] = "LogicalOrOptions",
-    [61] = "OneHotOptions",
-    [62] = "LogicalAndOptions",
-    [63] = "LogicalNotOptions",
-    [64] = "UnpackOptions",
-    [65] = "FloorDivOptions",
-    [66] = "SquareOptions",
-    [67] = "ZerosLikeOptions",
-    [68] = "FillOptions",
-    [69] = "BidirectionalSequenceLSTMOptions",
-    [70] = "BidirectionalSequenceRNNOptions",
-    [71] = "UnidirectionalSequenceLSTMOptions",
-    [72] = "FloorModOptions",
-    [73] = "RangeOptions",
-    [74] = "ResizeNearestNeighborOptions",
-    [75] = "LeakyReluOptions",
-    [76] = "SquaredDifferenceOptions",
-    [77] = "MirrorPadOptions",
-    [78] = "AbsOptions",
-    [79] = "SplitVOptions",
-    [80] = "UniqueOptions",
-    [81] = "ReverseV2Options",
-    [82] = "AddNOptions",
-    [83] = "GatherNdOptions",
-    [84] = "CosOptions",
-    [85] = "WhereOptions",
-    [86] = "RankOptions",
-    [87] = "ReverseSequenceOptions",
-    [88] = "MatrixDiagOptions",
-    [89] = "QuantizeOptions",
-    [90] = "MatrixSetDiagOptions",
-    [91] = "HardSwishOptions",
-    [92] = "IfOptions",
-    [93] = "WhileOptions",
-    [94] = "DepthToSpaceOptions",
-    [95] = "NonMaxSuppressionV4Options",
-    [96] = "NonMaxSuppressionV5Options",
-    [97] = "ScatterNdOptions",
-    [98] = "SelectV2Options",
-    [99] = "DensifyOptions",
-    [100] = "SegmentSumOptions",
-    [101] = "BatchMatMulOptions",
-    [102] = "CumsumOptions",
-    [103] = "CallOnceOptions",
-    [104] = "BroadcastToOptions",
-    [105] = "Rfft2dOptions",
-    [106] = "Conv3DOptions",
-    [107] = "HashtableOptions",
-    [108] = "HashtableFindOptions",
-    [109] = "HashtableImportOptions",
-    [110] = "HashtableSizeOptions",
-    [111] = "VarHandleOptions",
-    [112] = "ReadVariableOptions",
-    [113] = "AssignVariableOptions",
-    [114] = "RandomOptions",
-    [115] = "BucketizeOptions",
-    [116] = "GeluOptions",
-    [117] = "DynamicUpdateSliceOptions",
-    [118] = "UnsortedSegmentProdOptions",
-    [119] = "UnsortedSegmentMaxOptions",
-    [120] = "UnsortedSegmentMinOptions",
-    [121] = "UnsortedSegmentSumOptions",
-    [122] = "ATan2Options",
-    [123] = "SignOptions",
-    [124] = "BitcastOptions",
-    [125] = "BitwiseXorOptions",
-    [126] = "RightShiftOptions",
-};
-#endif
-
 const char *mn_options_name(int32_t options_type) {
 #if MICRONN_OP_NAMES
-    if (options_type >= 0 && options_type < (int32_t)(sizeof mn_options_names / sizeof mn_options_names[0])
-        && mn_options_names[options_type]) {
-        return mn_options_names[options_type];
+    if (options_type >= 0 && options_type < MN_N_OPTIONS_NAMES) {
+        const char *name = nth_name(mn_options_names, options_type);
+        if (*name) {
+            return name;
+        }
     }
 #endif
     return options_type == 0 ? "NONE" : "?";

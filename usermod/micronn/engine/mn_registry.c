@@ -26,18 +26,64 @@
 #include "mn_ops.h"
 #undef MN_OP
 
-/* A deselected kernel's entry keeps its NULL kernel: the constant condition is folded, so the
- * kernel's symbol is not referenced at all. */
+/* The builtin kernels, compactly (a builtin code, version and options type fit a byte each: 8
+ * bytes an entry, not mn_registration_t's 20). A deselected kernel's entry keeps its NULL kernel:
+ * the constant condition is folded, so the kernel's symbol is not referenced at all. */
+typedef struct {
+    const mn_kernel_t *kernel;
+    uint8_t builtin;
+    uint8_t max_version;
+    uint8_t options_type;
+} mn_builtin_entry_t;
+
 #define MN_OP(NAME, OPTIONS, VERSION, DTYPES) \
-    { MN_BUILTIN_##NAME, NULL, MICRONN_OP_##NAME ? &mn_kernel_##NAME : NULL, VERSION, \
-      MN_OPTIONS_##OPTIONS, MN_DTYPES(DTYPES) },
-static const mn_registration_t mn_builtin_ops[] = {
+    { MICRONN_OP_##NAME ? &mn_kernel_##NAME : NULL, MN_BUILTIN_##NAME, VERSION, MN_OPTIONS_##OPTIONS },
+static const mn_builtin_entry_t mn_builtin_ops[] = {
 #include "mn_ops.h"
-    { -1, NULL, NULL, 0, 0, NULL },  /* keeps the array non-empty */
+    { NULL, 0, 0, 0 },  /* keeps the array non-empty */
 };
 #undef MN_OP
 
+/* Their dtype lists, apart: only mn_op_kernel_info reads them, so a firmware that never calls it
+ * (the MicroPython module) links neither the array nor the strings (arrays, not literals: each
+ * its own section for the linker to drop, where literals would share one with the names that
+ * stay). */
+#if MICRONN_OP_INFO
+#define MN_OP(NAME, OPTIONS, VERSION, DTYPES) static const char mn_dtypes_##NAME[] = DTYPES;
+#include "mn_ops.h"
+#undef MN_OP
+#endif
+#define MN_OP(NAME, OPTIONS, VERSION, DTYPES) MN_DTYPES(mn_dtypes_##NAME),
+static const char *const mn_builtin_dtypes[] = {
+#include "mn_ops.h"
+    NULL,
+};
+#undef MN_OP
+
+/* The codes and versions fit the byte fields (checked at compile time). */
+#define MN_OP(NAME, OPTIONS, VERSION, DTYPES) \
+    typedef char mn_fits_##NAME[MN_BUILTIN_##NAME <= 0xff && VERSION <= 0xff && MN_OPTIONS_##OPTIONS <= 0xff ? 1 : -1];
+#include "mn_ops.h"
+#undef MN_OP
+
 #define MN_N_BUILTIN_OPS (sizeof mn_builtin_ops / sizeof mn_builtin_ops[0] - 1)
+
+/* The builtin entry for a builtin code, as a registration in *out; NULL if the engine has none. */
+static const mn_registration_t *builtin_lookup(int32_t builtin, mn_registration_t *out) {
+    for (size_t i = 0; i < MN_N_BUILTIN_OPS; i++) {
+        const mn_builtin_entry_t *e = &mn_builtin_ops[i];
+        if (e->builtin == builtin) {
+            out->builtin = builtin;
+            out->custom_name = NULL;
+            out->kernel = e->kernel;
+            out->max_version = e->max_version;
+            out->options_type = e->options_type;
+            out->dtypes = NULL;   /* not needed for lookups (mn_op_kernel_info has them) */
+            return out;
+        }
+    }
+    return NULL;
+}
 
 /* Custom ops built in (mn_custom_ops.h): looked up by their custom code string. */
 #define MN_CUSTOM_OP(SYM, VERSION, DTYPES) extern const mn_kernel_t mn_kernel_##SYM MN_WEAK;
@@ -45,11 +91,23 @@ static const mn_registration_t mn_builtin_ops[] = {
 #undef MN_CUSTOM_OP
 
 #define MN_CUSTOM_OP(SYM, VERSION, DTYPES) \
-    { MN_BUILTIN_CUSTOM, #SYM, MICRONN_OP_##SYM ? &mn_kernel_##SYM : NULL, VERSION, MN_OPTIONS_NONE, \
-      MN_DTYPES(DTYPES) },
+    { MN_BUILTIN_CUSTOM, #SYM, MICRONN_OP_##SYM ? &mn_kernel_##SYM : NULL, VERSION, MN_OPTIONS_NONE, NULL },
 static const mn_registration_t mn_custom_ops[] = {
 #include "mn_custom_ops.h"
     { -1, NULL, NULL, 0, 0, NULL },
+};
+#undef MN_CUSTOM_OP
+
+/* Their dtype lists, apart (as the builtin ones). */
+#if MICRONN_OP_INFO
+#define MN_CUSTOM_OP(SYM, VERSION, DTYPES) static const char mn_custom_dtypes_##SYM[] = DTYPES;
+#include "mn_custom_ops.h"
+#undef MN_CUSTOM_OP
+#endif
+#define MN_CUSTOM_OP(SYM, VERSION, DTYPES) MN_DTYPES(mn_custom_dtypes_##SYM),
+static const char *const mn_custom_dtypes[] = {
+#include "mn_custom_ops.h"
+    NULL,
 };
 #undef MN_CUSTOM_OP
 
@@ -74,7 +132,8 @@ static int usable(const mn_registration_t *r) {
     return r && r->kernel && r->kernel->eval;
 }
 
-const mn_registration_t *mn_registry_lookup(const mn_config_t *cfg, int32_t builtin, const char *custom_name) {
+const mn_registration_t *mn_registry_lookup(const mn_config_t *cfg, int32_t builtin, const char *custom_name,
+    mn_registration_t *buf) {
     const mn_registration_t *r = NULL;
     if (cfg && cfg->ops) {
         r = find_in(cfg->ops, cfg->n_ops, builtin, custom_name);
@@ -82,7 +141,7 @@ const mn_registration_t *mn_registry_lookup(const mn_config_t *cfg, int32_t buil
     if (!usable(r)) {
         const mn_registration_t *b = builtin == MN_BUILTIN_CUSTOM
             ? find_in(mn_custom_ops, MN_N_CUSTOM_OPS, builtin, custom_name)
-            : find_in(mn_builtin_ops, MN_N_BUILTIN_OPS, builtin, custom_name);
+            : builtin_lookup(builtin, buf);
         if (b) {
             r = b;
         }
@@ -91,7 +150,8 @@ const mn_registration_t *mn_registry_lookup(const mn_config_t *cfg, int32_t buil
 }
 
 const mn_kernel_t *mn_registry_find(const mn_config_t *cfg, int32_t builtin, const char *custom_name) {
-    const mn_registration_t *r = mn_registry_lookup(cfg, builtin, custom_name);
+    mn_registration_t buf;
+    const mn_registration_t *r = mn_registry_lookup(cfg, builtin, custom_name, &buf);
     return usable(r) ? r->kernel : NULL;
 }
 
@@ -100,7 +160,8 @@ int mn_op_supported(const mn_config_t *cfg, int32_t builtin, const char *custom_
 }
 
 int mn_op_kernel_state(const mn_config_t *cfg, int32_t builtin, const char *custom_name) {
-    const mn_registration_t *r = mn_registry_lookup(cfg, builtin, custom_name);
+    mn_registration_t buf;
+    const mn_registration_t *r = mn_registry_lookup(cfg, builtin, custom_name, &buf);
     return usable(r) ? MN_KERNEL_LINKED : r ? MN_KERNEL_NOT_BUILT : MN_KERNEL_NONE;
 }
 
@@ -108,12 +169,12 @@ int mn_op_kernel_info(size_t i, mn_op_kernel_info_t *out) {
     if (i >= MN_N_BUILTIN_OPS || !out) {
         return 0;
     }
-    const mn_registration_t *r = &mn_builtin_ops[i];
-    out->builtin = r->builtin;
-    out->max_version = r->max_version;
-    out->options_type = r->options_type;
-    out->dtypes = r->dtypes;
-    out->linked = usable(r);
+    const mn_builtin_entry_t *e = &mn_builtin_ops[i];
+    out->builtin = e->builtin;
+    out->max_version = e->max_version;
+    out->options_type = e->options_type;
+    out->dtypes = mn_builtin_dtypes[i];
+    out->linked = e->kernel && e->kernel->eval;
     return 1;
 }
 
@@ -126,7 +187,7 @@ int mn_custom_op_info(size_t i, const char **name, mn_op_kernel_info_t *out) {
     out->builtin = r->builtin;
     out->max_version = r->max_version;
     out->options_type = r->options_type;
-    out->dtypes = r->dtypes;
+    out->dtypes = mn_custom_dtypes[i];
     out->linked = usable(r);
     return 1;
 }

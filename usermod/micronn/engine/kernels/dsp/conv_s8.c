@@ -8,7 +8,7 @@
  */
 #include "dsp.h"
 
-#if MICRONN_OP_CONV_2D || MICRONN_OP_DEPTHWISE_CONV_2D
+#if (MICRONN_OP_CONV_2D || MICRONN_OP_DEPTHWISE_CONV_2D) && MICRONN_TYPE_INT8
 
 /* A window of several taps is gathered as int8 first (padding as -offset, which expands to 0). */
 static bool conv_gathers(const mn_conv_geom_t *g) {
@@ -132,7 +132,7 @@ static void conv_gemm(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const i
 
 #endif /* MICRONN_OP_CONV_2D || MICRONN_OP_DEPTHWISE_CONV_2D */
 
-#if MICRONN_OP_CONV_2D
+#if MICRONN_OP_CONV_2D && MICRONN_TYPE_INT8
 
 static bool conv_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
     return g->f_in_c == g->in_c && dsp_mults_ok(q->mult, g->out_c);
@@ -161,7 +161,7 @@ const mn_conv_s8_variant_t mn_dsp_conv_s8 = {
 
 #endif /* MICRONN_OP_CONV_2D */
 
-#if MICRONN_OP_DEPTHWISE_CONV_2D
+#if MICRONN_OP_DEPTHWISE_CONV_2D && MICRONN_TYPE_INT8
 
 /*
  * DEPTHWISE_CONV_2D with one input channel (a first layer on a grayscale image, any depth

@@ -15,7 +15,7 @@
 
 #include "dsp.h"
 
-#if MICRONN_OP_DEPTHWISE_CONV_2D
+#if MICRONN_OP_DEPTHWISE_CONV_2D && MICRONN_TYPE_INT8
 
 /* Valid taps [*t0, *t1) of a window starting at i0 (dilation d) over an input of n. */
 static void tap_range(int i0, int d, int f, int n, int *t0, int *t1) {

@@ -49,21 +49,22 @@ void dsp_expand_pair(const int8_t *src, int16_t *pair, int which, int n, int32_t
     expand(src + n4, pair + 2 * n4 + which, n - n4, offset, 4, 8, 2);
 }
 
-#if MICRONN_OP_CONV_2D
+/* int8 variants only: none when the firmware is built without that type family (mn_config.h) */
+#if MICRONN_OP_CONV_2D && MICRONN_TYPE_INT8
 static const mn_conv_s8_variant_t *const conv_s8[] = { &mn_dsp_conv_s8, NULL };
 #define CONV_S8 conv_s8
 #else
 #define CONV_S8 NULL
 #endif
 
-#if MICRONN_OP_DEPTHWISE_CONV_2D
+#if MICRONN_OP_DEPTHWISE_CONV_2D && MICRONN_TYPE_INT8
 static const mn_conv_s8_variant_t *const depthwise_s8[] = { &mn_dsp_depthwise_s8_c1, &mn_dsp_depthwise_s8_mult1, &mn_dsp_depthwise_s8, NULL };
 #define DEPTHWISE_S8 depthwise_s8
 #else
 #define DEPTHWISE_S8 NULL
 #endif
 
-#if MICRONN_OP_FULLY_CONNECTED
+#if MICRONN_OP_FULLY_CONNECTED && MICRONN_TYPE_INT8
 static const mn_fc_s8_variant_t *const fc_s8[] = { &mn_dsp_fc_s8, NULL };
 #define FC_S8 fc_s8
 #else

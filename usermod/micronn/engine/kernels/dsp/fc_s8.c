@@ -7,7 +7,7 @@
  */
 #include "dsp.h"
 
-#if MICRONN_OP_FULLY_CONNECTED
+#if MICRONN_OP_FULLY_CONNECTED && MICRONN_TYPE_INT8
 
 static bool fc_fits(const mn_fc_params_t *p) {
     (void)p;

@@ -6,7 +6,7 @@
  */
 #include "generic.h"
 
-#if MICRONN_OP_CONV_2D
+#if MICRONN_OP_CONV_2D && MICRONN_TYPE_INT8
 
 static bool conv_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
     return mn_generic_mults_ok(q->mult, g->out_c);

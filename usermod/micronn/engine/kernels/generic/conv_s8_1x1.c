@@ -7,7 +7,7 @@
  */
 #include "../mn_variants.h"
 
-#if MICRONN_OP_CONV_2D
+#if MICRONN_OP_CONV_2D && MICRONN_TYPE_INT8
 
 #include "generic.h"
 

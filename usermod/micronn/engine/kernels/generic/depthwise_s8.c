@@ -5,7 +5,7 @@
  */
 #include "generic.h"
 
-#if MICRONN_OP_DEPTHWISE_CONV_2D
+#if MICRONN_OP_DEPTHWISE_CONV_2D && MICRONN_TYPE_INT8
 
 static bool dw_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
     return mn_generic_mults_ok(q->mult, g->out_c);

@@ -1,7 +1,7 @@
 /* Portable float32 fully connected: a matrix product, two batches by four units per step. */
 #include "generic.h"
 
-#if MICRONN_OP_FULLY_CONNECTED
+#if MICRONN_OP_FULLY_CONNECTED && MICRONN_TYPE_FLOAT32
 
 static bool fc_fits(const mn_fc_params_t *p) {
     (void)p;

@@ -259,38 +259,42 @@ void mn_generic_matvec2_s8(const int8_t *x0, const int8_t *x1, const int8_t *w, 
 #else
 #define BEHIND_DSP 0
 #endif
-#if MICRONN_OP_CONV_2D
+/* Likewise the lists of the type families the firmware is not built for (mn_config.h). */
+#if MICRONN_OP_CONV_2D && MICRONN_TYPE_INT8
 #if BEHIND_DSP
 static const mn_conv_s8_variant_t *const conv_s8[] = { &mn_generic_conv_s8, NULL };   /* grouped */
 #else
 static const mn_conv_s8_variant_t *const conv_s8[] = { &mn_generic_conv_s8_1x1, &mn_generic_conv_s8, NULL };
 #endif
 #define CONV_S8 conv_s8
+#else
+#define CONV_S8 NULL
+#endif
+#if MICRONN_OP_CONV_2D && MICRONN_TYPE_FLOAT32
 static const mn_conv_f32_variant_t *const conv_f32[] = { &mn_generic_conv_f32_1x1, &mn_generic_conv_f32, NULL };
 #define CONV_F32 conv_f32
 #else
-#define CONV_S8 NULL
 #define CONV_F32 NULL
 #endif
-#if MICRONN_OP_DEPTHWISE_CONV_2D && !BEHIND_DSP
+#if MICRONN_OP_DEPTHWISE_CONV_2D && MICRONN_TYPE_INT8 && !BEHIND_DSP
 static const mn_conv_s8_variant_t *const depthwise_s8[] = { &mn_generic_depthwise_s8, NULL };
 #define DEPTHWISE_S8 depthwise_s8
 #else
 #define DEPTHWISE_S8 NULL
 #endif
-#if MICRONN_OP_DEPTHWISE_CONV_2D
+#if MICRONN_OP_DEPTHWISE_CONV_2D && MICRONN_TYPE_FLOAT32
 static const mn_conv_f32_variant_t *const depthwise_f32[] = { &mn_generic_depthwise_f32, NULL };
 #define DEPTHWISE_F32 depthwise_f32
 #else
 #define DEPTHWISE_F32 NULL
 #endif
-#if MICRONN_OP_FULLY_CONNECTED && !BEHIND_DSP
+#if MICRONN_OP_FULLY_CONNECTED && MICRONN_TYPE_INT8 && !BEHIND_DSP
 static const mn_fc_s8_variant_t *const fc_s8[] = { &mn_generic_fc_s8, NULL };
 #define FC_S8 fc_s8
 #else
 #define FC_S8 NULL
 #endif
-#if MICRONN_OP_FULLY_CONNECTED
+#if MICRONN_OP_FULLY_CONNECTED && MICRONN_TYPE_FLOAT32
 static const mn_fc_f32_variant_t *const fc_f32[] = { &mn_generic_fc_f32, NULL };
 #define FC_F32 fc_f32
 #else

@@ -6,7 +6,7 @@
  */
 #include "mve.h"
 
-#if MICRONN_OP_CONV_2D && (__ARM_FEATURE_MVE & 2)
+#if MICRONN_OP_CONV_2D && MICRONN_TYPE_FLOAT32 && (__ARM_FEATURE_MVE & 2)
 
 static bool conv_1x1_fits(const mn_conv_geom_t *g) {
     return g->f_h == 1 && g->f_w == 1 && g->pad_h == 0 && g->pad_w == 0 && g->f_in_c == g->in_c;

@@ -10,7 +10,7 @@
  */
 #include "mve.h"
 
-#if MICRONN_OP_CONV_2D
+#if MICRONN_OP_CONV_2D && MICRONN_TYPE_INT8
 
 static size_t conv_data_bytes(const mn_conv_geom_t *g) {
     return sizeof(int32_t) * (size_t)g->out_c;

@@ -6,7 +6,7 @@
 #include "mve.h"
 #include "../generic/generic.h"   /* mn_generic_taps (inline) */
 
-#if MICRONN_OP_DEPTHWISE_CONV_2D && (__ARM_FEATURE_MVE & 2)
+#if MICRONN_OP_DEPTHWISE_CONV_2D && MICRONN_TYPE_FLOAT32 && (__ARM_FEATURE_MVE & 2)
 
 static bool dw_fits(const mn_conv_geom_t *g) {
     return g->depth_mult == 1;

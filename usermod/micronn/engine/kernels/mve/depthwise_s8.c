@@ -14,7 +14,7 @@
  */
 #include "mve.h"
 
-#if MICRONN_OP_DEPTHWISE_CONV_2D
+#if MICRONN_OP_DEPTHWISE_CONV_2D && MICRONN_TYPE_INT8
 
 #define MVE_INLINE static inline __attribute__((always_inline))
 

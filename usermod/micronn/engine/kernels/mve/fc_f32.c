@@ -1,7 +1,7 @@
 /* Helium float32 fully connected: four units per pass over each input row (mn_mve_gemm_f32). */
 #include "mve.h"
 
-#if MICRONN_OP_FULLY_CONNECTED && (__ARM_FEATURE_MVE & 2)
+#if MICRONN_OP_FULLY_CONNECTED && MICRONN_TYPE_FLOAT32 && (__ARM_FEATURE_MVE & 2)
 
 static bool fc_fits(const mn_fc_params_t *p) {
     (void)p;

@@ -266,7 +266,8 @@ void mn_mve_gemm_f32(const float *x, size_t x_stride, int n, const float *w, int
 #define MVE_F32 0
 #endif
 
-#if MICRONN_OP_CONV_2D
+/* The lists of the type families the firmware is built for (mn_config.h). */
+#if MICRONN_OP_CONV_2D && MICRONN_TYPE_INT8
 static const mn_conv_s8_variant_t *const conv_s8[] = {
     &mn_mve_conv_s8_1x1,
     &mn_mve_conv_s8_im2col,
@@ -277,7 +278,7 @@ static const mn_conv_s8_variant_t *const conv_s8[] = {
 #define CONV_S8 NULL
 #endif
 
-#if MICRONN_OP_CONV_2D && MVE_F32
+#if MICRONN_OP_CONV_2D && MICRONN_TYPE_FLOAT32 && MVE_F32
 static const mn_conv_f32_variant_t *const conv_f32[] = {
     &mn_mve_conv_f32_1x1,
 #if MICRONN_KERNELS_GENERIC
@@ -290,7 +291,7 @@ static const mn_conv_f32_variant_t *const conv_f32[] = {
 #define CONV_F32 NULL
 #endif
 
-#if MICRONN_OP_DEPTHWISE_CONV_2D
+#if MICRONN_OP_DEPTHWISE_CONV_2D && MICRONN_TYPE_INT8
 static const mn_conv_s8_variant_t *const depthwise_s8[] = {
     &mn_mve_depthwise_s8_in1,
     &mn_mve_depthwise_s8_3x3,
@@ -303,7 +304,7 @@ static const mn_conv_s8_variant_t *const depthwise_s8[] = {
 #define DEPTHWISE_S8 NULL
 #endif
 
-#if MICRONN_OP_DEPTHWISE_CONV_2D && MVE_F32
+#if MICRONN_OP_DEPTHWISE_CONV_2D && MICRONN_TYPE_FLOAT32 && MVE_F32
 static const mn_conv_f32_variant_t *const depthwise_f32[] = {
     &mn_mve_depthwise_f32_m1,
     NULL,
@@ -313,7 +314,7 @@ static const mn_conv_f32_variant_t *const depthwise_f32[] = {
 #define DEPTHWISE_F32 NULL
 #endif
 
-#if MICRONN_OP_FULLY_CONNECTED
+#if MICRONN_OP_FULLY_CONNECTED && MICRONN_TYPE_INT8
 static const mn_fc_s8_variant_t *const fc_s8[] = {
     &mn_mve_fc_s8,
     NULL,
@@ -323,7 +324,7 @@ static const mn_fc_s8_variant_t *const fc_s8[] = {
 #define FC_S8 NULL
 #endif
 
-#if MICRONN_OP_FULLY_CONNECTED && MVE_F32
+#if MICRONN_OP_FULLY_CONNECTED && MICRONN_TYPE_FLOAT32 && MVE_F32
 static const mn_fc_f32_variant_t *const fc_f32[] = {
     &mn_mve_fc_f32,
     NULL,

@@ -261,7 +261,8 @@ static mn_status_t conv_prepare(mn_ctx_t *ctx, mn_node_t *node) {
 }
 
 static mn_status_t conv_eval(mn_ctx_t *ctx, mn_node_t *node) {
-    return ref_conv_eval(ctx, node, mn_conv_s8_per_channel, mn_conv_s16_per_channel, mn_conv_f32, mn_conv_hybrid);
+    return ref_conv_eval(ctx, node, REF_FAMILY_FN(INT8, mn_conv_s8_per_channel), REF_FAMILY_FN(INT16, mn_conv_s16_per_channel),
+        REF_FAMILY_FN(FLOAT32, mn_conv_f32), REF_FAMILY_FN(HYBRID, mn_conv_hybrid));
 }
 
 const mn_kernel_t mn_kernel_CONV_2D = { NULL, conv_prepare, conv_eval, NULL, ref_conv_variant };

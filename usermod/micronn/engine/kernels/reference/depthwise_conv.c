@@ -249,8 +249,9 @@ static mn_status_t dw_prepare(mn_ctx_t *ctx, mn_node_t *node) {
 }
 
 static mn_status_t dw_eval(mn_ctx_t *ctx, mn_node_t *node) {
-    return ref_conv_eval(ctx, node, mn_depthwise_conv_s8_per_channel, mn_depthwise_conv_s16_per_channel,
-        mn_depthwise_conv_f32, mn_depthwise_conv_hybrid);
+    return ref_conv_eval(ctx, node, REF_FAMILY_FN(INT8, mn_depthwise_conv_s8_per_channel),
+        REF_FAMILY_FN(INT16, mn_depthwise_conv_s16_per_channel), REF_FAMILY_FN(FLOAT32, mn_depthwise_conv_f32),
+        REF_FAMILY_FN(HYBRID, mn_depthwise_conv_hybrid));
 }
 
 const mn_kernel_t mn_kernel_DEPTHWISE_CONV_2D = { NULL, dw_prepare, dw_eval, NULL, ref_conv_variant };

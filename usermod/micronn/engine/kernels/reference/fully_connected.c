@@ -161,7 +161,8 @@ static mn_status_t fc_select(mn_ctx_t *ctx, const mn_node_t *node, fc_data_t *d,
     if (!ref_weights_constant(w, bias) || d->dtype == MN_INT16) {   /* int16x8: reference only */
         return MN_OK;
     }
-    if (d->dtype == MN_INT8) {
+    /* int8 or float32 here (mn_check_family refused the families not built) */
+    if (MICRONN_TYPE_INT8 && (!MICRONN_TYPE_FLOAT32 || d->dtype == MN_INT8)) {
         const mn_fc_s8_variant_t *v = mn_select_fc_s8(ctx, &d->p);
         d->variant.s8 = v;
         const size_t data = v && v->data_bytes ? v->data_bytes(&d->p) : 0;
@@ -179,7 +180,7 @@ static mn_status_t fc_select(mn_ctx_t *ctx, const mn_node_t *node, fc_data_t *d,
             }
         }
         scratch = v && v->scratch_bytes ? v->scratch_bytes(&d->p) : 0;
-    } else {
+    } else if (MICRONN_TYPE_FLOAT32) {
         d->variant.f32 = mn_select_fc_f32(ctx, &d->p);
     }
     return scratch ? mn_request_scratch(ctx, scratch, &d->scratch) : MN_OK;
@@ -250,6 +251,7 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     if (w->ndim != 2) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "weights must be 2-D (got %d-D)", w->ndim);
     }
+    REF_TRY(mn_check_family(ctx, in->dtype, w->dtype));
     int32_t *mult = NULL;
     int8_t *shift = NULL;
     bool fill;
@@ -279,7 +281,7 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     d->dtype = in->dtype;
     d->hybrid = 0;
     if (in->dtype == MN_FLOAT32) {
-        if (w->dtype == MN_INT8) {
+        if (MICRONN_TYPE_HYBRID && w->dtype == MN_INT8) {
             REF_TRY(fc_prepare_hybrid(ctx, node, d, w));
         } else if (w->dtype != MN_FLOAT32) {
             return ref_fail_dtype(ctx, "weights (with float32 input)", w);
@@ -371,7 +373,8 @@ static mn_status_t fc_eval(mn_ctx_t *ctx, mn_node_t *node) {
     mn_tensor_t *w = mn_input(ctx, node, 1);
     mn_tensor_t *bias = mn_input(ctx, node, 2);
     mn_tensor_t *out = mn_output(ctx, node, 0);
-    if (d->dtype == MN_INT8) {
+    /* the paths of the families built (mn_check_family refused the others at prepare) */
+    if (MICRONN_TYPE_INT8 && d->dtype == MN_INT8) {
         const int32_t *b = bias ? (const int32_t *)bias->data : NULL;
         if (d->variant.s8) {
             const mn_vbuf_t buf = { d->scratch >= 0 ? mn_get_scratch(ctx, d->scratch) : NULL, d->vdata };
@@ -384,12 +387,14 @@ static mn_status_t fc_eval(mn_ctx_t *ctx, mn_node_t *node) {
             mn_fully_connected_s8(&d->p, (const int8_t *)in->data, (const int8_t *)w->data, b,
                 (int8_t *)out->data);
         }
-    } else if (d->dtype == MN_INT16) {
+    } else if (MICRONN_TYPE_INT16 && d->dtype == MN_INT16) {
         const mn_bias16_t b = ref_bias16(bias, false);   /* one rounding either way */
         mn_fully_connected_s16(&d->p, (const int16_t *)in->data, (const int8_t *)w->data, &b, (int16_t *)out->data);
-    } else if (d->hybrid) {
+    } else if (MICRONN_TYPE_HYBRID && d->hybrid) {
         mn_fully_connected_hybrid(d->h, (const float *)in->data, (const int8_t *)w->data,
             bias ? (const float *)bias->data : NULL, (float *)out->data, (int8_t *)mn_get_scratch(ctx, d->scratch));
+    } else if (!MICRONN_TYPE_FLOAT32) {
+        /* no other family built */
     } else if (d->variant.f32) {
         d->variant.f32->run(&d->p, d->fmin, d->fmax, (const float *)in->data, (const float *)w->data,
             bias ? (const float *)bias->data : NULL, (float *)out->data);

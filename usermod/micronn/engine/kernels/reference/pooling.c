@@ -183,6 +183,7 @@ static mn_status_t pool_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     if (in->dtype != out->dtype) {
         return ref_fail_combo(ctx, in, out);
     }
+    REF_TRY(mn_check_family(ctx, in->dtype, -1));
     if (mn_tensor_count(in) == 0 || mn_tensor_count(out) == 0) {
         /* no data to point at (the kernels would index a NULL tensor) */
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "empty input or output");
@@ -226,7 +227,7 @@ static mn_status_t pool_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     } else {
         return ref_fail_dtype(ctx, "input", in);
     }
-    if (in->dtype == MN_INT8) {
+    if (MICRONN_TYPE_INT8 && in->dtype == MN_INT8) {
         d->variant = node->builtin == MN_BUILTIN_MAX_POOL_2D ? mn_select_maxpool_s8(ctx, g) : mn_select_avgpool_s8(ctx, g);
     }
     node->user_data = d;
@@ -238,14 +239,14 @@ static mn_status_t avg_pool_eval(mn_ctx_t *ctx, mn_node_t *node) {
     const pool_data_t *d = (const pool_data_t *)node->user_data;
     mn_tensor_t *in = mn_input(ctx, node, 0);
     mn_tensor_t *out = mn_output(ctx, node, 0);
-    int r;
+    int r = 0;
     if (d->variant) {
         r = d->variant->run(&d->g, d->qmin, d->qmax, (const int8_t *)in->data, (int8_t *)out->data);
-    } else if (d->dtype == MN_INT8) {
+    } else if (MICRONN_TYPE_INT8 && d->dtype == MN_INT8) {
         r = mn_average_pool_s8(&d->g, d->qmin, d->qmax, (const int8_t *)in->data, (int8_t *)out->data);
-    } else if (d->dtype == MN_INT16) {
+    } else if (MICRONN_TYPE_INT16 && d->dtype == MN_INT16) {
         r = mn_average_pool_s16(&d->g, d->qmin, d->qmax, (const int16_t *)in->data, (int16_t *)out->data);
-    } else {
+    } else if (MICRONN_TYPE_FLOAT32) {   /* float32 (prepare refused the families not built) */
         r = mn_average_pool_f32(&d->g, d->fmin, d->fmax, (const float *)in->data, (float *)out->data);
     }
     if (r) {
@@ -264,11 +265,11 @@ static mn_status_t max_pool_eval(mn_ctx_t *ctx, mn_node_t *node) {
     mn_tensor_t *out = mn_output(ctx, node, 0);
     if (d->variant) {
         d->variant->run(&d->g, d->qmin, d->qmax, (const int8_t *)in->data, (int8_t *)out->data);
-    } else if (d->dtype == MN_INT8) {
+    } else if (MICRONN_TYPE_INT8 && d->dtype == MN_INT8) {
         mn_max_pool_s8(&d->g, d->qmin, d->qmax, (const int8_t *)in->data, (int8_t *)out->data);
-    } else if (d->dtype == MN_INT16) {
+    } else if (MICRONN_TYPE_INT16 && d->dtype == MN_INT16) {
         mn_max_pool_s16(&d->g, d->qmin, d->qmax, (const int16_t *)in->data, (int16_t *)out->data);
-    } else {
+    } else if (MICRONN_TYPE_FLOAT32) {   /* float32 (prepare refused the families not built) */
         mn_max_pool_f32(&d->g, d->fmin, d->fmax, (const float *)in->data, (float *)out->data);
     }
     return MN_OK;

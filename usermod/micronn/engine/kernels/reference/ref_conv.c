@@ -11,7 +11,9 @@ mn_status_t ref_conv_prepare_quant(mn_ctx_t *ctx, const mn_tensor_t *in, const m
     ref_conv_data_t *d, int32_t *mult, int8_t *shift, bool fill) {
     d->g.dtype = in->dtype;
 
-    if (in->dtype == MN_FLOAT32) {
+    /* CONV_2D and DEPTHWISE_CONV_2D check the type family first (mn_check_family); TRANSPOSE_CONV,
+     * whose paths are not split by family, needs them all. */
+    if ((MICRONN_TYPE_FLOAT32 || MICRONN_OP_TRANSPOSE_CONV) && in->dtype == MN_FLOAT32) {
         if (filter->dtype != MN_FLOAT32) {
             return ref_fail_dtype(ctx, "filter (with float32 input)", filter);
         }
@@ -25,7 +27,7 @@ mn_status_t ref_conv_prepare_quant(mn_ctx_t *ctx, const mn_tensor_t *in, const m
         d->g.mode = REF_HYBRID_NONE;
     } else if (in->dtype == MN_INT8 || in->dtype == MN_INT16) {
         /* int16x8: int8 filter, int64 (or int32) bias, symmetric int16 activations */
-        const bool wide = in->dtype == MN_INT16;
+        const bool wide = (MICRONN_TYPE_INT16 || MICRONN_OP_TRANSPOSE_CONV) && in->dtype == MN_INT16;
         if (filter->dtype != MN_INT8) {
             return ref_fail_dtype(ctx, wide ? "filter (with int16 input)" : "filter (with int8 input)", filter);
         }
@@ -153,6 +155,7 @@ static int conv_extent_ok(int32_t in, int32_t out, int32_t f, int stride, int di
 mn_status_t ref_conv_prepare_common(mn_ctx_t *ctx, mn_node_t *node, const mn_tensor_t *in,
     const mn_tensor_t *filter, const mn_tensor_t *bias, const mn_tensor_t *out, int padding, int act,
     int32_t filter_q_dim, mn_conv_geom_t *g, ref_conv_data_t *d, int32_t *mult, int8_t *shift, bool fill) {
+    REF_TRY(mn_check_family(ctx, in->dtype, filter->dtype));
     /* Empty tensors have no data (NULL): the eval loops would form NULL + 0. */
     if (g->in_h < 1 || g->in_w < 1 || g->in_c < 1 || g->f_h < 1 || g->f_w < 1 || g->out_c < 1) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "empty input %dx%dx%d, filter %dx%d or output depth %d",
@@ -176,7 +179,7 @@ mn_status_t ref_conv_prepare_common(mn_ctx_t *ctx, mn_node_t *node, const mn_ten
         return mn_fail(ctx, MN_ERR_MODEL, "bias has %d elements, expected %d",
             (int)mn_tensor_count(bias), g->out_c);
     }
-    if (in->dtype == MN_FLOAT32 && filter->dtype == MN_INT8) {
+    if (MICRONN_TYPE_HYBRID && in->dtype == MN_FLOAT32 && filter->dtype == MN_INT8) {
         REF_TRY(conv_prepare_hybrid(ctx, filter, bias, out, act, g->out_c, filter_q_dim, d, mult, fill));
     } else {
         REF_TRY(ref_conv_prepare_quant(ctx, in, filter, bias, out, act, g->out_c, filter_q_dim, d, mult, shift,
@@ -195,13 +198,14 @@ mn_status_t ref_conv_select(mn_ctx_t *ctx, const mn_node_t *node, ref_conv_data_
     d->vdata = NULL;
     d->variant.s8 = NULL;
     d->variant.f32 = NULL;
-    if (d->g.dtype == MN_FLOAT32 && d->g.mode) {   /* reference only; one quantized input image */
+    if (MICRONN_TYPE_HYBRID && d->g.dtype == MN_FLOAT32 && d->g.mode) {   /* reference only; one quantized input image */
         return mn_request_scratch(ctx, (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c, &d->scratch);
     }
     if (!ref_weights_constant(filter, bias) || d->g.dtype == MN_INT16) {   /* int16x8: reference only */
         return MN_OK;
     }
-    if (d->g.dtype == MN_INT8) {
+    /* int8 or float32 here (mn_check_family refused the families not built) */
+    if (MICRONN_TYPE_INT8 && (!MICRONN_TYPE_FLOAT32 || d->g.dtype == MN_INT8)) {
         mn_conv_quant_t q;
         ref_conv_quant(d, g->out_c, &q);
         const mn_conv_s8_variant_t *v = depthwise ? mn_select_depthwise_s8(ctx, g, &q) : mn_select_conv_s8(ctx, g, &q);
@@ -224,7 +228,7 @@ mn_status_t ref_conv_select(mn_ctx_t *ctx, const mn_node_t *node, ref_conv_data_
                 return MN_ERR_ARENA;
             }
         }
-    } else {
+    } else if (MICRONN_TYPE_FLOAT32) {
         const mn_conv_f32_variant_t *v = depthwise ? mn_select_depthwise_f32(ctx, g) : mn_select_conv_f32(ctx, g);
         d->variant.f32 = v;
         scratch = v && v->scratch_bytes ? v->scratch_bytes(g) : 0;
@@ -242,7 +246,8 @@ mn_status_t ref_conv_eval(mn_ctx_t *ctx, mn_node_t *node, ref_conv_s8_fn ref_s8,
     const mn_tensor_t *bias = mn_input(ctx, node, 2);
     mn_tensor_t *out = mn_output(ctx, node, 0);
     mn_vbuf_t buf = { d->scratch >= 0 ? mn_get_scratch(ctx, d->scratch) : NULL, d->vdata };
-    if (d->g.dtype == MN_INT8) {
+    /* the paths of the families built (mn_check_family refused the others at prepare) */
+    if (MICRONN_TYPE_INT8 && d->g.dtype == MN_INT8) {
         mn_conv_quant_t q;
         ref_conv_quant(d, g->out_c, &q);
         const int32_t *b = bias ? (const int32_t *)bias->data : NULL;
@@ -252,19 +257,19 @@ mn_status_t ref_conv_eval(mn_ctx_t *ctx, mn_node_t *node, ref_conv_s8_fn ref_s8,
         } else {
             ref_s8(g, &q, (const int8_t *)in->data, (const int8_t *)filter->data, b, (int8_t *)out->data);
         }
-    } else if (d->g.dtype == MN_INT16) {
+    } else if (MICRONN_TYPE_INT16 && d->g.dtype == MN_INT16) {
         mn_conv_quant_t q;
         ref_conv_quant(d, g->out_c, &q);
         const mn_bias16_t b = ref_bias16(bias, d->g.mode);
         ref_s16(g, &q, (const int16_t *)in->data, (const int8_t *)filter->data, &b, (int16_t *)out->data);
-    } else if (d->g.mode) {
+    } else if (MICRONN_TYPE_HYBRID && d->g.dtype == MN_FLOAT32 && d->g.mode) {
         mn_conv_quant_t q;
         ref_conv_quant(d, g->out_c, &q);   /* the mult table holds the float filter scales */
         const mn_conv_hybrid_t h = { d->u.f.min, d->u.f.max, (const float *)(const void *)q.mult,
                                      (uint8_t)(d->g.mode == REF_HYBRID_CHANNEL) };
         ref_hybrid(g, &h, (const float *)in->data, (const int8_t *)filter->data,
             bias ? (const float *)bias->data : NULL, (float *)out->data, (int8_t *)buf.scratch);
-    } else {
+    } else if (MICRONN_TYPE_FLOAT32 && d->g.dtype == MN_FLOAT32) {
         const float *b = bias ? (const float *)bias->data : NULL;
         if (d->variant.f32) {
             d->variant.f32->run(g, d->u.f.min, d->u.f.max, (const float *)in->data,

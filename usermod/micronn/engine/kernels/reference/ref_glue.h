@@ -83,6 +83,10 @@ static inline mn_status_t ref_need_quant(mn_ctx_t *ctx, const char *what, const 
     return MN_OK;
 }
 
+/* fn when the firmware has type family F (mn_config.h MICRONN_TYPE_<F>), else NULL: a kernel's
+ * eval passes its per-family compute functions this way, so the families left out are not linked. */
+#define REF_FAMILY_FN(F, fn) (MICRONN_TYPE_##F ? (fn) : NULL)
+
 #define REF_TRY(expr) \
     do { \
         mn_status_t st_ = (expr); \

@@ -181,6 +181,10 @@ static mn_status_t softmax_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     if (depth < 1) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "empty last dimension");
     }
+    REF_TRY(mn_check_family(ctx, in->dtype, -1));
+    if (in->dtype == MN_INT8 && out->dtype == MN_INT16) {
+        REF_TRY(mn_check_family(ctx, MN_INT16, -1));   /* int16 output: int16 family as well */
+    }
     REF_ALLOC(d, softmax_data_t, ctx, 1);
     d->depth = depth;
     d->outer = (int)(n / (size_t)depth);
@@ -192,7 +196,7 @@ static mn_status_t softmax_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             return ref_fail_combo(ctx, in, out);
         }
     } else if (in->dtype == MN_INT8) {
-        if (out->dtype != MN_INT8 && out->dtype != MN_INT16) {
+        if (out->dtype != MN_INT8 && !(MICRONN_TYPE_INT16 && out->dtype == MN_INT16)) {
             return ref_fail_combo(ctx, in, out);
         }
         REF_TRY(ref_need_quant(ctx, "input", in));
@@ -213,7 +217,7 @@ static mn_status_t softmax_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         if (mn_softmax_q_init(&d->q, in->scale, beta)) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input scale * beta too small for int8 input");
         }
-    } else if (in->dtype == MN_INT16) {
+    } else if (MICRONN_TYPE_INT16 && in->dtype == MN_INT16) {
         REF_TRY(softmax_prepare_s16(ctx, in, out, beta, d));
     } else {
         return ref_fail_dtype(ctx, "input", in);
@@ -226,15 +230,16 @@ static mn_status_t softmax_eval(mn_ctx_t *ctx, mn_node_t *node) {
     const softmax_data_t *d = (const softmax_data_t *)node->user_data;
     mn_tensor_t *in = mn_input(ctx, node, 0);
     mn_tensor_t *out = mn_output(ctx, node, 0);
-    if (d->in_dtype == MN_INT8) {
-        if (d->out_dtype == MN_INT8) {
+    /* the paths of the families built (mn_check_family refused the others at prepare) */
+    if (MICRONN_TYPE_INT8 && d->in_dtype == MN_INT8) {
+        if (!MICRONN_TYPE_INT16 || d->out_dtype == MN_INT8) {
             mn_softmax_s8_s8(&d->q, d->outer, d->depth, (const int8_t *)in->data, (int8_t *)out->data);
         } else {
             mn_softmax_s8_s16(&d->q, d->outer, d->depth, (const int8_t *)in->data, (int16_t *)out->data);
         }
-    } else if (d->in_dtype == MN_INT16) {
+    } else if (MICRONN_TYPE_INT16 && d->in_dtype == MN_INT16) {
         mn_softmax_s16(&d->q16, d->outer, d->depth, (const int16_t *)in->data, (int16_t *)out->data);
-    } else {
+    } else if (MICRONN_TYPE_FLOAT32) {
         mn_softmax_f32(d->outer, d->depth, d->beta, (const float *)in->data, (float *)out->data);
     }
     return MN_OK;
