@@ -21,7 +21,9 @@ TEST_MODELS := $(wildcard $(MODELS_DIR)/*.tflite)
 # cannot run one of the MODELS (no kernel for an op, or a kernel that refuses it) unless
 # ALLOW_UNSUPPORTED=1. The kernels with several dtype paths get only the type families the MODELS
 # use (int8, int16, float32, hybrid: micronn_tools.opset --types); TYPES="int8 float32" names them,
-# TYPES=all (the default with OPS= or without MODELS) keeps every family.
+# TYPES=all (the default with OPS= or without MODELS) keeps every family. Patch-based execution
+# (Interpreter(patches=...)) is in every build of all ops; a build for MODELS has it when one of
+# them stores a patch stage (`micronn plan --patches --write`) or with PATCHES=1 (PATCHES=0: never).
 MODEL_FILES := $(abspath $(MODELS))
 OPSET := PYTHONPATH=$(CURDIR)/host_tools $(PYTHON) -m micronn_tools.opset $(if $(filter-out 0,$(ALLOW_UNSUPPORTED)),--allow-unsupported)
 ifneq ($(MODELS),)
@@ -47,6 +49,13 @@ TYPES_CMD := $(if $(MODELS),$(OPSET) --types $(MODEL_FILES) 2>/dev/null,echo)
 else
 TYPES_CMD := echo
 endif
+ifneq ($(PATCHES),)
+PATCHES_CMD := echo $(PATCHES)
+else ifeq ($(MODELS)$(OPS),$(MODELS))
+PATCHES_CMD := $(if $(MODELS),$(OPSET) --patches $(MODEL_FILES) 2>/dev/null,echo)
+else
+PATCHES_CMD := echo
+endif
 HOST_LIB := build/host/libmicronn.so
 # KERNELS="dsp generic" / KERNELS=reference: optimized kernel backends (default: the board's).
 KERNELS_ARG := $(if $(KERNELS),MICRONN_KERNELS="$(KERNELS)")
@@ -60,6 +69,7 @@ help:
 	@echo "                           freeze models into X, link only the kernels they use"
 	@echo "                           (fails naming the op if micronn cannot run a model; ALLOW_UNSUPPORTED=1)"
 	@echo "                           and only their type families (TYPES=\"int8 float32\" / TYPES=all)"
+	@echo "                           PATCHES=1: keep patch-based execution (default: only if a model stores a stage)"
 	@echo "make firmware BOARD=X KERNELS=reference"
 	@echo "                           reference kernels only (default: the board's optimized backends)"
 	@echo "make firmware-all          build every board"
@@ -98,8 +108,9 @@ firmware: $(SETUP_DONE)
 	@$(CHECK_MODELS_CMD) || exit 1; \
 	ops="$$($(OPS_CMD))" || exit 1; \
 	types="$$($(TYPES_CMD))" || exit 1; \
-	echo "firmware $(BOARD): models: $(if $(MODELS),$(notdir $(MODEL_FILES)),none); ops: $${ops:-all}; types: $${types:-all}"; \
-	$(BUILD_FIRMWARE) MICRONN_MODELS="$(MODEL_FILES)" MICRONN_OPS="$$ops" MICRONN_TYPES="$$types"
+	patches="$$($(PATCHES_CMD))" || exit 1; \
+	echo "firmware $(BOARD): models: $(if $(MODELS),$(notdir $(MODEL_FILES)),none); ops: $${ops:-all}; types: $${types:-all}$${patches:+; patches: $$patches}"; \
+	$(BUILD_FIRMWARE) MICRONN_MODELS="$(MODEL_FILES)" MICRONN_OPS="$$ops" MICRONN_TYPES="$$types" MICRONN_PATCHES="$$patches"
 
 firmware-all: $(SETUP_DONE)
 	@for b in $(ALL_BOARDS); do $(MAKE) --no-print-directory firmware BOARD=$$b || exit 1; done

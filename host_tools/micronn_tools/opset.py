@@ -16,6 +16,11 @@ float32 with int8 weights (input 1), as the engine's mn_check_family classifies 
 of another dtype adds its family too (SOFTMAX int8 -> int16 needs the int16 one). The type
 conversions QUANTIZE, DEQUANTIZE and CAST, whose kernels are not split by family, do not count
 (an int8 model with float32 input and output needs no float32 kernels).
+
+    python -m micronn_tools.opset --patches a.tflite b.tflite ->  "1" or "0"
+
+Whether one of the models stores a patch stage (`micronn plan --patches --write`): a firmware
+for these models then keeps patch-based execution (MICRONN_PATCHES), which it leaves out otherwise.
 """
 import sys
 
@@ -102,22 +107,36 @@ def types_used(model_bytes_list):
     return [f for f in FAMILIES if f in found]
 
 
+PATCH_METADATA = b"micronn_patch_v1"   # a patch stage stored by `micronn plan --patches --write`
+
+
+def stores_patch_stage(model_bytes_list):
+    """Whether one of the models stores a patch stage (its firmware then needs MICRONN_PATCHES)."""
+    from ai_edge_litert import schema_py_generated as s
+    for b in model_bytes_list:
+        m = s.Model.GetRootAs(b, 0)
+        if any(m.Metadata(i).Name() == PATCH_METADATA for i in range(m.MetadataLength())):
+            return True
+    return False
+
+
 def main(argv=None):
     args = sys.argv[1:] if argv is None else list(argv)
     allow = "--allow-unsupported" in args
     types = "--types" in args
-    paths = [a for a in args if a not in ("--allow-unsupported", "--types")]
+    patches = "--patches" in args
+    paths = [a for a in args if a not in ("--allow-unsupported", "--types", "--patches")]
     if not paths:
-        print("usage: python -m micronn_tools.opset [--allow-unsupported] [--types] MODEL.tflite ...",
+        print("usage: python -m micronn_tools.opset [--allow-unsupported] [--types | --patches] MODEL.tflite ...",
               file=sys.stderr)
         return 2
-    if types:
+    if types or patches:
         try:
             blobs = []
             for p in paths:
                 with open(p, "rb") as f:
                     blobs.append(f.read())
-            print(" ".join(types_used(blobs)))
+            print(" ".join(types_used(blobs)) if types else int(stores_patch_stage(blobs)))
         except (OSError, ValueError, engine.MicronnError) as e:
             print("micronn opset: %s" % e, file=sys.stderr)
             return 1

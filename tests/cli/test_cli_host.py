@@ -401,3 +401,17 @@ def test_opset_types_names_the_type_families(model):
     # the engine's own classification (mn_check_family): float32 input, int8 weights
     assert opset.op_family("float32", "int8") == "hybrid" and opset.op_family("float32", None) == "float32"
     assert opset.op_family("uint8", None) == "int8" and opset.op_family("int32", None) is None
+
+
+def test_opset_patches_follows_a_stored_patch_stage(cli, model, tmp_path):
+    """`make firmware MODELS=...` keeps patch-based execution only when a model stores a patch
+    stage (opset --patches prints 1), as `micronn plan --patches --write` writes it."""
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "host_tools"))
+    staged = tmp_path / "pd.tflite"
+    r = cli("plan", model("person_detect.tflite"), "--patches", "--write", staged)
+    assert r.code == 0, r
+    cmd = [sys.executable, "-m", "micronn_tools.opset", "--patches"]
+    for paths, want in (([model("person_detect.tflite")], "0"), ([str(staged)], "1"),
+                        ([model("keyword_scrambled.tflite"), str(staged)], "1")):
+        r = subprocess.run(cmd + paths, capture_output=True, text=True, env=env)
+        assert r.returncode == 0 and r.stdout.strip() == want, (paths, r)

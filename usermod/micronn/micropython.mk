@@ -89,6 +89,11 @@ $(foreach t,$(filter-out $(MICRONN_KNOWN_TYPES),$(MICRONN_TYPES)),$(error micron
 CFLAGS_USERMOD += -DMICRONN_TYPES_ALL=0 $(foreach t,$(sort $(MICRONN_TYPES)),-DMICRONN_TYPE_$(shell echo $(t) | tr a-z A-Z)=1)
 endif
 
+# ---- patch-based execution (mn_patch.c): 1/0; empty: mn_config.h's default (with all ops) ----
+ifneq ($(strip $(MICRONN_PATCHES)),)
+CFLAGS_USERMOD += -DMICRONN_PATCHES=$(strip $(MICRONN_PATCHES))
+endif
+
 # ---- built-in models ---------------------------------------------------------------------------
 ifeq ($(origin MICRONN_MODELS),undefined)
 MICRONN_MODELS := $(MICRONN_MODELS_DIR)
@@ -109,6 +114,9 @@ endif
 ifneq ($(wildcard $(MICRONN_GEN)/types.txt)$(file < $(MICRONN_GEN)/types.txt),$(MICRONN_GEN)/types.txt$(strip $(MICRONN_TYPES)))
 $(file > $(MICRONN_GEN)/types.txt,$(strip $(MICRONN_TYPES)))
 endif
+ifneq ($(wildcard $(MICRONN_GEN)/patches.txt)$(file < $(MICRONN_GEN)/patches.txt),$(MICRONN_GEN)/patches.txt$(strip $(MICRONN_PATCHES)))
+$(file > $(MICRONN_GEN)/patches.txt,$(strip $(MICRONN_PATCHES)))
+endif
 # (the optimisation split too: objects built under another one are rebuilt)
 MICRONN_COPT_REC := kernels+mn_quant: $(strip $(MICRONN_COPT)); rest: $(strip $(MICRONN_CORE_COPT))
 ifneq ($(wildcard $(MICRONN_GEN)/copt.txt)$(file < $(MICRONN_GEN)/copt.txt),$(MICRONN_GEN)/copt.txt$(MICRONN_COPT_REC))
@@ -126,4 +134,4 @@ $(MICRONN_MODELS_H): $(MICRONN_GEN)/models.txt $(MICRONN_MODEL_FILES) $(MICRONN_
 
 $(MICRONN_OBJ_DIR)/mod_models.o: $(MICRONN_MODELS_H)
 
-$(MICRONN_OBJ_DIR)/modmicronn.o $(patsubst $(MICRONN_DIR)/%.c,$(MICRONN_OBJ_DIR)/%.o,$(MICRONN_ENGINE_SRC)): $(MICRONN_GEN)/ops.txt $(MICRONN_GEN)/types.txt $(MICRONN_GEN)/kernels.txt $(MICRONN_GEN)/copt.txt
+$(MICRONN_OBJ_DIR)/modmicronn.o $(patsubst $(MICRONN_DIR)/%.c,$(MICRONN_OBJ_DIR)/%.o,$(MICRONN_ENGINE_SRC)): $(MICRONN_GEN)/ops.txt $(MICRONN_GEN)/types.txt $(MICRONN_GEN)/patches.txt $(MICRONN_GEN)/kernels.txt $(MICRONN_GEN)/copt.txt

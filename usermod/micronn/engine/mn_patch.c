@@ -885,13 +885,15 @@ mn_status_t mn_patch_choose(const mn_model_t *m, const mn_config_t *cfg, void *w
 
 #else   /* built without patches, or without any of the stage ops */
 
+#define NOT_BUILT "patch stage: this firmware was built without patch-based execution " \
+    "(make firmware ... PATCHES=1, or freeze a model written by `micronn plan --patches --write`)"
+
 mn_status_t mn_patch_setup(mn_interp_t *it) {
     if (!it->cfg.patch_rows) {
         return MN_OK;
     }
 #if !MICRONN_PATCHES
-    return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "patch stage: this firmware was built without patch-based "
-        "execution (make firmware ... PATCHES=1)");
+    return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, NOT_BUILT);
 #else
     return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "patch stage: this firmware was built without CONV_2D, "
         "DEPTHWISE_CONV_2D, MAX_POOL_2D and AVERAGE_POOL_2D");
@@ -919,6 +921,11 @@ mn_status_t mn_patch_choose(const mn_model_t *m, const mn_config_t *cfg, void *w
     }
     c.patch_rows = 0;
     memset(out, 0, sizeof *out);
+#if !MICRONN_PATCHES
+    (void)work;
+    (void)work_size;
+    return err ? mn_err_set(err, MN_ERR_UNSUPPORTED, NOT_BUILT) : MN_ERR_UNSUPPORTED;
+#endif
     mn_status_t s = mn_arena_needed(m, &c, work, work_size, &out->arena, err);
     out->arena_without = out->arena;
     return s;
