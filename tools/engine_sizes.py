@@ -7,8 +7,11 @@ firmware, from its map: the breakdown of micronn_tools.bench_report.code_size() 
 --sections also lists the largest input sections (functions, tables) with their objects.
 """
 import collections
-import re
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "host_tools"))
+from micronn_tools.bench_report import engine_sections  # noqa: E402
 
 
 def main(argv=None):
@@ -18,20 +21,10 @@ def main(argv=None):
         print(__doc__.strip(), file=sys.stderr)
         return 2
     with open(paths[0], errors="replace") as f:
-        text = f.read().partition("Linker script and memory map")[2]   # before: discarded sections
-    row = re.compile(r"^\s+(\.(?:text|rodata)\S*)?\s*0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S+\.o)\s*$")
-    per, sections, pending = collections.Counter(), [], None
-    for line in text.splitlines():
-        head = re.match(r"^ (\.(?:text|rodata)\S*)\s*$", line)
-        if head:
-            pending = head.group(1)
-            continue
-        m = row.match(line)
-        if m and (m.group(1) or pending) and "/engine/" in m.group(3):
-            obj, size = m.group(3).split("/engine/")[1], int(m.group(2), 16)
-            per[obj] += size
-            sections.append((size, m.group(1) or pending, obj))
-        pending = None
+        sections = engine_sections(f.read())
+    per = collections.Counter()
+    for size, _, obj in sections:
+        per[obj] += size
     print("%7d  total" % sum(per.values()))
     for obj, size in per.most_common():
         print("%7d  %s" % (size, obj))

@@ -177,15 +177,12 @@ def op_macs(model_bytes):
     return out
 
 
-def code_size(map_path):
-    """Bytes of .text and .rodata the link kept from the engine's objects (firmware.map), or None."""
-    try:
-        text = map_path.read_text(errors="replace")
-    except OSError:
-        return None
+def engine_sections(map_text):
+    """(size, section, object) of every .text / .rodata input section the link kept from the
+    engine's objects (object relative to usermod/micronn/engine/), from a linker map's text."""
     # Sections before this heading were discarded by --gc-sections.
-    text = text.partition("Linker script and memory map")[2]
-    total, pending = 0, None
+    text = map_text.partition("Linker script and memory map")[2]
+    out, pending = [], None
     row = re.compile(r"^\s+(\.(?:text|rodata)\S*)?\s*0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S+\.o)\s*$")
     for line in text.splitlines():
         head = re.match(r"^ (\.(?:text|rodata)\S*)\s*$", line)
@@ -194,9 +191,18 @@ def code_size(map_path):
             continue
         m = row.match(line)
         if m and (m.group(1) or pending) and "/engine/" in m.group(3):
-            total += int(m.group(2), 16)
+            out.append((int(m.group(2), 16), m.group(1) or pending, m.group(3).split("/engine/")[1]))
         pending = None
-    return total
+    return out
+
+
+def code_size(map_path):
+    """Bytes of .text and .rodata the link kept from the engine's objects (firmware.map), or None."""
+    try:
+        text = map_path.read_text(errors="replace")
+    except OSError:
+        return None
+    return sum(size for size, _, _ in engine_sections(text))
 
 
 def parse_arm_bench(path):
