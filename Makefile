@@ -135,8 +135,10 @@ repl: $(SETUP_DONE)
 	@$(BUILD_IF_NEEDED)
 	@$(PYTHON) -m micronn_tools.qemu repl $(BOARD)
 
+# The engine's steps (builds, unit runs, pytest, fuzz) are independent: run them side by side,
+# each step's output printed in one piece when it ends.
 test-engine: $(SETUP_DONE)
-	$(MAKE) -C tests/engine test
+	$(MAKE) -C tests/engine -j$(JOBS) --output-sync=target test
 
 FUZZ_SECONDS ?= 60
 fuzz: $(SETUP_DONE)

@@ -29,6 +29,7 @@ import hashlib
 import io
 import os
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -472,6 +473,24 @@ class _PushbackSerial:
         self._back.clear()
         self._ser.reset_input_buffer()
 
+    def wait_readable(self, timeout):
+        """Return when a byte can be read or ``timeout`` seconds passed: at once on a link with a
+        file descriptor (ptys, tty devices), else after a short poll interval. Polling with
+        mpremote's fixed 10 ms sleeps made every raw-REPL exchange wait 10 ms or more."""
+        if self._back or timeout <= 0:
+            return
+        try:
+            fd = self._ser.fileno()
+        except (AttributeError, OSError, ValueError, serial.SerialException):
+            fd = None
+        if fd is None:
+            time.sleep(min(timeout, 0.002))
+            return
+        try:
+            select.select([fd], [], [], timeout)
+        except (OSError, ValueError):
+            time.sleep(min(timeout, 0.002))
+
     def __getattr__(self, name):
         return getattr(self._ser, name)
 
@@ -516,6 +535,7 @@ class SerialBoard(Board):
         # mpremote blocks in read(1) on ptys; polling in_waiting keeps every timeout honoured.
         self.transport.is_pty = False
         self.transport.serial = _PushbackSerial(self.transport.serial)
+        self.transport.read_until = self._transport_read_until
         self.in_raw = False
         self.helper_loaded = False
 
@@ -533,6 +553,36 @@ class SerialBoard(Board):
     @property
     def _ser(self):
         return self.transport.serial
+
+    def _transport_read_until(self, min_num_bytes, ending, timeout=10, data_consumer=None,
+                              timeout_overall=None):
+        """mpremote's SerialTransport.read_until (same arguments and result: the data up to and
+        including ``ending``, or what came before a timeout), waiting for input with
+        wait_readable instead of 10 ms sleeps."""
+        ser = self._ser
+        data = b""
+        begin_overall = begin_char = time.monotonic()
+        while not data.endswith(ending):
+            n = ser.in_waiting
+            if n:
+                # byte by byte: what follows ``ending`` stays unread for the next call
+                new = ser.read(1)
+                data = new if data_consumer else data + new
+                if data_consumer:
+                    data_consumer(new)
+                begin_char = time.monotonic()
+                continue
+            now = time.monotonic()
+            limits = []
+            if timeout is not None:
+                limits.append(begin_char + timeout - now)
+            if timeout_overall is not None:
+                limits.append(begin_overall + timeout_overall - now)
+            left = min(limits) if limits else 0.05
+            if left <= 0:
+                break
+            ser.wait_readable(min(left, 0.05))
+        return data
 
     def _read_available(self):
         try:
@@ -607,7 +657,7 @@ class SerialBoard(Board):
             elif time.monotonic() >= deadline:
                 raise TransportError(f"raw REPL out of step (no reply to a sync: {bytes(buf[-80:])!r})")
             else:
-                time.sleep(0.002)
+                self._ser.wait_readable(min(0.05, deadline - time.monotonic()))
         end = buf.index(want) + len(want)
         if end < len(buf):
             raise TransportError(f"raw REPL out of step (unexpected {bytes(buf[end:end + 40])!r})")
@@ -653,7 +703,7 @@ class SerialBoard(Board):
                         raise BoardCrash(f"{self.name}: board printed FATAL and did not "
                                          "come back", out)
                     raise _PendingTimeout(out)
-                time.sleep(0.002)
+                self._ser.wait_readable(min(0.05, deadline - time.monotonic()))
                 continue
             buf += chunk
             while len(parts) < 2 and b"\x04" in buf:
