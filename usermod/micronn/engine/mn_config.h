@@ -384,6 +384,14 @@
 #define MICRONN_PATCHES MICRONN_OPS_ALL
 #endif
 
+/* Delegation (mn_delegate.c: Interpreter(delegate=...), mn_config_t.delegate): in every build of
+ * all ops and with the custom op micronn_subgraph (a `micronn partition` model runs its subgraphs
+ * through its backend's delegate); a model-specific firmware (make firmware MODELS=...) has it
+ * with DELEGATE=1. Without it, a delegate is refused at prepare (MN_DELEGATE_NOT_BUILT). */
+#ifndef MICRONN_DELEGATE
+#define MICRONN_DELEGATE (MICRONN_OPS_ALL || MICRONN_OP_micronn_subgraph)
+#endif
+
 /* The double-precision libm functions the engine calls (TFLite computes some tables and the
  * float FLOOR_DIV in double): the C library's, or with MICRONN_OWN_LIBM_DBL=1 (the MicroPython
  * module) MicroPython's lib/libm_dbl compiled under micronn_ names (usermod/micronn/libm/), so
