@@ -5,7 +5,8 @@
  * Op selection: a firmware links only the kernels it registers. MICRONN_OPS_ALL (default 1) is the
  * default for each MICRONN_OP_<NAME>; build e.g. with -DMICRONN_OPS_ALL=0 -DMICRONN_OP_CONV_2D=1 ...
  * to keep only what a model needs (`micronn inspect` lists a model's ops). mn_ops.h lists every
- * kernel the engine has; each needs its block here.
+ * kernel the engine has; each needs its block here. Each MICRONN_OP_<NAME> is 0 or 1 (the
+ * registry selects with them by token pasting, mn_registry.c).
  */
 #ifndef MN_CONFIG_H
 #define MN_CONFIG_H
