@@ -24,6 +24,8 @@ TEST_MODELS := $(wildcard $(MODELS_DIR)/*.tflite)
 # TYPES=all (the default with OPS= or without MODELS) keeps every family. Patch-based execution
 # (Interpreter(patches=...)) is in every build of all ops; a build for MODELS has it when one of
 # them stores a patch stage (`micronn plan --patches --write`) or with PATCHES=1 (PATCHES=0: never).
+# Delegation (Interpreter(delegate=...)) likewise is in every build of all ops; a build for MODELS
+# has it with DELEGATE=1 or when a model runs `micronn partition` subgraphs (DELEGATE=0: never).
 MODEL_FILES := $(abspath $(MODELS))
 OPSET := PYTHONPATH=$(CURDIR)/host_tools $(PYTHON) -m micronn_tools.opset $(if $(filter-out 0,$(ALLOW_UNSUPPORTED)),--allow-unsupported)
 ifneq ($(MODELS),)
@@ -70,6 +72,7 @@ help:
 	@echo "                           (fails naming the op if micronn cannot run a model; ALLOW_UNSUPPORTED=1)"
 	@echo "                           and only their type families (TYPES=\"int8 float32\" / TYPES=all)"
 	@echo "                           PATCHES=1: keep patch-based execution (default: only if a model stores a stage)"
+	@echo "                           DELEGATE=1: keep delegation, Interpreter(delegate=...) (default: only with OPS=all)"
 	@echo "make firmware BOARD=X KERNELS=reference"
 	@echo "                           reference kernels only (default: the board's optimized backends)"
 	@echo "make firmware-all          build every board"
@@ -109,8 +112,9 @@ firmware: $(SETUP_DONE)
 	ops="$$($(OPS_CMD))" || exit 1; \
 	types="$$($(TYPES_CMD))" || exit 1; \
 	patches="$$($(PATCHES_CMD))" || exit 1; \
-	echo "firmware $(BOARD): models: $(if $(MODELS),$(notdir $(MODEL_FILES)),none); ops: $${ops:-all}; types: $${types:-all}$${patches:+; patches: $$patches}"; \
-	$(BUILD_FIRMWARE) MICRONN_MODELS="$(MODEL_FILES)" MICRONN_OPS="$$ops" MICRONN_TYPES="$$types" MICRONN_PATCHES="$$patches"
+	echo "firmware $(BOARD): models: $(if $(MODELS),$(notdir $(MODEL_FILES)),none); ops: $${ops:-all}; types: $${types:-all}$${patches:+; patches: $$patches}$(if $(DELEGATE),; delegate: $(DELEGATE))"; \
+	$(BUILD_FIRMWARE) MICRONN_MODELS="$(MODEL_FILES)" MICRONN_OPS="$$ops" MICRONN_TYPES="$$types" MICRONN_PATCHES="$$patches" \
+		MICRONN_DELEGATE="$(DELEGATE)"
 
 firmware-all: $(SETUP_DONE)
 	@for b in $(ALL_BOARDS); do $(MAKE) --no-print-directory firmware BOARD=$$b || exit 1; done

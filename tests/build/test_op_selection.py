@@ -41,7 +41,7 @@ def text_size(elf):
 @pytest.mark.timeout(1800)
 def test_models_select_kernels(tmp_path, monkeypatch):
     small, log = build(tmp_path)
-    assert re.search(r"ops: FULLY_CONNECTED; types: int8$", log, re.M), log
+    assert re.search(r"ops: FULLY_CONNECTED; types: int8(;|$)", log, re.M), log
     full, _ = build(tmp_path, "all")
     small_text = text_size(small / BOARD / "firmware.elf")
     full_text = text_size(full / BOARD / "firmware.elf")
@@ -88,8 +88,40 @@ def test_models_select_kernels(tmp_path, monkeypatch):
         assert msg == "NotImplementedError: unsupported ops: " + "; ".join(
             "FULLY_CONNECTED (op %d): float32 kernels not linked in this firmware (built for int8)" % i
             for i in range(3)), msg
+        # delegation is left out of a model-specific firmware (DELEGATE=1 keeps it): said so
+        msg = board.eval("msg", pre=(
+            "import micronn\n"
+            "try:\n"
+            "    micronn.Interpreter(micronn.load('hello_world_int8'), delegate='dsp')\n"
+            "    msg = None\n"
+            "except Exception as e:\n"
+            "    msg = '%s: %s' % (type(e).__name__, e)\n"))
+        assert msg == ("NotImplementedError: delegate dsp: this firmware was built without delegation "
+                       "(make firmware ... DELEGATE=1, or OPS=all)"), msg
+        # it keeps the names of the options tables its kernels take only: another one by number
+        msg = board.eval("msg", pre=(
+            "import micronn\n"
+            "try:\n"
+            "    micronn.Interpreter(micronn.Model(%r))\n"
+            "    msg = None\n"
+            "except Exception as e:\n"
+            "    msg = str(e)\n" % _conv_options_fc(model)))
+        assert "op 0 FULLY_CONNECTED: builtin options table is type 1, FULLY_CONNECTED takes " \
+            "FullyConnectedOptions" in msg, msg
     finally:
         board.close()
+
+
+def _conv_options_fc(data):
+    """The model with its first FULLY_CONNECTED carrying Conv2DOptions (options type 1)."""
+    import flatbuffers
+    from ai_edge_litert import schema_py_generated as s
+    mt = s.ModelT.InitFromPackedBuf(data, 0)
+    op = mt.subgraphs[0].operators[0]
+    op.builtinOptionsType, op.builtinOptions = 1, s.Conv2DOptionsT()
+    b = flatbuffers.Builder(1024)
+    b.Finish(mt.Pack(b), file_identifier=b"TFL3")
+    return bytes(b.Output())
 
 
 def _softmax_model():

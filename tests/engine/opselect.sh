@@ -6,7 +6,8 @@
 # Sources with per-type-family paths (they mention MICRONN_TYPE_, REF_FAMILY_FN or mn_check_family)
 # are also compiled for each op with one type family only (MICRONN_TYPES="int8" and so on, as
 # `make firmware MODELS=...` selects the models' families) and with none. Sources that mention
-# MICRONN_PATCHES are also compiled for each op with patch-based execution on (PATCHES=1).
+# MICRONN_PATCHES are also compiled for each op with patch-based execution on (PATCHES=1), those
+# that mention MICRONN_DELEGATE with delegation on (DELEGATE=1).
 # Usage: opselect.sh ENGINE_DIR BACKEND CC [TARGET_FLAGS...]
 #   e.g. opselect.sh usermod/micronn/engine generic gcc
 #        opselect.sh usermod/micronn/engine dsp arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb
@@ -32,10 +33,14 @@ for f in "$engine"/*.c "$engine"/kernels/*.c "$engine"/kernels/reference/*.c "$e
         if grep -q 'MICRONN_PATCHES' "$f"; then
             jobs+=("$f $op PATCHES")
         fi
+        if grep -q 'MICRONN_DELEGATE' "$f"; then
+            jobs+=("$f $op DELEGATE")
+        fi
     done
 done
 if ! printf '%s\n' "${jobs[@]}" | xargs -P "$(nproc)" -L 1 bash -c \
     'types=""; if [ "$2" = PATCHES ]; then types="-DMICRONN_PATCHES=1";
+     elif [ "$2" = DELEGATE ]; then types="-DMICRONN_DELEGATE=1";
      elif [ "$2" != ALL ]; then types="-DMICRONN_TYPES_ALL=0 -DMICRONN_TYPE_$2=1"; fi
      if ! out=$('"$cc"' '"$(echo $flags)"' -DMICRONN_OP_$1=1 $types "$0" 2>&1); then
          echo "opselect: $0 with only $1 enabled, types $2:"; echo "$out"; exit 1; fi'

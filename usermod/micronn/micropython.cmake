@@ -18,6 +18,8 @@
 #                       Empty: the port's.
 #   MICRONN_CORE_COPT   the same for the rest of the engine (verifier, interpreter setup, planner:
 #                       not per-inference work); default empty: the port's.
+#   MICRONN_PATCHES     1/0: patch-based execution; MICRONN_DELEGATE 1/0: delegation (default:
+#                       mn_config.h's, i.e. with every op).
 # All can also come from the environment. The model table is generated at configure time
 # (python3 -m micronn_tools.convert --table); changing a listed model file re-runs the configure step.
 # The double-precision exp/floor/round the engine needs come from MicroPython's lib/libm_dbl
@@ -44,6 +46,9 @@ if(NOT DEFINED MICRONN_TYPES AND DEFINED ENV{MICRONN_TYPES})
 endif()
 if(NOT DEFINED MICRONN_PATCHES AND DEFINED ENV{MICRONN_PATCHES})
     set(MICRONN_PATCHES $ENV{MICRONN_PATCHES})
+endif()
+if(NOT DEFINED MICRONN_DELEGATE AND DEFINED ENV{MICRONN_DELEGATE})
+    set(MICRONN_DELEGATE $ENV{MICRONN_DELEGATE})
 endif()
 if(NOT DEFINED MICRONN_KERNELS AND DEFINED ENV{MICRONN_KERNELS})
     set(MICRONN_KERNELS $ENV{MICRONN_KERNELS})
@@ -186,6 +191,10 @@ endif()
 
 if(NOT "${MICRONN_PATCHES}" STREQUAL "")
     target_compile_definitions(usermod_micronn INTERFACE MICRONN_PATCHES=${MICRONN_PATCHES})
+endif()
+
+if(NOT "${MICRONN_DELEGATE}" STREQUAL "")
+    target_compile_definitions(usermod_micronn INTERFACE MICRONN_DELEGATE=${MICRONN_DELEGATE})
 endif()
 
 if(micronn_backend_defs)

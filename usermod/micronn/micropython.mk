@@ -14,6 +14,9 @@
 #   MICRONN_KERNELS     optimized kernel backends (engine/kernels/<name>/), in order of preference,
 #                       e.g. "dsp generic" (Armv7E-M), "mve dsp generic" (Helium), "generic".
 #                       "reference" or empty: reference kernels only. Boards set a default.
+#   MICRONN_PATCHES     1/0: patch-based execution (mn_patch.c). Default: with every op only.
+#   MICRONN_DELEGATE    1/0: delegation (mn_delegate.c, Interpreter(delegate=...)). Default: with
+#                       every op, or with the custom op micronn_subgraph (mn_config.h).
 # Changing any of them rebuilds what depends on it (the values are recorded in $(BUILD)/micronn_gen).
 
 MICRONN_DIR := $(USERMOD_DIR)
@@ -94,6 +97,11 @@ ifneq ($(strip $(MICRONN_PATCHES)),)
 CFLAGS_USERMOD += -DMICRONN_PATCHES=$(strip $(MICRONN_PATCHES))
 endif
 
+# ---- delegation (mn_delegate.c): 1/0; empty: mn_config.h's default (with all ops) ---------------
+ifneq ($(strip $(MICRONN_DELEGATE)),)
+CFLAGS_USERMOD += -DMICRONN_DELEGATE=$(strip $(MICRONN_DELEGATE))
+endif
+
 # ---- built-in models ---------------------------------------------------------------------------
 ifeq ($(origin MICRONN_MODELS),undefined)
 MICRONN_MODELS := $(MICRONN_MODELS_DIR)
@@ -117,6 +125,9 @@ endif
 ifneq ($(wildcard $(MICRONN_GEN)/patches.txt)$(file < $(MICRONN_GEN)/patches.txt),$(MICRONN_GEN)/patches.txt$(strip $(MICRONN_PATCHES)))
 $(file > $(MICRONN_GEN)/patches.txt,$(strip $(MICRONN_PATCHES)))
 endif
+ifneq ($(wildcard $(MICRONN_GEN)/delegate.txt)$(file < $(MICRONN_GEN)/delegate.txt),$(MICRONN_GEN)/delegate.txt$(strip $(MICRONN_DELEGATE)))
+$(file > $(MICRONN_GEN)/delegate.txt,$(strip $(MICRONN_DELEGATE)))
+endif
 # (the optimisation split too: objects built under another one are rebuilt)
 MICRONN_COPT_REC := kernels+mn_quant: $(strip $(MICRONN_COPT)); rest: $(strip $(MICRONN_CORE_COPT))
 ifneq ($(wildcard $(MICRONN_GEN)/copt.txt)$(file < $(MICRONN_GEN)/copt.txt),$(MICRONN_GEN)/copt.txt$(MICRONN_COPT_REC))
@@ -134,4 +145,4 @@ $(MICRONN_MODELS_H): $(MICRONN_GEN)/models.txt $(MICRONN_MODEL_FILES) $(MICRONN_
 
 $(MICRONN_OBJ_DIR)/mod_models.o: $(MICRONN_MODELS_H)
 
-$(MICRONN_OBJ_DIR)/modmicronn.o $(patsubst $(MICRONN_DIR)/%.c,$(MICRONN_OBJ_DIR)/%.o,$(MICRONN_ENGINE_SRC)): $(MICRONN_GEN)/ops.txt $(MICRONN_GEN)/types.txt $(MICRONN_GEN)/patches.txt $(MICRONN_GEN)/kernels.txt $(MICRONN_GEN)/copt.txt
+$(MICRONN_OBJ_DIR)/modmicronn.o $(patsubst $(MICRONN_DIR)/%.c,$(MICRONN_OBJ_DIR)/%.o,$(MICRONN_ENGINE_SRC)): $(MICRONN_GEN)/ops.txt $(MICRONN_GEN)/types.txt $(MICRONN_GEN)/patches.txt $(MICRONN_GEN)/delegate.txt $(MICRONN_GEN)/kernels.txt $(MICRONN_GEN)/copt.txt

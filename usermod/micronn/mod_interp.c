@@ -276,6 +276,9 @@ static mp_obj_t interp_make_new(const mp_obj_type_t *type, size_t n_args, size_t
     micronn_config_init(&cfg, args[ARG_profile].u_bool, args[ARG_preserve_all].u_bool, args[ARG_reuse_inputs].u_bool);
     if (args[ARG_delegate].u_obj != mp_const_none) {
         const char *name = mp_obj_str_get_str(args[ARG_delegate].u_obj);
+        #if !MICRONN_DELEGATE
+        mp_raise_msg_varg(&mp_type_NotImplementedError, MP_ERROR_TEXT("delegate %s: " MN_DELEGATE_NOT_BUILT), name);
+        #endif
         cfg.delegate = mn_delegate_find(name);
         if (cfg.delegate == NULL) {
             mp_raise_msg_varg(&mp_type_ValueError, MP_ERROR_TEXT("no delegate '%s' in this firmware "

@@ -491,7 +491,10 @@ const char *mn_interp_errmsg(const mn_interp_t *it);
 /* The delegate that runs subgraphs with optimized kernel backend `name` ("mve", "dsp", "generic";
  * kernels/mn_variants.c) while the rest of the model runs as configured; NULL for another name.
  * Every build partitions for every backend; one without the backend compiled in (see
- * mn_kernel_backend) runs the subgraphs with its own kernels. */
+ * mn_kernel_backend) runs the subgraphs with its own kernels. A build without delegation
+ * (MICRONN_DELEGATE=0, mn_config.h) has none (NULL) and refuses any delegate at prepare with: */
+#define MN_DELEGATE_NOT_BUILT "this firmware was built without delegation " \
+    "(make firmware ... DELEGATE=1, or OPS=all)"
 const struct mn_delegate *mn_delegate_find(const char *name);
 /* 1 if the coverage each delegate declares matches its backend's sources (where compiled in). */
 int mn_delegate_coverage_ok(void);

@@ -5,7 +5,8 @@
  * Op selection: a firmware links only the kernels it registers. MICRONN_OPS_ALL (default 1) is the
  * default for each MICRONN_OP_<NAME>; build e.g. with -DMICRONN_OPS_ALL=0 -DMICRONN_OP_CONV_2D=1 ...
  * to keep only what a model needs (`micronn inspect` lists a model's ops). mn_ops.h lists every
- * kernel the engine has; each needs its block here.
+ * kernel the engine has; each needs its block here. Each MICRONN_OP_<NAME> is 0 or 1 (the
+ * registry selects with them by token pasting, mn_registry.c).
  */
 #ifndef MN_CONFIG_H
 #define MN_CONFIG_H
@@ -382,6 +383,14 @@
  * models stores a patch stage (`micronn plan --patches --write`). */
 #ifndef MICRONN_PATCHES
 #define MICRONN_PATCHES MICRONN_OPS_ALL
+#endif
+
+/* Delegation (mn_delegate.c: Interpreter(delegate=...), mn_config_t.delegate): in every build of
+ * all ops and with the custom op micronn_subgraph (a `micronn partition` model runs its subgraphs
+ * through its backend's delegate); a model-specific firmware (make firmware MODELS=...) has it
+ * with DELEGATE=1. Without it, a delegate is refused at prepare (MN_DELEGATE_NOT_BUILT). */
+#ifndef MICRONN_DELEGATE
+#define MICRONN_DELEGATE (MICRONN_OPS_ALL || MICRONN_OP_micronn_subgraph)
 #endif
 
 /* The double-precision libm functions the engine calls (TFLite computes some tables and the

@@ -12,6 +12,7 @@
  *     they exchange), each one subgraph unless it is smaller than min_subgraph;
  *   - the node array is permuted into that order, so a subgraph's ops are consecutive and the
  *     memory planner (which uses positions as time) sees the order they run in.
+ * Built with MICRONN_DELEGATE (mn_config.h); without it, a delegate is refused at prepare.
  */
 #include "mn_internal.h"
 #include "kernels/mn_variants.h"
@@ -19,6 +20,19 @@
 mn_node_t *mn_subgraph_node(mn_ctx_t *ctx, const mn_subgraph_t *sg, uint32_t k) {
     return k < sg->n_nodes ? &ctx->nodes[sg->first + k] : NULL;
 }
+
+/* Which subgraph holds execution position i, or NULL. */
+const mn_subgraph_t *mn_subgraph_at(const mn_interp_t *it, uint32_t i) {
+    for (uint32_t s = 0; s < it->n_subgraphs; s++) {
+        const mn_subgraph_t *sg = &it->subgraphs[s];
+        if (i >= sg->first && i < sg->first + sg->n_nodes) {
+            return sg;
+        }
+    }
+    return NULL;
+}
+
+#if MICRONN_DELEGATE
 
 /* Union-find root with path halving. */
 static uint32_t uf_find(uint32_t *parent, uint32_t x) {
@@ -237,17 +251,6 @@ mn_status_t mn_partition(mn_interp_t *it) {
     return MN_OK;
 }
 
-/* Which subgraph holds execution position i, or NULL. */
-const mn_subgraph_t *mn_subgraph_at(const mn_interp_t *it, uint32_t i) {
-    for (uint32_t s = 0; s < it->n_subgraphs; s++) {
-        const mn_subgraph_t *sg = &it->subgraphs[s];
-        if (i >= sg->first && i < sg->first + sg->n_nodes) {
-            return sg;
-        }
-    }
-    return NULL;
-}
-
 /* ---- one delegate per backend ------------------------------------------------------------------
  * Runs the ops a backend has compute variants for with that backend only, while the rest of the
  * model runs as the interpreter is configured (e.g. reference kernels: MN_CFG_REFERENCE_KERNELS).
@@ -358,3 +361,24 @@ int mn_delegate_coverage_ok(void) {
     }
     return 1;
 }
+
+#else   /* built without delegation */
+
+mn_status_t mn_partition(mn_interp_t *it) {
+    const mn_delegate_t *d = it->cfg.delegate;
+    if (!d || !it->n_nodes) {
+        return MN_OK;
+    }
+    return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "delegate %s: " MN_DELEGATE_NOT_BUILT, d->name ? d->name : "?");
+}
+
+const mn_delegate_t *mn_delegate_find(const char *name) {
+    (void)name;
+    return NULL;
+}
+
+int mn_delegate_coverage_ok(void) {
+    return 1;   /* no delegate to check */
+}
+
+#endif

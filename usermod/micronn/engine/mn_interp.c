@@ -262,6 +262,17 @@ static mn_status_t copy_indices(mn_interp_t *it, const uint8_t *b, uint32_t o, i
     return MN_OK;
 }
 
+/* Name of options table `type`, else "type N" in buf: an op-selected build keeps only the names
+ * of the tables its kernels take (mn_opnames.c). */
+static const char *options_label(int32_t type, char buf[16]) {
+    const char *name = mn_options_name(type);
+    if (*name != '?') {
+        return name;
+    }
+    mn_fmt(buf, 16, "type %d", (int)type);
+    return buf;
+}
+
 static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) {
     const mn_model_t *m = it->model;
     const uint8_t *b = m->buf;
@@ -303,9 +314,10 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
                 (int)version, (int)reg->max_version);
         }
         if (node->options_type != MN_OPTIONS_NONE && node->options_type != reg->options_type) {
+            char found[16], takes[16];
             return mn_err_set(&it->err, MN_ERR_MODEL, "op %u %s: builtin options table is %s, "
-                "%s takes %s", (unsigned)i, mn_node_name(it, node), mn_options_name(node->options_type),
-                mn_node_name(it, node), mn_options_name(reg->options_type));
+                "%s takes %s", (unsigned)i, mn_node_name(it, node), options_label(node->options_type, found),
+                mn_node_name(it, node), options_label(reg->options_type, takes));
         }
     }
     fb_vec(b, o, F_OP_INPUTS, &nin);

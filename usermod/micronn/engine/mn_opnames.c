@@ -5,7 +5,8 @@
 #if MICRONN_OP_NAMES
 /* Names of builtin operators and of builtin options tables, each table one string of
  * NUL-terminated names in code order ("" for a code without one): no pointer per name, and
- * the names need no alignment. Only used for messages and inspection. */
+ * the names need no alignment. Only used for messages and inspection. An op-selected build
+ * keeps only the names of the options tables its kernels take ("" for the others). */
 #define MN_N_OP_NAMES 210
 static const char mn_op_names[] =
     "ADD\0AVERAGE_POOL_2D\0CONCATENATION\0CONV_2D\0DEPTHWISE_CONV_2D\0DEPTH_TO_SPACE\0"
@@ -44,34 +45,512 @@ static const char mn_op_names[] =
     "STABLEHLO_CBRT\0STABLEHLO_CASE\0";
 #define MN_N_OPTIONS_NAMES 127
 static const char mn_options_names[] =
-    "NONE\0Conv2DOptions\0DepthwiseConv2DOptions\0ConcatEmbeddingsOptions\0LSHProjectionOptions\0"
-    "Pool2DOptions\0SVDFOptions\0RNNOptions\0FullyConnectedOptions\0SoftmaxOptions\0"
-    "ConcatenationOptions\0AddOptions\0L2NormOptions\0LocalResponseNormalizationOptions\0"
-    "LSTMOptions\0ResizeBilinearOptions\0CallOptions\0ReshapeOptions\0SkipGramOptions\0"
-    "SpaceToDepthOptions\0EmbeddingLookupSparseOptions\0MulOptions\0PadOptions\0GatherOptions\0"
-    "BatchToSpaceNDOptions\0SpaceToBatchNDOptions\0TransposeOptions\0ReducerOptions\0SubOptions\0"
-    "DivOptions\0SqueezeOptions\0SequenceRNNOptions\0StridedSliceOptions\0ExpOptions\0"
-    "TopKV2Options\0SplitOptions\0LogSoftmaxOptions\0CastOptions\0DequantizeOptions\0"
-    "MaximumMinimumOptions\0ArgMaxOptions\0LessOptions\0NegOptions\0PadV2Options\0"
-    "GreaterOptions\0GreaterEqualOptions\0LessEqualOptions\0SelectOptions\0SliceOptions\0"
-    "TransposeConvOptions\0SparseToDenseOptions\0TileOptions\0ExpandDimsOptions\0EqualOptions\0"
-    "NotEqualOptions\0ShapeOptions\0PowOptions\0ArgMinOptions\0FakeQuantOptions\0PackOptions\0"
-    "LogicalOrOptions\0OneHotOptions\0LogicalAndOptions\0LogicalNotOptions\0UnpackOptions\0"
-    "FloorDivOptions\0SquareOptions\0ZerosLikeOptions\0FillOptions\0"
-    "BidirectionalSequenceLSTMOptions\0BidirectionalSequenceRNNOptions\0"
-    "UnidirectionalSequenceLSTMOptions\0FloorModOptions\0RangeOptions\0"
-    "ResizeNearestNeighborOptions\0LeakyReluOptions\0SquaredDifferenceOptions\0MirrorPadOptions\0"
-    "AbsOptions\0SplitVOptions\0UniqueOptions\0ReverseV2Options\0AddNOptions\0GatherNdOptions\0"
-    "CosOptions\0WhereOptions\0RankOptions\0ReverseSequenceOptions\0MatrixDiagOptions\0"
-    "QuantizeOptions\0MatrixSetDiagOptions\0HardSwishOptions\0IfOptions\0WhileOptions\0"
-    "DepthToSpaceOptions\0NonMaxSuppressionV4Options\0NonMaxSuppressionV5Options\0"
-    "ScatterNdOptions\0SelectV2Options\0DensifyOptions\0SegmentSumOptions\0BatchMatMulOptions\0"
-    "CumsumOptions\0CallOnceOptions\0BroadcastToOptions\0Rfft2dOptions\0Conv3DOptions\0"
-    "HashtableOptions\0HashtableFindOptions\0HashtableImportOptions\0HashtableSizeOptions\0"
-    "VarHandleOptions\0ReadVariableOptions\0AssignVariableOptions\0RandomOptions\0"
-    "BucketizeOptions\0GeluOptions\0DynamicUpdateSliceOptions\0UnsortedSegmentProdOptions\0"
-    "UnsortedSegmentMaxOptions\0UnsortedSegmentMinOptions\0UnsortedSegmentSumOptions\0"
-    "ATan2Options\0SignOptions\0BitcastOptions\0BitwiseXorOptions\0RightShiftOptions\0";
+    "NONE\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_CONV_2D
+    "Conv2DOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_DEPTHWISE_CONV_2D
+    "DepthwiseConv2DOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "ConcatEmbeddingsOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "LSHProjectionOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_AVERAGE_POOL_2D || MICRONN_OP_L2_POOL_2D || MICRONN_OP_MAX_POOL_2D
+    "Pool2DOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_SVDF
+    "SVDFOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "RNNOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_FULLY_CONNECTED
+    "FullyConnectedOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_SOFTMAX
+    "SoftmaxOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_CONCATENATION
+    "ConcatenationOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_ADD
+    "AddOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_L2_NORMALIZATION
+    "L2NormOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "LocalResponseNormalizationOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "LSTMOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_RESIZE_BILINEAR
+    "ResizeBilinearOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "CallOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_RESHAPE
+    "ReshapeOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "SkipGramOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_SPACE_TO_DEPTH
+    "SpaceToDepthOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "EmbeddingLookupSparseOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_MUL
+    "MulOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_PAD
+    "PadOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_GATHER
+    "GatherOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_BATCH_TO_SPACE_ND
+    "BatchToSpaceNDOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_SPACE_TO_BATCH_ND
+    "SpaceToBatchNDOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_TRANSPOSE
+    "TransposeOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_MEAN || MICRONN_OP_REDUCE_MAX || MICRONN_OP_REDUCE_MIN || MICRONN_OP_REDUCE_PROD || MICRONN_OP_SUM
+    "ReducerOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_SUB
+    "SubOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_DIV
+    "DivOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_SQUEEZE
+    "SqueezeOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "SequenceRNNOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_STRIDED_SLICE
+    "StridedSliceOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_EXP
+    "ExpOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "TopKV2Options"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_SPLIT
+    "SplitOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_LOG_SOFTMAX
+    "LogSoftmaxOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_CAST
+    "CastOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_DEQUANTIZE
+    "DequantizeOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_MAXIMUM || MICRONN_OP_MINIMUM
+    "MaximumMinimumOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_ARG_MAX
+    "ArgMaxOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_LESS
+    "LessOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_NEG
+    "NegOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_PADV2
+    "PadV2Options"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_GREATER
+    "GreaterOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_GREATER_EQUAL
+    "GreaterEqualOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_LESS_EQUAL
+    "LessEqualOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_SELECT
+    "SelectOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_SLICE
+    "SliceOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_TRANSPOSE_CONV
+    "TransposeConvOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "SparseToDenseOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "TileOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_EXPAND_DIMS
+    "ExpandDimsOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_EQUAL
+    "EqualOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_NOT_EQUAL
+    "NotEqualOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_SHAPE
+    "ShapeOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "PowOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_ARG_MIN
+    "ArgMinOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "FakeQuantOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_PACK
+    "PackOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_LOGICAL_OR
+    "LogicalOrOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "OneHotOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_LOGICAL_AND
+    "LogicalAndOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_LOGICAL_NOT
+    "LogicalNotOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_UNPACK
+    "UnpackOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_FLOOR_DIV
+    "FloorDivOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_SQUARE
+    "SquareOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_ZEROS_LIKE
+    "ZerosLikeOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_FILL
+    "FillOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "BidirectionalSequenceLSTMOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "BidirectionalSequenceRNNOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_UNIDIRECTIONAL_SEQUENCE_LSTM
+    "UnidirectionalSequenceLSTMOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_FLOOR_MOD
+    "FloorModOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "RangeOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_RESIZE_NEAREST_NEIGHBOR
+    "ResizeNearestNeighborOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_LEAKY_RELU
+    "LeakyReluOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_SQUARED_DIFFERENCE
+    "SquaredDifferenceOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_MIRROR_PAD
+    "MirrorPadOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_ABS
+    "AbsOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_SPLIT_V
+    "SplitVOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "UniqueOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "ReverseV2Options"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_ADD_N
+    "AddNOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_GATHER_ND
+    "GatherNdOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_COS
+    "CosOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "WhereOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "RankOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "ReverseSequenceOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "MatrixDiagOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_QUANTIZE
+    "QuantizeOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "MatrixSetDiagOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_HARD_SWISH
+    "HardSwishOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_IF
+    "IfOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_WHILE
+    "WhileOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_DEPTH_TO_SPACE
+    "DepthToSpaceOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "NonMaxSuppressionV4Options"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "NonMaxSuppressionV5Options"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "ScatterNdOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_SELECT_V2
+    "SelectV2Options"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "DensifyOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "SegmentSumOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_BATCH_MATMUL
+    "BatchMatMulOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_CUMSUM
+    "CumsumOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_CALL_ONCE
+    "CallOnceOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_BROADCAST_TO
+    "BroadcastToOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "Rfft2dOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "Conv3DOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "HashtableOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "HashtableFindOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "HashtableImportOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "HashtableSizeOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_VAR_HANDLE
+    "VarHandleOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_READ_VARIABLE
+    "ReadVariableOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_ASSIGN_VARIABLE
+    "AssignVariableOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "RandomOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "BucketizeOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL || MICRONN_OP_GELU
+    "GeluOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "DynamicUpdateSliceOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "UnsortedSegmentProdOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "UnsortedSegmentMaxOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "UnsortedSegmentMinOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "UnsortedSegmentSumOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "ATan2Options"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "SignOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "BitcastOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "BitwiseXorOptions"
+#endif
+    "\0"
+#if MICRONN_OPS_ALL
+    "RightShiftOptions"
+#endif
+    "\0"
+    ;
 
 /* Name i of a packed table (i < its count). */
 static const char *nth_name(const char *names, int32_t i) {
@@ -135,5 +614,5 @@ const char *mn_options_name(int32_t options_type) {
         }
     }
 #endif
-    return options_type == 0 ? "NONE" : "?";
+    return options_type == 0 ? "NONE" : "?";   /* "?": not a table a linked kernel takes */
 }

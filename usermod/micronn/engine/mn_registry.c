@@ -26,21 +26,33 @@
 #include "mn_ops.h"
 #undef MN_OP
 
-/* The builtin kernels, compactly (a builtin code, version and options type fit a byte each: 8
- * bytes an entry, not mn_registration_t's 20). A deselected kernel's entry keeps its NULL kernel:
- * the constant condition is folded, so the kernel's symbol is not referenced at all. */
+/* The builtin kernels, compactly: per op of mn_ops.h its code, version, options type and whether
+ * it is selected (a byte each: they fit, checked below), and apart the kernels of the selected ops
+ * only, in the same order (a deselected kernel is not referenced at all, and costs no pointer).
+ * MN_IF_SELECTED keeps its argument when MICRONN_OP_<NAME> is 1 (mn_config.h: 0 or 1). */
 typedef struct {
-    const mn_kernel_t *kernel;
     uint8_t builtin;
     uint8_t max_version;
     uint8_t options_type;
+    uint8_t selected;
 } mn_builtin_entry_t;
 
 #define MN_OP(NAME, OPTIONS, VERSION, DTYPES) \
-    { MICRONN_OP_##NAME ? &mn_kernel_##NAME : NULL, MN_BUILTIN_##NAME, VERSION, MN_OPTIONS_##OPTIONS },
+    { MN_BUILTIN_##NAME, VERSION, MN_OPTIONS_##OPTIONS, MICRONN_OP_##NAME ? 1 : 0 },
 static const mn_builtin_entry_t mn_builtin_ops[] = {
 #include "mn_ops.h"
-    { NULL, 0, 0, 0 },  /* keeps the array non-empty */
+    { 0, 0, 0, 0 },  /* keeps the array non-empty */
+};
+#undef MN_OP
+
+#define MN_IF_SELECTED(sel, x) MN_IF_SELECTED_(sel, x)
+#define MN_IF_SELECTED_(sel, x) MN_IF_SELECTED_##sel(x)
+#define MN_IF_SELECTED_0(x)
+#define MN_IF_SELECTED_1(x) x,
+#define MN_OP(NAME, OPTIONS, VERSION, DTYPES) MN_IF_SELECTED(MICRONN_OP_##NAME, &mn_kernel_##NAME)
+static const mn_kernel_t *const mn_builtin_kernels[] = {
+#include "mn_ops.h"
+    NULL,
 };
 #undef MN_OP
 
@@ -70,12 +82,13 @@ static const char *const mn_builtin_dtypes[] = {
 
 /* The builtin entry for a builtin code, as a registration in *out; NULL if the engine has none. */
 static const mn_registration_t *builtin_lookup(int32_t builtin, mn_registration_t *out) {
-    for (size_t i = 0; i < MN_N_BUILTIN_OPS; i++) {
+    size_t k = 0;   /* index in mn_builtin_kernels */
+    for (size_t i = 0; i < MN_N_BUILTIN_OPS; k += mn_builtin_ops[i++].selected) {
         const mn_builtin_entry_t *e = &mn_builtin_ops[i];
         if (e->builtin == builtin) {
             out->builtin = builtin;
             out->custom_name = NULL;
-            out->kernel = e->kernel;
+            out->kernel = e->selected ? mn_builtin_kernels[k] : NULL;
             out->max_version = e->max_version;
             out->options_type = e->options_type;
             out->dtypes = NULL;   /* not needed for lookups (mn_op_kernel_info has them) */
@@ -170,11 +183,16 @@ int mn_op_kernel_info(size_t i, mn_op_kernel_info_t *out) {
         return 0;
     }
     const mn_builtin_entry_t *e = &mn_builtin_ops[i];
+    size_t k = 0;   /* index in mn_builtin_kernels */
+    for (size_t j = 0; j < i; j++) {
+        k += mn_builtin_ops[j].selected;
+    }
+    const mn_kernel_t *kernel = e->selected ? mn_builtin_kernels[k] : NULL;
     out->builtin = e->builtin;
     out->max_version = e->max_version;
     out->options_type = e->options_type;
     out->dtypes = mn_builtin_dtypes[i];
-    out->linked = e->kernel && e->kernel->eval;
+    out->linked = kernel && kernel->eval;
     return 1;
 }
 

@@ -33,6 +33,18 @@ static mn_status_t vfail(vctx_t *v, const char *what) {
         v->where, (unsigned)v->idx, (unsigned)v->sg, what);
 }
 
+/* "<what> out of bounds", the verifier's commonest message. */
+static mn_status_t vfail_oob(vctx_t *v, const char *what) {
+    char msg[48];
+    mn_fmt(msg, sizeof msg, "%s out of bounds", what);
+    return vfail(v, msg);
+}
+
+/* The same for the model table's own fields. */
+static mn_status_t model_oob(mn_model_t *m, const char *what) {
+    return mn_err_set(&m->err, MN_ERR_MODEL, "invalid model: %s out of bounds", what);
+}
+
 /* Table at t: soffset to vtable, vtable and object inside the buffer. Returns object size or 0. */
 static uint32_t v_table(const vctx_t *v, uint64_t t) {
     if (t + 4 > v->len) {
@@ -144,10 +156,10 @@ static mn_status_t v_opcodes(vctx_t *v, uint32_t first, uint32_t n) {
         v->idx = i;
         if (!v_field(v, oc, F_OC_DEPRECATED_CODE, 1, &p) || !v_field(v, oc, F_OC_VERSION, 4, &p)
             || !v_field(v, oc, F_OC_BUILTIN_CODE, 4, &p)) {
-            return vfail(v, "field out of bounds");
+            return vfail_oob(v, "field");
         }
         if (!v_str(v, oc, F_OC_CUSTOM_CODE)) {
-            return vfail(v, "custom code string out of bounds");
+            return vfail_oob(v, "custom code string");
         }
         if (mn_opcode_builtin(v->b, oc) < 0) {
             return vfail(v, "negative builtin code");
@@ -163,10 +175,10 @@ static mn_status_t v_buffers(vctx_t *v, uint32_t first, uint32_t n) {
         uint32_t bt = fb_vec_table(v->b, first, i), d, dn, po, ps;
         v->idx = i;
         if (!v_vec(v, bt, F_BUF_DATA, 1, &d, &dn)) {
-            return vfail(v, "data vector out of bounds");
+            return vfail_oob(v, "data vector");
         }
         if (!v_field(v, bt, F_BUF_OFFSET, 8, &po) || !v_field(v, bt, F_BUF_SIZE, 8, &ps)) {
-            return vfail(v, "offset/size field out of bounds");
+            return vfail_oob(v, "offset/size field");
         }
         uint64_t off = po ? mn_ld_u64(v->b + po) : 0, size = ps ? mn_ld_u64(v->b + ps) : 0;
         /* offset > 1 means the data lives after the flatbuffer, relative to the model start. */
@@ -198,7 +210,7 @@ static int tensor_bytes(const uint8_t *b, uint32_t shape, uint32_t ndim, int32_t
 static mn_status_t v_tensor(vctx_t *v, uint32_t t) {
     uint32_t shape, ndim, p, q;
     if (!v_vec(v, t, F_T_SHAPE, 4, &shape, &ndim)) {
-        return vfail(v, "shape vector out of bounds");
+        return vfail_oob(v, "shape vector");
     }
     if (ndim > MN_MAX_DIMS) {
         return mn_err_set(&v->m->err, MN_ERR_UNSUPPORTED, "tensor %u (subgraph %u): rank %u > %u not supported",
@@ -206,10 +218,10 @@ static mn_status_t v_tensor(vctx_t *v, uint32_t t) {
     }
     if (!v_field(v, t, F_T_TYPE, 1, &p) || !v_field(v, t, F_T_BUFFER, 4, &p)
         || !v_field(v, t, F_T_IS_VARIABLE, 1, &p) || !v_field(v, t, F_T_SPARSITY, 4, &p)) {
-        return vfail(v, "field out of bounds");
+        return vfail_oob(v, "field");
     }
     if (!v_str(v, t, F_T_NAME)) {
-        return vfail(v, "name string out of bounds");
+        return vfail_oob(v, "name string");
     }
     int32_t dtype = fb_i8(v->b, t, F_T_TYPE, 0);
     if (dtype < 0 || dtype > MN_INT4) {
@@ -236,13 +248,13 @@ static mn_status_t v_tensor(vctx_t *v, uint32_t t) {
         }
     }
     if (!v_ref(v, t, F_T_QUANT, &q)) {
-        return vfail(v, "quantization offset out of bounds");
+        return vfail_oob(v, "quantization offset");
     }
     if (q) {
         uint32_t sc, nsc, zp, nzp;
         if (!v_table(v, q) || !v_vec(v, q, F_Q_SCALE, 4, &sc, &nsc) || !v_vec(v, q, F_Q_ZERO_POINT, 8, &zp, &nzp)
             || !v_field(v, q, F_Q_QDIM, 4, &p)) {
-            return vfail(v, "quantization parameters out of bounds");
+            return vfail_oob(v, "quantization parameters");
         }
         int32_t qdim = fb_i32(v->b, q, F_Q_QDIM, 0);
         if (nzp && nzp != nsc) {
@@ -309,7 +321,7 @@ static mn_status_t v_operator(vctx_t *v, uint32_t op, uint32_t n_tensors) {
     uint32_t p, q, first, n;
     mn_status_t s;
     if (!v_field(v, op, F_OP_OPCODE_INDEX, 4, &p) || !v_field(v, op, F_OP_OPTIONS_TYPE, 1, &q)) {
-        return vfail(v, "field out of bounds");
+        return vfail_oob(v, "field");
     }
     if (fb_u32(v->b, op, F_OP_OPCODE_INDEX, 0) >= v->m->n_opcodes) {
         return vfail(v, "opcode index out of range");
@@ -320,13 +332,13 @@ static mn_status_t v_operator(vctx_t *v, uint32_t op, uint32_t n_tensors) {
         return s;
     }
     if (!v_ref(v, op, F_OP_OPTIONS, &q) || (q && !v_table(v, q))) {
-        return vfail(v, "builtin options out of bounds");
+        return vfail_oob(v, "builtin options");
     }
     if (!v_vec(v, op, F_OP_CUSTOM_OPTIONS, 1, &first, &n)) {
-        return vfail(v, "custom options out of bounds");
+        return vfail_oob(v, "custom options");
     }
     if (!v_field(v, op, F_OP_LARGE_CUSTOM_OFFSET, 8, &p) || !v_field(v, op, F_OP_LARGE_CUSTOM_SIZE, 8, &q)) {
-        return vfail(v, "large custom options field out of bounds");
+        return vfail_oob(v, "large custom options field");
     }
     uint64_t lo = p ? mn_ld_u64(v->b + p) : 0, ls = q ? mn_ld_u64(v->b + q) : 0;
     if (ls && (lo > v->len || ls > v->len - lo)) {
@@ -342,13 +354,13 @@ static mn_status_t v_subgraph(vctx_t *v, uint32_t sgt, uint32_t sgi) {
     v->idx = sgi;
     v->where = "subgraph";
     if (!v_vec(v, sgt, F_SG_TENSORS, 4, &tf, &nt) || !v_tables(v, tf, nt)) {
-        return vfail(v, "tensors vector out of bounds");
+        return vfail_oob(v, "tensors vector");
     }
     if (!v_vec(v, sgt, F_SG_OPERATORS, 4, &of, &no) || !v_tables(v, of, no)) {
-        return vfail(v, "operators vector out of bounds");
+        return vfail_oob(v, "operators vector");
     }
     if (!v_str(v, sgt, F_SG_NAME)) {
-        return vfail(v, "name out of bounds");
+        return vfail_oob(v, "name");
     }
     if ((s = v_index_vec(v, sgt, F_SG_INPUTS, nt, 0, "inputs"))
         || (s = v_index_vec(v, sgt, F_SG_OUTPUTS, nt, 0, "outputs"))) {
@@ -378,7 +390,7 @@ static mn_status_t v_metadata(vctx_t *v, uint32_t first, uint32_t n) {
         uint32_t md = fb_vec_table(v->b, first, i), p;
         v->idx = i;
         if (!v_str(v, md, F_MD_NAME) || !v_field(v, md, F_MD_BUFFER, 4, &p)) {
-            return vfail(v, "field out of bounds");
+            return vfail_oob(v, "field");
         }
         if (fb_u32(v->b, md, F_MD_BUFFER, 0) >= v->m->n_buffers) {
             return vfail(v, "buffer index out of range");
@@ -406,14 +418,14 @@ mn_status_t mn_verify(mn_model_t *m) {
         return mn_err_set(&m->err, MN_ERR_MODEL, "invalid model: root table out of bounds (truncated?)");
     }
     if (!v_field(&v, root, F_MODEL_VERSION, 4, &p)) {
-        return mn_err_set(&m->err, MN_ERR_MODEL, "invalid model: version field out of bounds");
+        return model_oob(m, "version field");
     }
     m->version = p ? mn_ld_u32(b + p) : 0;
     if (m->version != 3) {
         return mn_err_set(&m->err, MN_ERR_UNSUPPORTED, "model schema version %u, expected 3", (unsigned)m->version);
     }
     if (!v_vec(&v, root, F_MODEL_OPCODES, 4, &first, &n) || !v_tables(&v, first, n)) {
-        return mn_err_set(&m->err, MN_ERR_MODEL, "invalid model: operator_codes out of bounds");
+        return model_oob(m, "operator_codes");
     }
     m->opcodes = first;
     m->n_opcodes = n;
@@ -421,7 +433,7 @@ mn_status_t mn_verify(mn_model_t *m) {
         return s;
     }
     if (!v_vec(&v, root, F_MODEL_BUFFERS, 4, &first, &n) || !v_tables(&v, first, n)) {
-        return mn_err_set(&m->err, MN_ERR_MODEL, "invalid model: buffers out of bounds");
+        return model_oob(m, "buffers");
     }
     m->buffers = first;
     m->n_buffers = n;
@@ -429,7 +441,7 @@ mn_status_t mn_verify(mn_model_t *m) {
         return s;
     }
     if (!v_vec(&v, root, F_MODEL_METADATA, 4, &first, &n) || !v_tables(&v, first, n)) {
-        return mn_err_set(&m->err, MN_ERR_MODEL, "invalid model: metadata out of bounds");
+        return model_oob(m, "metadata");
     }
     m->metadata = first;
     m->n_metadata = n;
@@ -437,11 +449,11 @@ mn_status_t mn_verify(mn_model_t *m) {
         return s;
     }
     if (!v_str(&v, root, F_MODEL_DESCRIPTION)) {
-        return mn_err_set(&m->err, MN_ERR_MODEL, "invalid model: description out of bounds");
+        return model_oob(m, "description");
     }
     m->description = fb_ref(b, root, F_MODEL_DESCRIPTION);
     if (!v_vec(&v, root, F_MODEL_SUBGRAPHS, 4, &first, &n) || !v_tables(&v, first, n)) {
-        return mn_err_set(&m->err, MN_ERR_MODEL, "invalid model: subgraphs out of bounds");
+        return model_oob(m, "subgraphs");
     }
     if (n == 0) {
         return mn_err_set(&m->err, MN_ERR_MODEL, "invalid model: no subgraphs");

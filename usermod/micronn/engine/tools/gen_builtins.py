@@ -1,9 +1,12 @@
 """Generate mn_builtin.h / mn_opnames.c from the TFLite schema (Python object API).
 
-Only enum values and names are taken from the schema; no flatbuffer code is generated.
+Only enum values and names are taken from the schema; no flatbuffer code is generated. The
+options-table names are kept only for the tables the linked kernels take (mn_ops.h), or all of
+them in a build of every op.
 Usage: python gen_builtins.py  (writes next to the engine sources)
 """
 import os
+import re
 from ai_edge_litert import schema_py_generated as s
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -15,19 +18,36 @@ def members(cls):
     return sorted(items)
 
 
-def packed(names):
-    """C string literal lines: names[0], names[1], ... each NUL-terminated ("" where absent)."""
+def kernel_options():
+    """Options table name -> the ops in mn_ops.h whose kernels take it."""
+    users = {}
+    with open(os.path.join(ENGINE, 'mn_ops.h')) as f:
+        for m in re.finditer(r'^MN_OP\((\w+), (\w+),', f.read(), re.M):
+            users.setdefault(m.group(2), []).append(m.group(1))
+    return users
+
+
+def packed(names, keep_if=None):
+    """C string literal lines: names[0], names[1], ... each NUL-terminated ("" where absent).
+    keep_if: name -> preprocessor condition under which the name is kept (else ""), or None."""
     n = max(names) + 1
     # a name starting with an octal digit would extend the preceding \\0 escape
     assert all(not k[0].isdigit() for k in names.values())
-    parts = ['%s\\0' % names.get(i, '') for i in range(n)]
+    parts = [(names.get(i, ''), keep_if(names[i]) if keep_if and i in names else None) for i in range(n)]
     lines, line = [], ''
-    for p in parts:
+    for name, cond in parts:
+        if cond:
+            if line:
+                lines.append('    "%s"' % line)
+                line = ''
+            lines += ['#if %s' % cond, '    "%s"' % name, '#endif', '    "\\0"']
+            continue
+        p = '%s\\0' % name
         if len(line) + len(p) > 92:
             lines.append('    "%s"' % line)
             line = ''
         line += p
-    lines.append('    "%s";' % line)
+    lines.append('    "%s";' % line if line else '    ;')
     return lines
 
 
@@ -50,13 +70,21 @@ def main():
          '#if MICRONN_OP_NAMES',
          '/* Names of builtin operators and of builtin options tables, each table one string of',
          ' * NUL-terminated names in code order ("" for a code without one): no pointer per name, and',
-         ' * the names need no alignment. Only used for messages and inspection. */',
+         ' * the names need no alignment. Only used for messages and inspection. An op-selected build',
+         ' * keeps only the names of the options tables its kernels take ("" for the others). */',
          '#define MN_N_OP_NAMES %d' % (max(v for v, _ in ops) + 1),
          'static const char mn_op_names[] =']
     c += packed(dict((v, k) for v, k in ops))
     c += ['#define MN_N_OPTIONS_NAMES %d' % (max(v for v, _ in opts) + 1),
           'static const char mn_options_names[] =']
-    c += packed(dict((v, k) for v, k in opts))
+    users = kernel_options()
+
+    def options_kept(name):
+        """Kept with every op or with an op taking it; NONE always."""
+        if name == 'NONE':
+            return None
+        return ' || '.join(['MICRONN_OPS_ALL'] + ['MICRONN_OP_%s' % op for op in users.get(name, [])])
+    c += packed(dict((v, k) for v, k in opts), options_kept)
     c += ['',
           '/* Name i of a packed table (i < its count). */',
           'static const char *nth_name(const char *names, int32_t i) {',
@@ -77,7 +105,7 @@ def main():
           '    if (options_type >= 0 && options_type < MN_N_OPTIONS_NAMES) {',
           '        const char *name = nth_name(mn_options_names, options_type);',
           '        if (*name) {', '            return name;', '        }', '    }', '#endif',
-          '    return options_type == 0 ? "NONE" : "?";', '}', '']
+          '    return options_type == 0 ? "NONE" : "?";   /* "?": not a table a linked kernel takes */', '}', '']
     with open(os.path.join(ENGINE, 'mn_opnames.c'), 'w') as f:
         f.write('\n'.join(c))
 
