@@ -22,7 +22,8 @@ conversions QUANTIZE, DEQUANTIZE and CAST, whose kernels are not split by family
 
 The optimized kernel variants (kernels/mn_variants.h) the models' nodes select on a board with
 these backends, in order of preference (the board's MICRONN_KERNELS): a firmware for the models
-links only those (MICRONN_VARIANTS); "none" when they select none. The host build of the engine
+links only those (MICRONN_VARIANTS); "none" when they select none; "all" (with a warning) when
+--allow-unsupported and a model cannot be prepared. The host build of the engine
 evaluates each backend's own fits() over the same lists the firmware compiles (mn_variants_query).
 
     python -m micronn_tools.opset --patches a.tflite b.tflite ->  "1" or "0"
@@ -175,7 +176,14 @@ def main(argv=None):
                 with open(p, "rb") as f:
                     blobs.append(f.read())
             if variants:
-                print(" ".join(variants_used(blobs, kernels)) or "none")
+                try:
+                    print(" ".join(variants_used(blobs, kernels)) or "none")
+                except engine.MicronnError as e:
+                    if not allow:
+                        raise
+                    # a model the engine cannot prepare (--allow-unsupported): keep every variant
+                    print("micronn opset: warning: %s: linking every variant" % e, file=sys.stderr)
+                    print("all")
             else:
                 print(" ".join(types_used(blobs)) if types else int(stores_patch_stage(blobs)))
         except (OSError, ValueError, engine.MicronnError) as e:
