@@ -26,6 +26,10 @@ TEST_MODELS := $(wildcard $(MODELS_DIR)/*.tflite)
 # them stores a patch stage (`micronn plan --patches --write`) or with PATCHES=1 (PATCHES=0: never).
 # Delegation (Interpreter(delegate=...)) likewise is in every build of all ops; a build for MODELS
 # has it with DELEGATE=1 or when a model runs `micronn partition` subgraphs (DELEGATE=0: never).
+# Of the optimized kernel variants (kernels/mn_variants.h) it links those the MODELS' nodes select
+# on the board's backends (micronn_tools.opset --variants; any other model still runs, its nodes
+# falling back to the next variant that fits or to the reference kernel); VARIANTS="dsp.conv_s8 ..."
+# names them, VARIANTS=all (the default with OPS= or without MODELS) links every one.
 MODEL_FILES := $(abspath $(MODELS))
 OPSET := PYTHONPATH=$(CURDIR)/host_tools $(PYTHON) -m micronn_tools.opset $(if $(filter-out 0,$(ALLOW_UNSUPPORTED)),--allow-unsupported)
 ifneq ($(MODELS),)
@@ -58,6 +62,18 @@ PATCHES_CMD := $(if $(MODELS),$(OPSET) --patches $(MODEL_FILES) 2>/dev/null,echo
 else
 PATCHES_CMD := echo
 endif
+# The board's optimized kernel backends (KERNELS=..., else its mpconfigboard.mk / mpconfigvariant.mk).
+BOARD_KERNELS = $(if $(KERNELS),$(KERNELS),$(shell sed -n 's/^MICRONN_KERNELS *?= *//p' \
+	$(wildcard boards/$(BOARD)/mpconfigboard.mk boards/$(BOARD)/mpconfigvariant.mk)))
+ifeq ($(VARIANTS),all)
+VARIANTS_CMD := echo
+else ifneq ($(VARIANTS),)
+VARIANTS_CMD := echo $(VARIANTS)
+else ifeq ($(MODELS)$(OPS),$(MODELS))
+VARIANTS_CMD = $(if $(MODELS),$(OPSET) --variants --kernels "$(BOARD_KERNELS)" $(MODEL_FILES) 2>/dev/null,echo)
+else
+VARIANTS_CMD := echo
+endif
 HOST_LIB := build/host/libmicronn.so
 # KERNELS="dsp generic" / KERNELS=reference: optimized kernel backends (default: the board's).
 KERNELS_ARG := $(if $(KERNELS),MICRONN_KERNELS="$(KERNELS)")
@@ -73,6 +89,7 @@ help:
 	@echo "                           and only their type families (TYPES=\"int8 float32\" / TYPES=all)"
 	@echo "                           PATCHES=1: keep patch-based execution (default: only if a model stores a stage)"
 	@echo "                           DELEGATE=1: keep delegation, Interpreter(delegate=...) (default: only with OPS=all)"
+	@echo "                           and only the kernel variants they select (VARIANTS=\"dsp.conv_s8 ...\" / VARIANTS=all)"
 	@echo "make firmware BOARD=X KERNELS=reference"
 	@echo "                           reference kernels only (default: the board's optimized backends)"
 	@echo "make firmware-all          build every board"
@@ -112,9 +129,10 @@ firmware: $(SETUP_DONE)
 	ops="$$($(OPS_CMD))" || exit 1; \
 	types="$$($(TYPES_CMD))" || exit 1; \
 	patches="$$($(PATCHES_CMD))" || exit 1; \
-	echo "firmware $(BOARD): models: $(if $(MODELS),$(notdir $(MODEL_FILES)),none); ops: $${ops:-all}; types: $${types:-all}$${patches:+; patches: $$patches}$(if $(DELEGATE),; delegate: $(DELEGATE))"; \
+	variants="$$($(VARIANTS_CMD))" || exit 1; \
+	echo "firmware $(BOARD): models: $(if $(MODELS),$(notdir $(MODEL_FILES)),none); ops: $${ops:-all}; types: $${types:-all}$${patches:+; patches: $$patches}$(if $(DELEGATE),; delegate: $(DELEGATE)); variants: $${variants:-all}"; \
 	$(BUILD_FIRMWARE) MICRONN_MODELS="$(MODEL_FILES)" MICRONN_OPS="$$ops" MICRONN_TYPES="$$types" MICRONN_PATCHES="$$patches" \
-		MICRONN_DELEGATE="$(DELEGATE)"
+		MICRONN_DELEGATE="$(DELEGATE)" MICRONN_VARIANTS="$$variants"
 
 firmware-all: $(SETUP_DONE)
 	@for b in $(ALL_BOARDS); do $(MAKE) --no-print-directory firmware BOARD=$$b || exit 1; done

@@ -257,6 +257,9 @@ def lib(path=None):
         "mn_patch_choose": (S, [P, ctypes.POINTER(_Config), P, SZ, ctypes.POINTER(_PatchChoice),
                                 ctypes.POINTER(_Error)]),
         "mn_interp_patch": (S, [P, ctypes.POINTER(_PatchChoice)]),
+        "mn_variants_query_begin": (S, [ctypes.c_char_p]),
+        "mn_variants_query_name": (ctypes.c_char_p, [SZ]),
+        "mn_variants_query_end": (None, []),
     }
     for name, (res, args) in optional.items():
         f = getattr(L, name, None)

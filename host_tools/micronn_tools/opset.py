@@ -17,6 +17,15 @@ of another dtype adds its family too (SOFTMAX int8 -> int16 needs the int16 one)
 conversions QUANTIZE, DEQUANTIZE and CAST, whose kernels are not split by family, do not count
 (an int8 model with float32 input and output needs no float32 kernels).
 
+    python -m micronn_tools.opset --variants --kernels "dsp generic" a.tflite ...
+        ->  "dsp.conv_s8 dsp.depthwise_s8_mult1"
+
+The optimized kernel variants (kernels/mn_variants.h) the models' nodes select on a board with
+these backends, in order of preference (the board's MICRONN_KERNELS): a firmware for the models
+links only those (MICRONN_VARIANTS); "none" when they select none; "all" (with a warning) when
+--allow-unsupported and a model cannot be prepared. The host build of the engine
+evaluates each backend's own fits() over the same lists the firmware compiles (mn_variants_query).
+
     python -m micronn_tools.opset --patches a.tflite b.tflite ->  "1" or "0"
 
 Whether one of the models stores a patch stage (`micronn plan --patches --write`): a firmware
@@ -107,6 +116,30 @@ def types_used(model_bytes_list):
     return [f for f in FAMILIES if f in found]
 
 
+def variants_used(model_bytes_list, kernels):
+    """Sorted names of the variants the models' nodes select with the optimized backends `kernels`
+    ("mve dsp generic", in order of preference), as a firmware with those backends selects them."""
+    L = engine.lib()
+    if not hasattr(L, "mn_variants_query_begin"):
+        raise engine.MicronnError(engine.ERR_STATE, "the engine library has no variant query; rebuild it "
+                                  "with `make -C tests/engine lib`")
+    if L.mn_variants_query_begin(kernels.encode()) != 0:
+        raise ValueError(f"kernel backends {kernels!r}: the host build does not know one of them")
+    try:
+        for data in model_bytes_list:
+            model = engine.Model(data)
+            engine.Interpreter(model)   # its prepare evaluates every selection
+            if stores_patch_stage([data]):   # a patch stage's nodes select for their bands
+                engine.Interpreter(model, patches=True)
+        names, i = [], 0
+        while (name := L.mn_variants_query_name(i)) is not None:
+            names.append(name.decode())
+            i += 1
+    finally:
+        L.mn_variants_query_end()
+    return sorted(names)
+
+
 PATCH_METADATA = b"micronn_patch_v1"   # a patch stage stored by `micronn plan --patches --write`
 
 
@@ -125,18 +158,34 @@ def main(argv=None):
     allow = "--allow-unsupported" in args
     types = "--types" in args
     patches = "--patches" in args
-    paths = [a for a in args if a not in ("--allow-unsupported", "--types", "--patches")]
-    if not paths:
-        print("usage: python -m micronn_tools.opset [--allow-unsupported] [--types | --patches] MODEL.tflite ...",
-              file=sys.stderr)
+    variants = "--variants" in args
+    kernels = None
+    if "--kernels" in args:
+        k = args.index("--kernels")
+        kernels = args[k + 1] if k + 1 < len(args) else None
+        args = args[:k] + args[k + 2:]
+    paths = [a for a in args if a not in ("--allow-unsupported", "--types", "--patches", "--variants")]
+    if not paths or (variants and kernels is None):
+        print("usage: python -m micronn_tools.opset [--allow-unsupported] [--types | --patches | "
+              "--variants --kernels \"dsp generic\"] MODEL.tflite ...", file=sys.stderr)
         return 2
-    if types or patches:
+    if types or patches or variants:
         try:
             blobs = []
             for p in paths:
                 with open(p, "rb") as f:
                     blobs.append(f.read())
-            print(" ".join(types_used(blobs)) if types else int(stores_patch_stage(blobs)))
+            if variants:
+                try:
+                    print(" ".join(variants_used(blobs, kernels)) or "none")
+                except engine.MicronnError as e:
+                    if not allow:
+                        raise
+                    # a model the engine cannot prepare (--allow-unsupported): keep every variant
+                    print("micronn opset: warning: %s: linking every variant" % e, file=sys.stderr)
+                    print("all")
+            else:
+                print(" ".join(types_used(blobs)) if types else int(stores_patch_stage(blobs)))
         except (OSError, ValueError, engine.MicronnError) as e:
             print("micronn opset: %s" % e, file=sys.stderr)
             return 1

@@ -41,7 +41,8 @@ def text_size(elf):
 @pytest.mark.timeout(1800)
 def test_models_select_kernels(tmp_path, monkeypatch):
     small, log = build(tmp_path)
-    assert re.search(r"ops: FULLY_CONNECTED; types: int8(;|$)", log, re.M), log
+    # and only the variant its nodes select on the board's backends (opset --variants)
+    assert re.search(r"ops: FULLY_CONNECTED; types: int8(; patches: 0)?; variants: dsp.fc_s8$", log, re.M), log
     full, _ = build(tmp_path, "all")
     small_text = text_size(small / BOARD / "firmware.elf")
     full_text = text_size(full / BOARD / "firmware.elf")

@@ -13,6 +13,8 @@
 #                       hybrid; default: all).
 #   MICRONN_KERNELS     optimized kernel backends (engine/kernels/<name>/), default "generic";
 #                       "reference": none.
+#   MICRONN_VARIANTS    optimized variants linked, by name ("dsp.conv_s8;generic.fc_s8", e.g. from
+#                       micronn_tools.opset --variants); "none": none; default (or "all"): every one.
 #   MICRONN_COPT        compile options for the engine's kernels and mn_quant.c only, default "-O2"
 #                       (ports build for size; the engine's loops are about 2x faster at -O2).
 #                       Empty: the port's.
@@ -37,6 +39,9 @@ if(NOT DEFINED MICRONN_MODELS)
         set(MICRONN_MODELS_DIR $ENV{MICRONN_MODELS_DIR})
     endif()
     set(MICRONN_MODELS "${MICRONN_MODELS_DIR}")
+endif()
+if(NOT DEFINED MICRONN_VARIANTS AND DEFINED ENV{MICRONN_VARIANTS})
+    set(MICRONN_VARIANTS $ENV{MICRONN_VARIANTS})
 endif()
 if(NOT DEFINED MICRONN_OPS AND DEFINED ENV{MICRONN_OPS})
     set(MICRONN_OPS $ENV{MICRONN_OPS})
@@ -187,6 +192,19 @@ if(MICRONN_TYPES)
         list(APPEND micronn_type_defs MICRONN_TYPE_${t_upper}=1)
     endforeach()
     target_compile_definitions(usermod_micronn INTERFACE ${micronn_type_defs})
+endif()
+
+separate_arguments(MICRONN_VARIANTS)
+list(REMOVE_ITEM MICRONN_VARIANTS all)
+if(MICRONN_VARIANTS)
+    set(micronn_variant_defs MICRONN_VARIANTS_ALL=0)
+    foreach(v ${MICRONN_VARIANTS})
+        if(NOT v STREQUAL "none")
+            string(REPLACE "." "_" v_flag ${v})
+            list(APPEND micronn_variant_defs MICRONN_VARIANT_${v_flag}=1)
+        endif()
+    endforeach()
+    target_compile_definitions(usermod_micronn INTERFACE ${micronn_variant_defs})
 endif()
 
 if(NOT "${MICRONN_PATCHES}" STREQUAL "")

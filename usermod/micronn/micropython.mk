@@ -17,6 +17,10 @@
 #   MICRONN_PATCHES     1/0: patch-based execution (mn_patch.c). Default: with every op only.
 #   MICRONN_DELEGATE    1/0: delegation (mn_delegate.c, Interpreter(delegate=...)). Default: with
 #                       every op, or with the custom op micronn_subgraph (mn_config.h).
+#   MICRONN_VARIANTS    optimized variants of those backends that are linked, by name, e.g.
+#                       "dsp.conv_s8 dsp.depthwise_s8_mult1" (the ones models select:
+#                       micronn_tools.opset --variants); "none": none. Default (or "all"): every one.
+#                       A node whose variant is left out runs the next that fits, or the reference.
 # Changing any of them rebuilds what depends on it (the values are recorded in $(BUILD)/micronn_gen).
 
 MICRONN_DIR := $(USERMOD_DIR)
@@ -92,6 +96,11 @@ $(foreach t,$(filter-out $(MICRONN_KNOWN_TYPES),$(MICRONN_TYPES)),$(error micron
 CFLAGS_USERMOD += -DMICRONN_TYPES_ALL=0 $(foreach t,$(sort $(MICRONN_TYPES)),-DMICRONN_TYPE_$(shell echo $(t) | tr a-z A-Z)=1)
 endif
 
+# ---- kernel variants (kernels/mn_variants.h) ----------------------------------------------------
+ifneq ($(filter-out all,$(strip $(MICRONN_VARIANTS))),)
+CFLAGS_USERMOD += -DMICRONN_VARIANTS_ALL=0 $(foreach v,$(filter-out none,$(MICRONN_VARIANTS)),-DMICRONN_VARIANT_$(subst .,_,$(v))=1)
+endif
+
 # ---- patch-based execution (mn_patch.c): 1/0; empty: mn_config.h's default (with all ops) ----
 ifneq ($(strip $(MICRONN_PATCHES)),)
 CFLAGS_USERMOD += -DMICRONN_PATCHES=$(strip $(MICRONN_PATCHES))
@@ -122,6 +131,9 @@ endif
 ifneq ($(wildcard $(MICRONN_GEN)/types.txt)$(file < $(MICRONN_GEN)/types.txt),$(MICRONN_GEN)/types.txt$(strip $(MICRONN_TYPES)))
 $(file > $(MICRONN_GEN)/types.txt,$(strip $(MICRONN_TYPES)))
 endif
+ifneq ($(wildcard $(MICRONN_GEN)/variants.txt)$(file < $(MICRONN_GEN)/variants.txt),$(MICRONN_GEN)/variants.txt$(strip $(MICRONN_VARIANTS)))
+$(file > $(MICRONN_GEN)/variants.txt,$(strip $(MICRONN_VARIANTS)))
+endif
 ifneq ($(wildcard $(MICRONN_GEN)/patches.txt)$(file < $(MICRONN_GEN)/patches.txt),$(MICRONN_GEN)/patches.txt$(strip $(MICRONN_PATCHES)))
 $(file > $(MICRONN_GEN)/patches.txt,$(strip $(MICRONN_PATCHES)))
 endif
@@ -145,4 +157,4 @@ $(MICRONN_MODELS_H): $(MICRONN_GEN)/models.txt $(MICRONN_MODEL_FILES) $(MICRONN_
 
 $(MICRONN_OBJ_DIR)/mod_models.o: $(MICRONN_MODELS_H)
 
-$(MICRONN_OBJ_DIR)/modmicronn.o $(patsubst $(MICRONN_DIR)/%.c,$(MICRONN_OBJ_DIR)/%.o,$(MICRONN_ENGINE_SRC)): $(MICRONN_GEN)/ops.txt $(MICRONN_GEN)/types.txt $(MICRONN_GEN)/patches.txt $(MICRONN_GEN)/delegate.txt $(MICRONN_GEN)/kernels.txt $(MICRONN_GEN)/copt.txt
+$(MICRONN_OBJ_DIR)/modmicronn.o $(patsubst $(MICRONN_DIR)/%.c,$(MICRONN_OBJ_DIR)/%.o,$(MICRONN_ENGINE_SRC)): $(MICRONN_GEN)/ops.txt $(MICRONN_GEN)/types.txt $(MICRONN_GEN)/patches.txt $(MICRONN_GEN)/delegate.txt $(MICRONN_GEN)/kernels.txt $(MICRONN_GEN)/variants.txt $(MICRONN_GEN)/copt.txt

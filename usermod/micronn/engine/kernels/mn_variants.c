@@ -1,4 +1,6 @@
 /* Kernel variant selection over the backends compiled in (mn_variants.h). */
+#include <string.h>
+
 #include "../micronn.h"
 #include "mn_variants.h"
 
@@ -31,8 +33,143 @@ const char *mn_kernel_backend(size_t i) {
     return i < (size_t)n ? backend_list[i]->name : NULL;
 }
 
+bool mn_variant_mults_ok(const int32_t *mult, int n) {
+    for (int i = 0; i < n; ++i) {
+        if (mult[i] == INT32_MIN) {
+            return false;
+        }
+    }
+    return true;
+}
+
+#ifndef MICRONN_VARIANT_QUERY
+#define MICRONN_VARIANT_QUERY 0
+#endif
+
+#if MICRONN_VARIANT_QUERY
+#include "dsp/dsp_fits.h"
+#include "mve/mve_fits.h"
+
+/* The dsp and mve variants as the query sees them: name and fits() only (their compute code needs
+ * the instruction set), from the same lists as the firmware's (<backend>_fits.h). */
+#define Q_VARIANT(TYPE, b, v) static const TYPE qv_##b##_##v = { .name = #b "." #v, .fits = mn_##b##_##v##_fits };
+#define Q_CONV_S8(b, v) Q_VARIANT(mn_conv_s8_variant_t, b, v)
+#define Q_CONV_F32(b, v) Q_VARIANT(mn_conv_f32_variant_t, b, v)
+#define Q_FC_S8(b, v) Q_VARIANT(mn_fc_s8_variant_t, b, v)
+#define Q_FC_F32(b, v) Q_VARIANT(mn_fc_f32_variant_t, b, v)
+#define Q_SVDF_S8(b, v) Q_VARIANT(mn_svdf_s8_variant_t, b, v)
+#define Q_REF(b, v) &qv_##b##_##v,
+
+MN_DSP_CONV_S8(Q_CONV_S8)
+MN_DSP_DEPTHWISE_S8(Q_CONV_S8)
+MN_DSP_FC_S8(Q_FC_S8)
+MN_DSP_SVDF_S8(Q_SVDF_S8)
+static const mn_conv_s8_variant_t *const q_dsp_conv_s8[] = { MN_DSP_CONV_S8(Q_REF) NULL };
+static const mn_conv_s8_variant_t *const q_dsp_depthwise_s8[] = { MN_DSP_DEPTHWISE_S8(Q_REF) NULL };
+static const mn_fc_s8_variant_t *const q_dsp_fc_s8[] = { MN_DSP_FC_S8(Q_REF) NULL };
+static const mn_svdf_s8_variant_t *const q_dsp_svdf_s8[] = { MN_DSP_SVDF_S8(Q_REF) NULL };
+static const mn_backend_t q_backend_dsp = {
+    .name = "dsp", .conv_s8 = q_dsp_conv_s8, .depthwise_s8 = q_dsp_depthwise_s8, .fc_s8 = q_dsp_fc_s8,
+    .svdf_s8 = q_dsp_svdf_s8,
+};
+
+MN_MVE_CONV_S8(Q_CONV_S8)
+MN_MVE_CONV_F32(Q_CONV_F32)
+MN_MVE_DEPTHWISE_S8(Q_CONV_S8)
+MN_MVE_DEPTHWISE_F32(Q_CONV_F32)
+MN_MVE_FC_S8(Q_FC_S8)
+MN_MVE_FC_F32(Q_FC_F32)
+MN_MVE_SVDF_S8(Q_SVDF_S8)
+static const mn_conv_s8_variant_t *const q_mve_conv_s8[] = { MN_MVE_CONV_S8(Q_REF) NULL };
+static const mn_conv_f32_variant_t *const q_mve_conv_f32[] = { MN_MVE_CONV_F32(Q_REF) NULL };
+static const mn_conv_s8_variant_t *const q_mve_depthwise_s8[] = { MN_MVE_DEPTHWISE_S8(Q_REF) NULL };
+static const mn_conv_f32_variant_t *const q_mve_depthwise_f32[] = { MN_MVE_DEPTHWISE_F32(Q_REF) NULL };
+static const mn_fc_s8_variant_t *const q_mve_fc_s8[] = { MN_MVE_FC_S8(Q_REF) NULL };
+static const mn_fc_f32_variant_t *const q_mve_fc_f32[] = { MN_MVE_FC_F32(Q_REF) NULL };
+static const mn_svdf_s8_variant_t *const q_mve_svdf_s8[] = { MN_MVE_SVDF_S8(Q_REF) NULL };
+static const mn_backend_t q_backend_mve = {
+    .name = "mve", .conv_s8 = q_mve_conv_s8, .depthwise_s8 = q_mve_depthwise_s8, .conv_f32 = q_mve_conv_f32,
+    .depthwise_f32 = q_mve_depthwise_f32, .fc_s8 = q_mve_fc_s8, .fc_f32 = q_mve_fc_f32, .svdf_s8 = q_mve_svdf_s8,
+};
+
+#define Q_MAX_HITS 64
+static struct {
+    bool on;
+    const mn_backend_t *list[4];
+    const char *hit[Q_MAX_HITS];
+    size_t n_hit;
+} query;
+
+int mn_variants_query_begin(const char *kernels) {
+    size_t n = 0;
+    memset(&query, 0, sizeof query);
+    for (const char *p = kernels ? kernels : ""; *p;) {
+        while (*p == ' ') {
+            ++p;
+        }
+        size_t len = strcspn(p, " ");
+        const mn_backend_t *b = NULL;
+        if (len == 3 && strncmp(p, "dsp", 3) == 0) {
+            b = &q_backend_dsp;
+        } else if (len == 3 && strncmp(p, "mve", 3) == 0) {
+            b = &q_backend_mve;
+        } else if (len == 7 && strncmp(p, "generic", 7) == 0 && MICRONN_KERNELS_GENERIC) {
+            b = &mn_backend_generic;   /* the one this host build compiles */
+        } else if (len != 0 && !(len == 9 && strncmp(p, "reference", 9) == 0)) {
+            return -1;
+        }
+        if (b && n < 3) {
+            query.list[n++] = b;
+        }
+        p += len;
+    }
+    query.on = true;
+    return 0;
+}
+
+const char *mn_variants_query_name(size_t i) {
+    return i < query.n_hit ? query.hit[i] : NULL;
+}
+
+void mn_variants_query_end(void) {
+    memset(&query, 0, sizeof query);
+}
+
+static bool query_active(const mn_ctx_t *ctx) {
+    return query.on && !(ctx && ctx->variants) && !(ctx && mn_sizing_only(ctx));
+}
+
+static void query_record(const char *name) {
+    for (size_t i = 0; i < query.n_hit; ++i) {
+        if (strcmp(query.hit[i], name) == 0) {
+            return;
+        }
+    }
+    if (query.n_hit < Q_MAX_HITS) {
+        query.hit[query.n_hit++] = name;
+    }
+}
+
+/* In a query: record the first variant of the query's backends that fits, and return NULL. */
+#define MN_QUERY(TYPE, FIELD, FITS_ARGS) \
+    if (query_active(ctx)) { \
+        for (const mn_backend_t *const *b_ = query.list; *b_; ++b_) { \
+            for (const TYPE *const *v_ = (*b_)->FIELD; v_ && *v_; ++v_) { \
+                if ((*v_)->fits FITS_ARGS) { \
+                    query_record((*v_)->name); \
+                    return NULL; \
+                } \
+            } \
+        } \
+        return NULL; \
+    }
+#else
+#define MN_QUERY(TYPE, FIELD, FITS_ARGS)
+#endif /* MICRONN_VARIANT_QUERY */
+
 /* First variant of list FIELD (element type TYPE), over all backends, whose fits FITS_ARGS holds. */
 #define MN_SELECT(TYPE, FIELD, FITS_ARGS) \
+    MN_QUERY(TYPE, FIELD, FITS_ARGS) \
     for (const mn_backend_t *const *b_ = ctx && ctx->variants ? ctx->variants : backend_list; *b_; ++b_) { \
         for (const TYPE *const *v_ = (*b_)->FIELD; v_ && *v_; ++v_) { \
             if ((*v_)->fits FITS_ARGS) { \

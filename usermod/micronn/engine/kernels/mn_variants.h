@@ -141,6 +141,45 @@ typedef struct mn_backend {
     const mn_requant_variant_t *const *requant;
 } mn_backend_t;
 
+/*
+ * Which variants are linked (MICRONN_VARIANTS): all of them (MICRONN_VARIANTS_ALL=1, the default),
+ * or only those whose MICRONN_VARIANT_<backend>_<variant> is defined to 1 (the variant's name with
+ * '.' as '_', e.g. MICRONN_VARIANT_dsp_conv_s8). `make firmware MODELS=...` links the variants the
+ * models' nodes select on the board's backends (micronn_tools.opset --variants, which asks the
+ * host build: mn_variants_query); a node whose variant is left out runs the next one that fits,
+ * or the reference function: same bits, only slower.
+ *
+ * Each backend lists its variants per compute function, in order of preference, as X-macros of
+ * X(backend, variant) in a portable header (<backend>/<backend>_fits.h, with the fits() of each):
+ * the firmware's lists (MN_VARIANT_ENTRY) and the host's query are built from the same lists.
+ */
+#ifndef MICRONN_VARIANTS_ALL
+#define MICRONN_VARIANTS_ALL 1
+#endif
+
+/* MN_VARIANT_ON(MICRONN_VARIANT_x): 1 when that macro is defined to 1, else 0 (also when it is not
+ * defined: the token pastes onto MN_VARIANT_PLACEHOLDER_1 only when it expanded to 1). */
+#define MN_VARIANT_PLACEHOLDER_1 0,
+#define MN_VARIANT_SECOND_(a, b, ...) b
+#define MN_VARIANT_ON__(arg) MN_VARIANT_SECOND_(arg 1, 0, ~)
+#define MN_VARIANT_ON_(x) MN_VARIANT_ON__(MN_VARIANT_PLACEHOLDER_##x)
+#define MN_VARIANT_ON(x) MN_VARIANT_ON_(x)
+#define MN_VARIANT_IF_0(...)
+#define MN_VARIANT_IF_1(...) __VA_ARGS__
+#define MN_VARIANT_IF_(c, ...) MN_VARIANT_IF_##c(__VA_ARGS__)
+#define MN_VARIANT_IF(c, ...) MN_VARIANT_IF_(c, __VA_ARGS__)
+
+/* An entry of a variant list: &mn_<backend>_<variant>, when that variant is linked. */
+#if MICRONN_VARIANTS_ALL
+#define MN_VARIANT_ENTRY(b, v) &mn_##b##_##v,
+#else
+#define MN_VARIANT_ENTRY(b, v) MN_VARIANT_IF(MN_VARIANT_ON(MICRONN_VARIANT_##b##_##v), &mn_##b##_##v,)
+#endif
+
+/* True when no multiplier is INT32_MIN: the one case the optimized requantizations (one rounding
+ * doubling high multiply without the saturation test) do not handle; most fits() check it. */
+bool mn_variant_mults_ok(const int32_t *mult, int n);
+
 /* Which backends are compiled in (MICRONN_KERNELS_<NAME>=1 from the build), and their tables. */
 #ifndef MICRONN_KERNELS_MVE
 #define MICRONN_KERNELS_MVE 0
@@ -174,6 +213,20 @@ const mn_pool_s8_variant_t *mn_select_maxpool_s8(const mn_ctx_t *ctx, const mn_p
 const mn_softmax_s8_variant_t *mn_select_softmax_s8(const mn_ctx_t *ctx, const mn_softmax_q_t *p, int outer, int depth);
 const mn_svdf_s8_variant_t *mn_select_svdf_s8(const mn_ctx_t *ctx, const mn_svdf_params_t *p);
 const mn_requant_variant_t *mn_select_requant(const mn_ctx_t *ctx, int in_dtype, int out_dtype, const mn_requant_t *r);
+
+/*
+ * Host tool (built with MICRONN_VARIANT_QUERY=1): which variants a firmware with the optimized
+ * backends `kernels` (e.g. "dsp generic", in order of preference) would select. Between begin and
+ * end, every selection of a prepare that is not a sizing run and uses the default backends is
+ * evaluated over those backends' fits() (portable: <backend>/<backend>_fits.h; generic: as
+ * compiled in, so the host build needs it) and recorded, and returns NULL (the reference), so
+ * prepare runs on. mn_variants_query_name(i): the i-th variant recorded ("dsp.conv_s8"), or NULL
+ * past the last. begin returns 0, or -1 for a backend it does not know. Not reentrant (one global
+ * state: a host tool's).
+ */
+int mn_variants_query_begin(const char *kernels);
+const char *mn_variants_query_name(size_t i);
+void mn_variants_query_end(void);
 
 /* Name to report for a selected variant (NULL = "reference"). */
 static inline const char *mn_variant_name(const char *name) {

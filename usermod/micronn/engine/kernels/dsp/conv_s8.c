@@ -134,10 +134,6 @@ static void conv_gemm(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const i
 
 #if MICRONN_OP_CONV_2D && MICRONN_TYPE_INT8
 
-static bool conv_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
-    return g->f_in_c == g->in_c && dsp_mults_ok(q->mult, g->out_c);
-}
-
 /* data: one int32, nonzero when dsp_out_fast is exact for this node. */
 static size_t conv_data_bytes(const mn_conv_geom_t *g) {
     (void)g;
@@ -156,7 +152,7 @@ static void conv_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const in
 }
 
 const mn_conv_s8_variant_t mn_dsp_conv_s8 = {
-    "dsp.conv_s8", conv_fits, conv_scratch_bytes, conv_data_bytes, conv_precompute, conv_run,
+    "dsp.conv_s8", mn_dsp_conv_s8_fits, conv_scratch_bytes, conv_data_bytes, conv_precompute, conv_run,
 };
 
 #endif /* MICRONN_OP_CONV_2D */
@@ -169,10 +165,6 @@ const mn_conv_s8_variant_t mn_dsp_conv_s8 = {
  * transposed ([taps][out_c] instead of [out_c][taps]): prepare keeps the transposed copy (taps *
  * out_c bytes) and it runs as conv_s8.
  */
-static bool dwc1_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
-    return g->in_c == 1 && g->out_c > 1 && dsp_mults_ok(q->mult, g->out_c);
-}
-
 static size_t dwc1_data_bytes(const mn_conv_geom_t *g) {
     return sizeof(int32_t) + (size_t)g->f_h * g->f_w * g->out_c;
 }
@@ -199,7 +191,7 @@ static void dwc1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const in
 }
 
 const mn_conv_s8_variant_t mn_dsp_depthwise_s8_c1 = {
-    "dsp.depthwise_s8_c1", dwc1_fits, conv_scratch_bytes, dwc1_data_bytes, dwc1_precompute, dwc1_run,
+    "dsp.depthwise_s8_c1", mn_dsp_depthwise_s8_c1_fits, conv_scratch_bytes, dwc1_data_bytes, dwc1_precompute, dwc1_run,
 };
 
 #endif /* MICRONN_OP_DEPTHWISE_CONV_2D */

@@ -30,10 +30,6 @@ static void tap_range(int i0, int d, int f, int n, int *t0, int *t1) {
     *t1 = z;
 }
 
-static bool dw1_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
-    return g->depth_mult == 1 && dsp_mults_ok(q->mult, g->out_c);
-}
-
 /* data: folded bias per channel, then a flag: dsp_out_fast is exact for this node. */
 static size_t dw1_data_bytes(const mn_conv_geom_t *g) {
     return sizeof(int32_t) * ((size_t)g->out_c + 1);
@@ -270,15 +266,11 @@ static void dw1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int
 }
 
 const mn_conv_s8_variant_t mn_dsp_depthwise_s8_mult1 = {
-    "dsp.depthwise_s8_mult1", dw1_fits, dw1_scratch_bytes, dw1_data_bytes, dw1_precompute, dw1_run,
+    "dsp.depthwise_s8_mult1", mn_dsp_depthwise_s8_mult1_fits, dw1_scratch_bytes, dw1_data_bytes, dw1_precompute, dw1_run,
 };
 
 /* ---- any depth multiplier: per pixel, a row of int32 accumulators (scratch) swept once per
  * valid tap, each input value loaded once for its depth_mult outputs ---- */
-
-static bool dw_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
-    return dsp_mults_ok(q->mult, g->out_c);
-}
 
 static size_t dw_scratch_bytes(const mn_conv_geom_t *g) {
     return sizeof(int32_t) * (size_t)g->out_c;
@@ -338,7 +330,7 @@ static void dw_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8
 }
 
 const mn_conv_s8_variant_t mn_dsp_depthwise_s8 = {
-    "dsp.depthwise_s8", dw_fits, dw_scratch_bytes, dw_data_bytes, dw_precompute, dw_run,
+    "dsp.depthwise_s8", mn_dsp_depthwise_s8_fits, dw_scratch_bytes, dw_data_bytes, dw_precompute, dw_run,
 };
 
 #endif /* MICRONN_OP_DEPTHWISE_CONV_2D */

@@ -1,15 +1,6 @@
 /* The Armv7E-M DSP backend: its variant lists and the shared SIMD helpers (dsp.h). */
 #include "dsp.h"
 
-bool dsp_mults_ok(const int32_t *mult, int n) {
-    for (int i = 0; i < n; ++i) {
-        if (mult[i] == INT32_MIN) {
-            return false;
-        }
-    }
-    return true;
-}
-
 bool dsp_fast_requant_ok(const int8_t *shift, int n, const int32_t *bias, int taps) {
     int64_t max_bias = 0;
     for (int i = 0; i < n; ++i) {
@@ -49,30 +40,31 @@ void dsp_expand_pair(const int8_t *src, int16_t *pair, int which, int n, int32_t
     expand(src + n4, pair + 2 * n4 + which, n - n4, offset, 4, 8, 2);
 }
 
-/* int8 variants only: none when the firmware is built without that type family (mn_config.h) */
+/* int8 variants only: none when the firmware is built without that type family (mn_config.h);
+ * each list in dsp_fits.h's order, with the variants the firmware links (MICRONN_VARIANTS) */
 #if MICRONN_OP_CONV_2D && MICRONN_TYPE_INT8
-static const mn_conv_s8_variant_t *const conv_s8[] = { &mn_dsp_conv_s8, NULL };
+static const mn_conv_s8_variant_t *const conv_s8[] = { MN_DSP_CONV_S8(MN_VARIANT_ENTRY) NULL };
 #define CONV_S8 conv_s8
 #else
 #define CONV_S8 NULL
 #endif
 
 #if MICRONN_OP_DEPTHWISE_CONV_2D && MICRONN_TYPE_INT8
-static const mn_conv_s8_variant_t *const depthwise_s8[] = { &mn_dsp_depthwise_s8_c1, &mn_dsp_depthwise_s8_mult1, &mn_dsp_depthwise_s8, NULL };
+static const mn_conv_s8_variant_t *const depthwise_s8[] = { MN_DSP_DEPTHWISE_S8(MN_VARIANT_ENTRY) NULL };
 #define DEPTHWISE_S8 depthwise_s8
 #else
 #define DEPTHWISE_S8 NULL
 #endif
 
 #if MICRONN_OP_FULLY_CONNECTED && MICRONN_TYPE_INT8
-static const mn_fc_s8_variant_t *const fc_s8[] = { &mn_dsp_fc_s8, NULL };
+static const mn_fc_s8_variant_t *const fc_s8[] = { MN_DSP_FC_S8(MN_VARIANT_ENTRY) NULL };
 #define FC_S8 fc_s8
 #else
 #define FC_S8 NULL
 #endif
 
 #if MICRONN_OP_SVDF
-static const mn_svdf_s8_variant_t *const svdf_s8[] = { &mn_dsp_svdf_s8, NULL };
+static const mn_svdf_s8_variant_t *const svdf_s8[] = { MN_DSP_SVDF_S8(MN_VARIANT_ENTRY) NULL };
 #define SVDF_S8 svdf_s8
 #else
 #define SVDF_S8 NULL

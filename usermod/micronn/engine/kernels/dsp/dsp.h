@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../mn_variants.h"
+#include "dsp_fits.h"
 
 #if !defined(__ARM_FEATURE_DSP) || !__ARM_FEATURE_DSP
 #error "kernels/dsp needs the Armv7E-M DSP extension (Cortex-M4/M7/M33/M55): build it only for those boards"
@@ -37,7 +38,7 @@ static inline int32_t dsp_sxtb16_ror8(int32_t x) {
 /* Requantization of one int32 accumulator, bit-exact with mn_mul_by_qm (the double-rounding
  * MultiplyByQuantizedMultiplier): for a product ab, SaturatingRoundingDoublingHighMul's
  * (ab + nudge) / 2^31 truncated equals (ab + 2^30) >> 31 for either sign; only
- * INT32_MIN * INT32_MIN saturates, so callers must reject mult == INT32_MIN (dsp_mults_ok).
+ * INT32_MIN * INT32_MIN saturates, so callers must reject mult == INT32_MIN (mn_variant_mults_ok).
  * RoundingDivideByPOT by e > 0 adds one when the remainder r = x mod 2^e exceeds 2^(e-1) - 1 + (x < 0),
  * i.e. when r + 2^(e-1) - (x < 0) >= 2^e (no overflow in uint32). */
 static inline __attribute__((always_inline)) int32_t dsp_requant(int32_t acc, int32_t mult, int shift) {
@@ -94,9 +95,6 @@ static inline __attribute__((always_inline)) int8_t dsp_out_fast(int32_t acc, in
 /* Whether dsp_out_fast is exact for n channels: every shift < 0, and every accumulator below 2^30
  * in magnitude: |bias| + taps * 255 * 128 (|input + offset| <= 255, |weight| <= 128). */
 bool dsp_fast_requant_ok(const int8_t *shift, int n, const int32_t *bias, int taps);
-
-/* True when no multiplier is INT32_MIN (the one case dsp_requant does not saturate). */
-bool dsp_mults_ok(const int32_t *mult, int n);
 
 /* dst[0..n) = src + offset as int16, reordered in groups of four (x0 x2 x1 x3); a last partial
  * group is kept in order. offset in [-255, 255] - max(src) so every value fits int16. */

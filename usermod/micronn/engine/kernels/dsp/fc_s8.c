@@ -9,11 +9,6 @@
 
 #if MICRONN_OP_FULLY_CONNECTED && MICRONN_TYPE_INT8
 
-static bool fc_fits(const mn_fc_params_t *p) {
-    (void)p;
-    return true;
-}
-
 static size_t fc_scratch_bytes(const mn_fc_params_t *p) {
     return 2 * (size_t)p->depth * sizeof(int16_t);
 }
@@ -91,7 +86,7 @@ static void fc_run(const mn_fc_params_t *p, const int8_t *input, const int8_t *w
 }
 
 const mn_fc_s8_variant_t mn_dsp_fc_s8 = {
-    "dsp.fc_s8", fc_fits, fc_scratch_bytes, fc_data_bytes, fc_precompute, fc_run,
+    "dsp.fc_s8", mn_dsp_fc_s8_fits, fc_scratch_bytes, fc_data_bytes, fc_precompute, fc_run,
 };
 
 #endif /* MICRONN_OP_FULLY_CONNECTED */

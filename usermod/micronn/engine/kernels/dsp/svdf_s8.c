@@ -14,11 +14,6 @@
 
 #if MICRONN_OP_SVDF
 
-static bool svdf_fits(const mn_svdf_params_t *p) {
-    /* an odd memory would put every other filter's words off the pairwise layout */
-    return p->memory % 2 == 0 && p->mult1 != INT32_MIN && p->mult2 != INT32_MIN;
-}
-
 static size_t svdf_data_bytes(const mn_svdf_params_t *p) {
     return sizeof(int32_t) * (size_t)p->filters;
 }
@@ -142,7 +137,7 @@ static void svdf_run(const mn_svdf_params_t *p, const int8_t *input, const int8_
 }
 
 const mn_svdf_s8_variant_t mn_dsp_svdf_s8 = {
-    "dsp.svdf_s8", svdf_fits, svdf_data_bytes, svdf_precompute, svdf_run,
+    "dsp.svdf_s8", mn_dsp_svdf_s8_fits, svdf_data_bytes, svdf_precompute, svdf_run,
 };
 
 #endif /* MICRONN_OP_SVDF */

@@ -9,7 +9,7 @@
 #if MICRONN_OP_CONV_2D && MICRONN_TYPE_INT8
 
 static bool conv_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
-    return mn_generic_mults_ok(q->mult, g->out_c);
+    return mn_variant_mults_ok(q->mult, g->out_c);
 }
 
 static size_t conv_data_bytes(const mn_conv_geom_t *g) {

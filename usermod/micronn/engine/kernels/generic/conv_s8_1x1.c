@@ -13,7 +13,7 @@
 
 static bool conv_1x1_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
     return g->f_h == 1 && g->f_w == 1 && g->pad_h == 0 && g->pad_w == 0 && g->f_in_c == g->in_c
-        && mn_generic_mults_ok(q->mult, g->out_c);
+        && mn_variant_mults_ok(q->mult, g->out_c);
 }
 
 static size_t conv_1x1_data_bytes(const mn_conv_geom_t *g) {

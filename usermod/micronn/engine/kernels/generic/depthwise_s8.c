@@ -8,7 +8,7 @@
 #if MICRONN_OP_DEPTHWISE_CONV_2D && MICRONN_TYPE_INT8
 
 static bool dw_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
-    return mn_generic_mults_ok(q->mult, g->out_c);
+    return mn_variant_mults_ok(q->mult, g->out_c);
 }
 
 /* One output pixel: taps [fy0, fy1) x [fx0, fx1) at input rows iy0 + dil_h * fy, columns

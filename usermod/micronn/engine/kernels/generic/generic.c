@@ -42,15 +42,6 @@ int32_t mn_generic_sum_s8(const int8_t *p, int n) {
     return (int32_t)total;
 }
 
-bool mn_generic_mults_ok(const int32_t *mult, int n) {
-    for (int i = 0; i < n; ++i) {
-        if (mult[i] == INT32_MIN) {
-            return false;
-        }
-    }
-    return true;
-}
-
 void mn_generic_fold_offset(int rows, int cols, int32_t offset, const int8_t *w, const int32_t *bias,
     int32_t *folded) {
     for (int o = 0; o < rows; ++o) {
@@ -249,7 +240,8 @@ void mn_generic_matvec2_s8(const int8_t *x0, const int8_t *x1, const int8_t *w, 
     }
 }
 
-/* Variant lists: an op's list is empty (NULL) when the firmware does not link that op.
+/* Variant lists: an op's list is empty (NULL) when the firmware does not link that op; in each,
+ * the variants the firmware links (MICRONN_VARIANTS; the host's variant query uses these lists).
  * With the dsp backend compiled in (it is tried first), the int8 variants whose every case a dsp
  * variant also accepts could never be selected: they are left out, so the link drops them
  * (dsp.conv_s8 takes every ungrouped convolution, dsp's depthwise list every depthwise one,
@@ -262,46 +254,46 @@ void mn_generic_matvec2_s8(const int8_t *x0, const int8_t *x1, const int8_t *w, 
 /* Likewise the lists of the type families the firmware is not built for (mn_config.h). */
 #if MICRONN_OP_CONV_2D && MICRONN_TYPE_INT8
 #if BEHIND_DSP
-static const mn_conv_s8_variant_t *const conv_s8[] = { &mn_generic_conv_s8, NULL };   /* grouped */
+static const mn_conv_s8_variant_t *const conv_s8[] = { MN_VARIANT_ENTRY(generic, conv_s8) NULL };   /* grouped */
 #else
-static const mn_conv_s8_variant_t *const conv_s8[] = { &mn_generic_conv_s8_1x1, &mn_generic_conv_s8, NULL };
+static const mn_conv_s8_variant_t *const conv_s8[] = { MN_VARIANT_ENTRY(generic, conv_s8_1x1) MN_VARIANT_ENTRY(generic, conv_s8) NULL };
 #endif
 #define CONV_S8 conv_s8
 #else
 #define CONV_S8 NULL
 #endif
 #if MICRONN_OP_CONV_2D && MICRONN_TYPE_FLOAT32
-static const mn_conv_f32_variant_t *const conv_f32[] = { &mn_generic_conv_f32_1x1, &mn_generic_conv_f32, NULL };
+static const mn_conv_f32_variant_t *const conv_f32[] = { MN_VARIANT_ENTRY(generic, conv_f32_1x1) MN_VARIANT_ENTRY(generic, conv_f32) NULL };
 #define CONV_F32 conv_f32
 #else
 #define CONV_F32 NULL
 #endif
 #if MICRONN_OP_DEPTHWISE_CONV_2D && MICRONN_TYPE_INT8 && !BEHIND_DSP
-static const mn_conv_s8_variant_t *const depthwise_s8[] = { &mn_generic_depthwise_s8, NULL };
+static const mn_conv_s8_variant_t *const depthwise_s8[] = { MN_VARIANT_ENTRY(generic, depthwise_s8) NULL };
 #define DEPTHWISE_S8 depthwise_s8
 #else
 #define DEPTHWISE_S8 NULL
 #endif
 #if MICRONN_OP_DEPTHWISE_CONV_2D && MICRONN_TYPE_FLOAT32
-static const mn_conv_f32_variant_t *const depthwise_f32[] = { &mn_generic_depthwise_f32, NULL };
+static const mn_conv_f32_variant_t *const depthwise_f32[] = { MN_VARIANT_ENTRY(generic, depthwise_f32) NULL };
 #define DEPTHWISE_F32 depthwise_f32
 #else
 #define DEPTHWISE_F32 NULL
 #endif
 #if MICRONN_OP_FULLY_CONNECTED && MICRONN_TYPE_INT8 && !BEHIND_DSP
-static const mn_fc_s8_variant_t *const fc_s8[] = { &mn_generic_fc_s8, NULL };
+static const mn_fc_s8_variant_t *const fc_s8[] = { MN_VARIANT_ENTRY(generic, fc_s8) NULL };
 #define FC_S8 fc_s8
 #else
 #define FC_S8 NULL
 #endif
 #if MICRONN_OP_FULLY_CONNECTED && MICRONN_TYPE_FLOAT32
-static const mn_fc_f32_variant_t *const fc_f32[] = { &mn_generic_fc_f32, NULL };
+static const mn_fc_f32_variant_t *const fc_f32[] = { MN_VARIANT_ENTRY(generic, fc_f32) NULL };
 #define FC_F32 fc_f32
 #else
 #define FC_F32 NULL
 #endif
 #if MICRONN_OP_SVDF
-static const mn_svdf_s8_variant_t *const svdf_s8[] = { &mn_generic_svdf_s8, NULL };
+static const mn_svdf_s8_variant_t *const svdf_s8[] = { MN_VARIANT_ENTRY(generic, svdf_s8) NULL };
 #define SVDF_S8 svdf_s8
 #else
 #define SVDF_S8 NULL
@@ -309,7 +301,8 @@ static const mn_svdf_s8_variant_t *const svdf_s8[] = { &mn_generic_svdf_s8, NULL
 
 #if MICRONN_OP_QUANTIZE
 static const mn_requant_variant_t *const requant[] = {
-    &mn_generic_requant_s16_s8, &mn_generic_requant_s8_s8, &mn_generic_requant_s16_s16, NULL,
+    MN_VARIANT_ENTRY(generic, requant_s16_s8) MN_VARIANT_ENTRY(generic, requant_s8_s8)
+    MN_VARIANT_ENTRY(generic, requant_s16_s16) NULL,
 };
 #define REQUANT requant
 #else

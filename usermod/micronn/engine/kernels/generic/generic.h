@@ -11,7 +11,7 @@ typedef struct {
     int32_t out_off, act_min, act_max;
 } mn_generic_requant_t;
 
-/* mn_mul_by_qm (double rounding) for qm != INT32_MIN, which fits() checks (mn_generic_mults_ok):
+/* mn_mul_by_qm (double rounding) for qm != INT32_MIN, which fits() checks (mn_variant_mults_ok):
  * only INT32_MIN * INT32_MIN saturates in SaturatingRoundingDoublingHighMul, and otherwise its
  * (ab + nudge) / 2^31, truncated toward zero, equals (ab + 2^30) >> 31 for either sign of ab
  * (for ab < 0, ceil((ab + 1 - 2^30) / 2^31) = floor((ab + 2^30) / 2^31)). RoundingDivideByPOT by
@@ -29,9 +29,6 @@ static inline int32_t mn_generic_requant(int32_t acc, int32_t qm, int shift) {
     const int32_t mask = (int32_t)((1u << right) - 1u);
     return (x >> right) + ((x & mask) + (x >> 31) > (mask >> 1));
 }
-
-/* Whether mn_generic_requant is exact for these n multipliers (none is INT32_MIN). */
-bool mn_generic_mults_ok(const int32_t *mult, int n);
 
 /* Requantize accumulator acc of output channel ch to int8. */
 static inline int8_t mn_generic_out(const mn_generic_requant_t *rq, int ch, uint32_t acc) {

@@ -8,10 +8,6 @@
 
 #if MICRONN_OP_CONV_2D && MICRONN_TYPE_FLOAT32 && (__ARM_FEATURE_MVE & 2)
 
-static bool conv_1x1_fits(const mn_conv_geom_t *g) {
-    return g->f_h == 1 && g->f_w == 1 && g->pad_h == 0 && g->pad_w == 0 && g->f_in_c == g->in_c;
-}
-
 static void conv_1x1_run(const mn_conv_geom_t *g, float act_min, float act_max, const float *input,
     const float *filter, const float *bias, float *output, const mn_vbuf_t *buf) {
     (void)buf;
@@ -27,16 +23,11 @@ static void conv_1x1_run(const mn_conv_geom_t *g, float act_min, float act_max, 
 }
 
 const mn_conv_f32_variant_t mn_mve_conv_f32_1x1 = {
-    "mve.conv_f32_1x1", conv_1x1_fits, NULL, conv_1x1_run,
+    "mve.conv_f32_1x1", mn_mve_conv_f32_1x1_fits, NULL, conv_1x1_run,
 };
 
 #if MICRONN_KERNELS_GENERIC
 #include "../generic/generic.h"
-
-static bool conv_fits(const mn_conv_geom_t *g) {
-    (void)g;
-    return true;
-}
 
 static void conv_run(const mn_conv_geom_t *g, float act_min, float act_max, const float *input, const float *filter,
     const float *bias, float *output, const mn_vbuf_t *buf) {
@@ -46,7 +37,7 @@ static void conv_run(const mn_conv_geom_t *g, float act_min, float act_max, cons
 }
 
 const mn_conv_f32_variant_t mn_mve_conv_f32 = {
-    "mve.conv_f32", conv_fits, NULL, conv_run,
+    "mve.conv_f32", mn_mve_conv_f32_fits, NULL, conv_run,
 };
 #endif /* MICRONN_KERNELS_GENERIC */
 

@@ -21,11 +21,6 @@ static void conv_precompute(const mn_conv_geom_t *g, const mn_conv_quant_t *q, c
     mn_mve_fold_offset(g->out_c, mn_mve_conv_k(g), q->input_offset, filter, bias, (int32_t *)data);
 }
 
-static bool conv_1x1_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
-    (void)q;
-    return g->f_h == 1 && g->f_w == 1 && g->pad_h == 0 && g->pad_w == 0 && g->f_in_c == g->in_c;
-}
-
 static void conv_1x1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
     const int8_t *filter, const int32_t *bias, int8_t *output, const mn_vbuf_t *buf) {
     (void)bias;   /* folded into buf->data */
@@ -51,13 +46,8 @@ static void conv_1x1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, cons
 }
 
 const mn_conv_s8_variant_t mn_mve_conv_s8_1x1 = {
-    "mve.conv_s8_1x1", conv_1x1_fits, NULL, conv_data_bytes, conv_precompute, conv_1x1_run,
+    "mve.conv_s8_1x1", mn_mve_conv_s8_1x1_fits, NULL, conv_data_bytes, conv_precompute, conv_1x1_run,
 };
-
-static bool conv_im2col_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
-    (void)q;
-    return g->f_in_c == g->in_c;
-}
 
 static size_t conv_im2col_scratch_bytes(const mn_conv_geom_t *g) {
     return (size_t)mn_mve_conv_k(g);
@@ -70,7 +60,7 @@ static void conv_im2col_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, c
 }
 
 const mn_conv_s8_variant_t mn_mve_conv_s8_im2col = {
-    "mve.conv_s8_im2col", conv_im2col_fits, conv_im2col_scratch_bytes, conv_data_bytes, conv_precompute,
+    "mve.conv_s8_im2col", mn_mve_conv_s8_im2col_fits, conv_im2col_scratch_bytes, conv_data_bytes, conv_precompute,
     conv_im2col_run,
 };
 

@@ -8,10 +8,6 @@
 
 #if MICRONN_OP_DEPTHWISE_CONV_2D && MICRONN_TYPE_FLOAT32 && (__ARM_FEATURE_MVE & 2)
 
-static bool dw_fits(const mn_conv_geom_t *g) {
-    return g->depth_mult == 1;
-}
-
 static void dw_run(const mn_conv_geom_t *g, float act_min, float act_max, const float *input, const float *filter,
     const float *bias, float *output, const mn_vbuf_t *buf) {
     (void)buf;
@@ -54,7 +50,7 @@ static void dw_run(const mn_conv_geom_t *g, float act_min, float act_max, const 
 }
 
 const mn_conv_f32_variant_t mn_mve_depthwise_f32_m1 = {
-    "mve.depthwise_f32_m1", dw_fits, NULL, dw_run,
+    "mve.depthwise_f32_m1", mn_mve_depthwise_f32_m1_fits, NULL, dw_run,
 };
 
 #endif /* MICRONN_OP_DEPTHWISE_CONV_2D && MVE float */

@@ -314,11 +314,6 @@ static void dw_pad_rows(const mn_conv_geom_t *g, const int8_t *in_b, int oy, int
  * scalar, the filter rows being contiguous already. The f_h input rows an output row needs are
  * copied to scratch with the zero-point padding around them; x + off is then 0 on every padded tap,
  * so all pixels use the folded bias and no bounds checks. Data: folded[out_c]. */
-static bool dw_in1_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
-    (void)q;
-    return g->in_c == 1;
-}
-
 static size_t dw_in1_scratch_bytes(const mn_conv_geom_t *g) {
     return (size_t)g->f_h * (size_t)dw_pad_width(g);
 }
@@ -457,7 +452,7 @@ static void dw_in1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const 
 }
 
 const mn_conv_s8_variant_t mn_mve_depthwise_s8_in1 = {
-    "mve.depthwise_s8_in1", dw_in1_fits, dw_in1_scratch_bytes, dw_in1_data_bytes, dw_in1_precompute, dw_in1_run,
+    "mve.depthwise_s8_in1", mn_mve_depthwise_s8_in1_fits, dw_in1_scratch_bytes, dw_in1_data_bytes, dw_in1_precompute, dw_in1_run,
 };
 
 
@@ -465,11 +460,6 @@ const mn_conv_s8_variant_t mn_mve_depthwise_s8_in1 = {
  * zero-point-padded copies of its three input rows (dw_pad_rows; scratch), with the group's filter
  * copied tap-major (ft[group][tap][8], so its nine vectors are at fixed offsets); channels past the
  * last full group take the predicated general loop. Data: folded[out_c], plain[out_c], ft. */
-static bool dw_3x3_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
-    (void)q;
-    return g->depth_mult == 1 && g->f_h == 3 && g->f_w == 3 && g->in_c >= 8;
-}
-
 static size_t dw_3x3_data_bytes(const mn_conv_geom_t *g) {
     return dw_m1_data_bytes(g) + (size_t)(g->out_c & ~7) * 9;
 }
@@ -581,13 +571,8 @@ static void dw_3x3_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const 
 }
 
 const mn_conv_s8_variant_t mn_mve_depthwise_s8_3x3 = {
-    "mve.depthwise_s8_3x3", dw_3x3_fits, dw_3x3_scratch_bytes, dw_3x3_data_bytes, dw_3x3_precompute, dw_3x3_run,
+    "mve.depthwise_s8_3x3", mn_mve_depthwise_s8_3x3_fits, dw_3x3_scratch_bytes, dw_3x3_data_bytes, dw_3x3_precompute, dw_3x3_run,
 };
-
-static bool dw_m1_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
-    (void)q;
-    return g->depth_mult == 1;
-}
 
 static void dw_m1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
     const int8_t *filter, const int32_t *bias, int8_t *output, const mn_vbuf_t *buf) {
@@ -596,13 +581,8 @@ static void dw_m1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const i
 }
 
 const mn_conv_s8_variant_t mn_mve_depthwise_s8_m1 = {
-    "mve.depthwise_s8_m1", dw_m1_fits, NULL, dw_m1_data_bytes, dw_precompute, dw_m1_run,
+    "mve.depthwise_s8_m1", mn_mve_depthwise_s8_m1_fits, NULL, dw_m1_data_bytes, dw_precompute, dw_m1_run,
 };
-
-static bool dw_mult_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
-    (void)q;
-    return g->depth_mult > 1;
-}
 
 static void dw_mult_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
     const int8_t *filter, const int32_t *bias, int8_t *output, const mn_vbuf_t *buf) {
@@ -611,7 +591,7 @@ static void dw_mult_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const
 }
 
 const mn_conv_s8_variant_t mn_mve_depthwise_s8_mult = {
-    "mve.depthwise_s8_mult", dw_mult_fits, NULL, dw_mult_data_bytes, dw_precompute, dw_mult_run,
+    "mve.depthwise_s8_mult", mn_mve_depthwise_s8_mult_fits, NULL, dw_mult_data_bytes, dw_precompute, dw_mult_run,
 };
 
 #endif /* MICRONN_OP_DEPTHWISE_CONV_2D */

@@ -10,11 +10,6 @@
 
 #if MICRONN_OP_FULLY_CONNECTED && MICRONN_TYPE_INT8
 
-static bool fc_fits(const mn_fc_params_t *p) {
-    (void)p;
-    return true;
-}
-
 static size_t fc_data_bytes(const mn_fc_params_t *p) {
     return sizeof(int32_t) * (size_t)p->units;
 }
@@ -66,7 +61,7 @@ static void fc_run(const mn_fc_params_t *p, const int8_t *input, const int8_t *w
 }
 
 const mn_fc_s8_variant_t mn_mve_fc_s8 = {
-    "mve.fc_s8", fc_fits, NULL, fc_data_bytes, fc_precompute, fc_run,
+    "mve.fc_s8", mn_mve_fc_s8_fits, NULL, fc_data_bytes, fc_precompute, fc_run,
 };
 
 #endif /* MICRONN_OP_FULLY_CONNECTED */

@@ -266,79 +266,56 @@ void mn_mve_gemm_f32(const float *x, size_t x_stride, int n, const float *w, int
 #define MVE_F32 0
 #endif
 
-/* The lists of the type families the firmware is built for (mn_config.h). */
+/* The lists of the type families the firmware is built for (mn_config.h), each in mve_fits.h's
+ * order, with the variants the firmware links (MICRONN_VARIANTS). */
 #if MICRONN_OP_CONV_2D && MICRONN_TYPE_INT8
-static const mn_conv_s8_variant_t *const conv_s8[] = {
-    &mn_mve_conv_s8_1x1,
-    &mn_mve_conv_s8_im2col,
-    NULL,
-};
+static const mn_conv_s8_variant_t *const conv_s8[] = { MN_MVE_CONV_S8(MN_VARIANT_ENTRY) NULL };
 #define CONV_S8 conv_s8
 #else
 #define CONV_S8 NULL
 #endif
 
 #if MICRONN_OP_CONV_2D && MICRONN_TYPE_FLOAT32 && MVE_F32
-static const mn_conv_f32_variant_t *const conv_f32[] = {
-    &mn_mve_conv_f32_1x1,
 #if MICRONN_KERNELS_GENERIC
-    &mn_mve_conv_f32,
+static const mn_conv_f32_variant_t *const conv_f32[] = { MN_MVE_CONV_F32(MN_VARIANT_ENTRY) NULL };
+#else   /* mve.conv_f32 runs generic's tap walk */
+static const mn_conv_f32_variant_t *const conv_f32[] = { MN_VARIANT_ENTRY(mve, conv_f32_1x1) NULL };
 #endif
-    NULL,
-};
 #define CONV_F32 conv_f32
 #else
 #define CONV_F32 NULL
 #endif
 
 #if MICRONN_OP_DEPTHWISE_CONV_2D && MICRONN_TYPE_INT8
-static const mn_conv_s8_variant_t *const depthwise_s8[] = {
-    &mn_mve_depthwise_s8_in1,
-    &mn_mve_depthwise_s8_3x3,
-    &mn_mve_depthwise_s8_m1,
-    &mn_mve_depthwise_s8_mult,
-    NULL,
-};
+static const mn_conv_s8_variant_t *const depthwise_s8[] = { MN_MVE_DEPTHWISE_S8(MN_VARIANT_ENTRY) NULL };
 #define DEPTHWISE_S8 depthwise_s8
 #else
 #define DEPTHWISE_S8 NULL
 #endif
 
 #if MICRONN_OP_DEPTHWISE_CONV_2D && MICRONN_TYPE_FLOAT32 && MVE_F32
-static const mn_conv_f32_variant_t *const depthwise_f32[] = {
-    &mn_mve_depthwise_f32_m1,
-    NULL,
-};
+static const mn_conv_f32_variant_t *const depthwise_f32[] = { MN_MVE_DEPTHWISE_F32(MN_VARIANT_ENTRY) NULL };
 #define DEPTHWISE_F32 depthwise_f32
 #else
 #define DEPTHWISE_F32 NULL
 #endif
 
 #if MICRONN_OP_FULLY_CONNECTED && MICRONN_TYPE_INT8
-static const mn_fc_s8_variant_t *const fc_s8[] = {
-    &mn_mve_fc_s8,
-    NULL,
-};
+static const mn_fc_s8_variant_t *const fc_s8[] = { MN_MVE_FC_S8(MN_VARIANT_ENTRY) NULL };
 #define FC_S8 fc_s8
 #else
 #define FC_S8 NULL
 #endif
 
 #if MICRONN_OP_FULLY_CONNECTED && MICRONN_TYPE_FLOAT32 && MVE_F32
-static const mn_fc_f32_variant_t *const fc_f32[] = {
-    &mn_mve_fc_f32,
-    NULL,
-};
+static const mn_fc_f32_variant_t *const fc_f32[] = { MN_MVE_FC_F32(MN_VARIANT_ENTRY) NULL };
 #define FC_F32 fc_f32
 #else
 #define FC_F32 NULL
 #endif
 
 #if MICRONN_OP_SVDF
-static const mn_svdf_s8_variant_t *const svdf_s8[] = {
-    &mn_mve_svdf_s8,
-    NULL,
-};
+static const mn_svdf_s8_variant_t *const svdf_s8[] = { MN_MVE_SVDF_S8(MN_VARIANT_ENTRY) NULL };
 #define SVDF_S8 svdf_s8
 #else
 #define SVDF_S8 NULL

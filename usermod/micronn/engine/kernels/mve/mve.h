@@ -14,6 +14,7 @@
 #define MN_MVE_H
 
 #include "../mn_variants.h"
+#include "mve_fits.h"
 
 #if !defined(__ARM_FEATURE_MVE) || !(__ARM_FEATURE_MVE & 1)
 #error "kernels/mve needs Armv8.1-M with the Helium integer extension (e.g. -mcpu=cortex-m55)"

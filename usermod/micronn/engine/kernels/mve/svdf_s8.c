@@ -11,11 +11,6 @@
 
 #if MICRONN_OP_SVDF
 
-static bool svdf_fits(const mn_svdf_params_t *p) {
-    (void)p;
-    return true;
-}
-
 static size_t svdf_data_bytes(const mn_svdf_params_t *p) {
     return sizeof(int32_t) * (size_t)p->filters;
 }
@@ -106,7 +101,7 @@ static void svdf_run(const mn_svdf_params_t *p, const int8_t *input, const int8_
 }
 
 const mn_svdf_s8_variant_t mn_mve_svdf_s8 = {
-    "mve.svdf_s8", svdf_fits, svdf_data_bytes, svdf_precompute, svdf_run,
+    "mve.svdf_s8", mn_mve_svdf_s8_fits, svdf_data_bytes, svdf_precompute, svdf_run,
 };
 
 #endif /* MICRONN_OP_SVDF */

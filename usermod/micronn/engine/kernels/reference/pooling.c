@@ -228,7 +228,12 @@ static mn_status_t pool_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         return ref_fail_dtype(ctx, "input", in);
     }
     if (MICRONN_TYPE_INT8 && in->dtype == MN_INT8) {
-        d->variant = node->builtin == MN_BUILTIN_MAX_POOL_2D ? mn_select_maxpool_s8(ctx, g) : mn_select_avgpool_s8(ctx, g);
+        /* (a firmware with one of the two ops links only its selection) */
+        if (MICRONN_OP_MAX_POOL_2D && node->builtin == MN_BUILTIN_MAX_POOL_2D) {
+            d->variant = mn_select_maxpool_s8(ctx, g);
+        } else if (MICRONN_OP_AVERAGE_POOL_2D && node->builtin == MN_BUILTIN_AVERAGE_POOL_2D) {
+            d->variant = mn_select_avgpool_s8(ctx, g);
+        }
     }
     node->user_data = d;
     return MN_OK;

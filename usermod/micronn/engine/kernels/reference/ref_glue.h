@@ -23,14 +23,13 @@
         return mn_fail((ctx), MN_ERR_MODEL, "missing output %d", (i)); \
     }
 
-static inline mn_status_t ref_fail_dtype(mn_ctx_t *ctx, const char *what, const mn_tensor_t *t) {
-    return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%s dtype %s not supported", what, mn_dtype_name(t->dtype));
-}
+/* Prepare-time checks, out of line (ref_glue.c): one copy in the firmware, not one per caller. */
 
-static inline mn_status_t ref_fail_combo(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *out) {
-    return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input dtype %s with output dtype %s not supported",
-        mn_dtype_name(in->dtype), mn_dtype_name(out->dtype));
-}
+/* Fail naming `what` and t's dtype as unsupported. */
+mn_status_t ref_fail_dtype(mn_ctx_t *ctx, const char *what, const mn_tensor_t *t);
+
+/* Fail naming the input/output dtype combination as unsupported. */
+mn_status_t ref_fail_combo(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *out);
 
 static inline int ref_qtype(int32_t dtype) {
     switch (dtype) {
@@ -42,46 +41,14 @@ static inline int ref_qtype(int32_t dtype) {
 }
 
 /* Quantized activation range of `out` for fused activation `act`. */
-static inline mn_status_t ref_act_range_q(mn_ctx_t *ctx, int act, const mn_tensor_t *out,
-    int32_t *lo, int32_t *hi) {
-    int32_t qmin, qmax;
-    mn_qtype_range(ref_qtype(out->dtype), &qmin, &qmax);
-    if (!(out->scale > 0.0f)) {
-        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "output of dtype %s is not quantized (scale 0)",
-            mn_dtype_name(out->dtype));
-    }
-    if (mn_act_range_quant(act, out->scale, out->zero_point, qmin, qmax, lo, hi)) {
-        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "fused activation %s not supported",
-            mn_fused_act_name(act));
-    }
-    return MN_OK;
-}
+mn_status_t ref_act_range_q(mn_ctx_t *ctx, int act, const mn_tensor_t *out, int32_t *lo, int32_t *hi);
 
-static inline mn_status_t ref_act_range_f(mn_ctx_t *ctx, int act, float *lo, float *hi) {
-    if (mn_act_range_f32(act, lo, hi)) {
-        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "fused activation %s not supported",
-            mn_fused_act_name(act));
-    }
-    return MN_OK;
-}
+/* Float activation range for fused activation `act`. */
+mn_status_t ref_act_range_f(mn_ctx_t *ctx, int act, float *lo, float *hi);
 
 /* Checks that a quantized tensor has a usable per-tensor scale (finite, > 0) and
  * a zero point inside its type's range. */
-static inline mn_status_t ref_need_quant(mn_ctx_t *ctx, const char *what, const mn_tensor_t *t) {
-    if (t->q_count < 1 || !(t->scale > 0.0f) || !(t->scale < 3.0e38f)) {
-        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%s (dtype %s) has no usable quantization scale",
-            what, mn_dtype_name(t->dtype));
-    }
-    if (t->dtype == MN_INT8 || t->dtype == MN_UINT8 || t->dtype == MN_INT16) {
-        int32_t lo, hi;
-        mn_qtype_range(ref_qtype(t->dtype), &lo, &hi);
-        if (t->zero_point < lo || t->zero_point > hi) {
-            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%s zero point %d out of range for %s",
-                what, (int)t->zero_point, mn_dtype_name(t->dtype));
-        }
-    }
-    return MN_OK;
-}
+mn_status_t ref_need_quant(mn_ctx_t *ctx, const char *what, const mn_tensor_t *t);
 
 /* fn when the firmware has type family F (mn_config.h MICRONN_TYPE_<F>), else NULL: a kernel's
  * eval passes its per-family compute functions this way, so the families left out are not linked. */

@@ -1,0 +1,45 @@
+/*
+ * The dsp backend's variants: when each one fits, and the order the backend tries them in, per
+ * compute function (X-macros of X(backend, variant) for variant mn_<backend>_<variant>, fits
+ * mn_<backend>_<variant>_fits). Portable C, without the DSP intrinsics: the firmware's lists
+ * (dsp.c) and the host build's variant query (mn_variants.h, MICRONN_VARIANTS) both use it.
+ */
+#ifndef MN_DSP_FITS_H
+#define MN_DSP_FITS_H
+
+#include "../mn_variants.h"
+
+#define MN_DSP_CONV_S8(X) X(dsp, conv_s8)
+#define MN_DSP_DEPTHWISE_S8(X) X(dsp, depthwise_s8_c1) X(dsp, depthwise_s8_mult1) X(dsp, depthwise_s8)
+#define MN_DSP_FC_S8(X) X(dsp, fc_s8)
+#define MN_DSP_SVDF_S8(X) X(dsp, svdf_s8)
+
+/* Every ungrouped convolution (any kernel, stride, padding, dilation). */
+static inline bool mn_dsp_conv_s8_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
+    return g->f_in_c == g->in_c && mn_variant_mults_ok(q->mult, g->out_c);
+}
+
+/* One input channel (and several outputs): the convolution with a transposed filter. */
+static inline bool mn_dsp_depthwise_s8_c1_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
+    return g->in_c == 1 && g->out_c > 1 && mn_variant_mults_ok(q->mult, g->out_c);
+}
+
+static inline bool mn_dsp_depthwise_s8_mult1_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
+    return g->depth_mult == 1 && mn_variant_mults_ok(q->mult, g->out_c);
+}
+
+static inline bool mn_dsp_depthwise_s8_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
+    return mn_variant_mults_ok(q->mult, g->out_c);
+}
+
+static inline bool mn_dsp_fc_s8_fits(const mn_fc_params_t *p) {
+    (void)p;
+    return true;
+}
+
+static inline bool mn_dsp_svdf_s8_fits(const mn_svdf_params_t *p) {
+    /* an odd memory would put every other filter's words off the pairwise layout */
+    return p->memory % 2 == 0 && p->mult1 != INT32_MIN && p->mult2 != INT32_MIN;
+}
+
+#endif /* MN_DSP_FITS_H */
