@@ -27,9 +27,12 @@ TEST_MODELS := $(wildcard $(MODELS_DIR)/*.tflite)
 # Delegation (Interpreter(delegate=...)) likewise is in every build of all ops; a build for MODELS
 # has it with DELEGATE=1 or when a model runs `micronn partition` subgraphs (DELEGATE=0: never).
 # Of the optimized kernel variants (kernels/mn_variants.h) it links those the MODELS' nodes select
-# on the board's backends (micronn_tools.opset --variants; any other model still runs, its nodes
-# falling back to the next variant that fits or to the reference kernel); VARIANTS="dsp.conv_s8 ..."
-# names them, VARIANTS=all (the default with OPS= or without MODELS) links every one.
+# on the board's backends (micronn_tools.opset --variants; another model's nodes fall back to the
+# next variant that fits or to the reference kernel), and the reference int8 convolutions
+# (ref.conv_s8, ref.depthwise_s8) only when one of the MODELS' nodes runs them: a node of another
+# model that needs one left out is refused by Interpreter() with the remedy (VARIANTS=all, or
+# MODELS= with that model). VARIANTS="dsp.conv_s8 ..." names them, VARIANTS=all (the default with
+# OPS= or without MODELS) links every one.
 MODEL_FILES := $(abspath $(MODELS))
 OPSET := PYTHONPATH=$(CURDIR)/host_tools $(PYTHON) -m micronn_tools.opset $(if $(filter-out 0,$(ALLOW_UNSUPPORTED)),--allow-unsupported)
 ifneq ($(MODELS),)

@@ -15,7 +15,8 @@
 #                       "reference": none.
 #   MICRONN_VARIANTS    optimized variants linked, by name ("dsp.conv_s8;generic.fc_s8", e.g. from
 #                       micronn_tools.opset --variants); "none": none; default (or "all"): every one.
-#   MICRONN_COPT        compile options for the engine's kernels and mn_quant.c only, default "-O2"
+#   MICRONN_COPT        compile options for the engine's kernels (not their prepare-time files:
+#                       *_prepare.c, mn_variants.c, ref_glue.c) and mn_quant.c only, default "-O2"
 #                       (ports build for size; the engine's loops are about 2x faster at -O2).
 #                       Empty: the port's.
 #   MICRONN_CORE_COPT   the same for the rest of the engine (verifier, interpreter setup, planner:
@@ -140,6 +141,8 @@ endif()
 separate_arguments(MICRONN_CORE_COPT)
 set(MICRONN_HOT_SRC ${MICRONN_ENGINE_SRC})
 list(FILTER MICRONN_HOT_SRC INCLUDE REGEX "/kernels/|/mn_quant\\.c$")
+# (prepare-time code in kernels/ keeps the port's setting, as in micropython.mk)
+list(FILTER MICRONN_HOT_SRC EXCLUDE REGEX "_prepare\\.c$|/kernels/mn_variants\\.c$|/kernels/reference/ref_glue\\.c$")
 set(MICRONN_CORE_SRC ${MICRONN_ENGINE_SRC})
 list(REMOVE_ITEM MICRONN_CORE_SRC ${MICRONN_HOT_SRC})
 if(MICRONN_COPT)

@@ -20,7 +20,9 @@
 #   MICRONN_VARIANTS    optimized variants of those backends that are linked, by name, e.g.
 #                       "dsp.conv_s8 dsp.depthwise_s8_mult1" (the ones models select:
 #                       micronn_tools.opset --variants); "none": none. Default (or "all"): every one.
-#                       A node whose variant is left out runs the next that fits, or the reference.
+#                       A node whose variant is left out runs the next that fits, or the reference;
+#                       the reference int8 convolutions are selectable too ("ref.conv_s8",
+#                       "ref.depthwise_s8"): left out, a node that needs one is refused at prepare.
 # Changing any of them rebuilds what depends on it (the values are recorded in $(BUILD)/micronn_gen).
 
 MICRONN_DIR := $(USERMOD_DIR)
@@ -59,16 +61,19 @@ CFLAGS_USERMOD += $(foreach k,$(MICRONN_BACKENDS),-DMICRONN_KERNELS_$(shell echo
 # kernels and mn_quant.c (fixed-point helpers the kernels call). The rest of the engine (model
 # verifier, interpreter setup and prepare, planner, registry, names: about 60% of a model-specific
 # firmware's engine bytes, a few hundred instructions per invoke) keeps the port's setting (-Os on
-# our boards), or MICRONN_CORE_COPT when set.
+# our boards), or MICRONN_CORE_COPT when set; so does the kernels' prepare-time code: the
+# <op>_prepare.c files (an op's prepare kept apart from its compute and eval), the reference
+# kernels' shared prepare checks (ref_glue.c) and the variant selection (mn_variants.c).
 MICRONN_COPT ?= -O2
 MICRONN_CORE_COPT ?=
+MICRONN_COLD_SRC := $(filter %_prepare.c %/kernels/mn_variants.c %/kernels/reference/ref_glue.c,$(MICRONN_ENGINE_SRC))
+MICRONN_HOT_SRC := $(filter-out $(MICRONN_COLD_SRC),$(filter $(MICRONN_ENGINE)/kernels/% %/mn_quant.c,$(MICRONN_ENGINE_SRC)))
+MICRONN_CORE_SRC := $(filter-out $(MICRONN_HOT_SRC),$(MICRONN_ENGINE_SRC))
 ifneq ($(strip $(MICRONN_COPT)),)
-$(MICRONN_OBJ_DIR)/engine/kernels/%.o: CFLAGS += $(MICRONN_COPT)
-$(MICRONN_OBJ_DIR)/engine/mn_quant.o: CFLAGS += $(MICRONN_COPT)
+$(patsubst $(MICRONN_DIR)/%.c,$(MICRONN_OBJ_DIR)/%.o,$(MICRONN_HOT_SRC)): CFLAGS += $(MICRONN_COPT)
 endif
 ifneq ($(strip $(MICRONN_CORE_COPT)),)
-$(patsubst $(MICRONN_DIR)/%.c,$(MICRONN_OBJ_DIR)/%.o,$(filter-out %/mn_quant.c,$(wildcard $(MICRONN_ENGINE)/*.c))): \
-	CFLAGS += $(MICRONN_CORE_COPT)
+$(patsubst $(MICRONN_DIR)/%.c,$(MICRONN_OBJ_DIR)/%.o,$(MICRONN_CORE_SRC)): CFLAGS += $(MICRONN_CORE_COPT)
 endif
 
 # ---- double-precision libm --------------------------------------------------------------------
@@ -141,7 +146,7 @@ ifneq ($(wildcard $(MICRONN_GEN)/delegate.txt)$(file < $(MICRONN_GEN)/delegate.t
 $(file > $(MICRONN_GEN)/delegate.txt,$(strip $(MICRONN_DELEGATE)))
 endif
 # (the optimisation split too: objects built under another one are rebuilt)
-MICRONN_COPT_REC := kernels+mn_quant: $(strip $(MICRONN_COPT)); rest: $(strip $(MICRONN_CORE_COPT))
+MICRONN_COPT_REC := kernels+mn_quant (not *_prepare.c): $(strip $(MICRONN_COPT)); rest: $(strip $(MICRONN_CORE_COPT))
 ifneq ($(wildcard $(MICRONN_GEN)/copt.txt)$(file < $(MICRONN_GEN)/copt.txt),$(MICRONN_GEN)/copt.txt$(MICRONN_COPT_REC))
 $(file > $(MICRONN_GEN)/copt.txt,$(MICRONN_COPT_REC))
 endif

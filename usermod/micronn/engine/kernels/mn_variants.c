@@ -150,8 +150,15 @@ static void query_record(const char *name) {
     }
 }
 
-/* In a query: record the first variant of the query's backends that fits, and return NULL. */
-#define MN_QUERY(TYPE, FIELD, FITS_ARGS) \
+static void query_record_ref(const char *name) {
+    if (name) {
+        query_record(name);
+    }
+}
+
+/* In a query: record the first variant of the query's backends that fits (none: the selectable
+ * reference function REF, when not NULL), and return NULL. */
+#define MN_QUERY(TYPE, FIELD, FITS_ARGS, REF) \
     if (query_active(ctx)) { \
         for (const mn_backend_t *const *b_ = query.list; *b_; ++b_) { \
             for (const TYPE *const *v_ = (*b_)->FIELD; v_ && *v_; ++v_) { \
@@ -161,15 +168,29 @@ static void query_record(const char *name) {
                 } \
             } \
         } \
+        query_record_ref(REF); \
         return NULL; \
     }
 #else
-#define MN_QUERY(TYPE, FIELD, FITS_ARGS)
+#define MN_QUERY(TYPE, FIELD, FITS_ARGS, REF)
 #endif /* MICRONN_VARIANT_QUERY */
 
-/* First variant of list FIELD (element type TYPE), over all backends, whose fits FITS_ARGS holds. */
-#define MN_SELECT(TYPE, FIELD, FITS_ARGS) \
-    MN_QUERY(TYPE, FIELD, FITS_ARGS) \
+bool mn_variant_ref(const mn_ctx_t *ctx, const char *name, bool linked) {
+#if MICRONN_VARIANT_QUERY
+    if (query_active(ctx)) {
+        query_record(name);
+    }
+#else
+    (void)ctx;
+    (void)name;
+#endif
+    return linked;
+}
+
+/* First variant of list FIELD (element type TYPE), over all backends, whose fits FITS_ARGS holds;
+ * REF: the name of the selectable reference function (mn_variants.h), or NULL. */
+#define MN_SELECT(TYPE, FIELD, FITS_ARGS, REF) \
+    MN_QUERY(TYPE, FIELD, FITS_ARGS, REF) \
     for (const mn_backend_t *const *b_ = ctx && ctx->variants ? ctx->variants : backend_list; *b_; ++b_) { \
         for (const TYPE *const *v_ = (*b_)->FIELD; v_ && *v_; ++v_) { \
             if ((*v_)->fits FITS_ARGS) { \
@@ -180,49 +201,49 @@ static void query_record(const char *name) {
     return NULL
 
 const mn_conv_s8_variant_t *mn_select_conv_s8(const mn_ctx_t *ctx, const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
-    MN_SELECT(mn_conv_s8_variant_t, conv_s8, (g, q));
+    MN_SELECT(mn_conv_s8_variant_t, conv_s8, (g, q), "ref.conv_s8");
 }
 
 const mn_conv_s8_variant_t *mn_select_depthwise_s8(const mn_ctx_t *ctx, const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
-    MN_SELECT(mn_conv_s8_variant_t, depthwise_s8, (g, q));
+    MN_SELECT(mn_conv_s8_variant_t, depthwise_s8, (g, q), "ref.depthwise_s8");
 }
 
 const mn_conv_f32_variant_t *mn_select_conv_f32(const mn_ctx_t *ctx, const mn_conv_geom_t *g) {
-    MN_SELECT(mn_conv_f32_variant_t, conv_f32, (g));
+    MN_SELECT(mn_conv_f32_variant_t, conv_f32, (g), NULL);
 }
 
 const mn_conv_f32_variant_t *mn_select_depthwise_f32(const mn_ctx_t *ctx, const mn_conv_geom_t *g) {
-    MN_SELECT(mn_conv_f32_variant_t, depthwise_f32, (g));
+    MN_SELECT(mn_conv_f32_variant_t, depthwise_f32, (g), NULL);
 }
 
 const mn_fc_s8_variant_t *mn_select_fc_s8(const mn_ctx_t *ctx, const mn_fc_params_t *p) {
-    MN_SELECT(mn_fc_s8_variant_t, fc_s8, (p));
+    MN_SELECT(mn_fc_s8_variant_t, fc_s8, (p), NULL);
 }
 
 const mn_fc_f32_variant_t *mn_select_fc_f32(const mn_ctx_t *ctx, const mn_fc_params_t *p) {
-    MN_SELECT(mn_fc_f32_variant_t, fc_f32, (p));
+    MN_SELECT(mn_fc_f32_variant_t, fc_f32, (p), NULL);
 }
 
 const mn_add_s8_variant_t *mn_select_add_s8(const mn_ctx_t *ctx, const mn_add_quant_t *p, const mn_bcast_t *b) {
-    MN_SELECT(mn_add_s8_variant_t, add_s8, (p, b));
+    MN_SELECT(mn_add_s8_variant_t, add_s8, (p, b), NULL);
 }
 
 const mn_pool_s8_variant_t *mn_select_avgpool_s8(const mn_ctx_t *ctx, const mn_pool_geom_t *g) {
-    MN_SELECT(mn_pool_s8_variant_t, avgpool_s8, (g));
+    MN_SELECT(mn_pool_s8_variant_t, avgpool_s8, (g), NULL);
 }
 
 const mn_pool_s8_variant_t *mn_select_maxpool_s8(const mn_ctx_t *ctx, const mn_pool_geom_t *g) {
-    MN_SELECT(mn_pool_s8_variant_t, maxpool_s8, (g));
+    MN_SELECT(mn_pool_s8_variant_t, maxpool_s8, (g), NULL);
 }
 
 const mn_softmax_s8_variant_t *mn_select_softmax_s8(const mn_ctx_t *ctx, const mn_softmax_q_t *p, int outer, int depth) {
-    MN_SELECT(mn_softmax_s8_variant_t, softmax_s8, (p, outer, depth));
+    MN_SELECT(mn_softmax_s8_variant_t, softmax_s8, (p, outer, depth), NULL);
 }
 
 const mn_svdf_s8_variant_t *mn_select_svdf_s8(const mn_ctx_t *ctx, const mn_svdf_params_t *p) {
-    MN_SELECT(mn_svdf_s8_variant_t, svdf_s8, (p));
+    MN_SELECT(mn_svdf_s8_variant_t, svdf_s8, (p), NULL);
 }
 
 const mn_requant_variant_t *mn_select_requant(const mn_ctx_t *ctx, int in_dtype, int out_dtype, const mn_requant_t *r) {
-    MN_SELECT(mn_requant_variant_t, requant, (in_dtype, out_dtype, r));
+    MN_SELECT(mn_requant_variant_t, requant, (in_dtype, out_dtype, r), NULL);
 }

@@ -176,6 +176,24 @@ typedef struct mn_backend {
 #define MN_VARIANT_ENTRY(b, v) MN_VARIANT_IF(MN_VARIANT_ON(MICRONN_VARIANT_##b##_##v), &mn_##b##_##v,)
 #endif
 
+/*
+ * The reference int8 compute functions of CONV_2D and DEPTHWISE_CONV_2D are selectable too, by the
+ * names "ref.conv_s8" (mn_conv_s8_per_channel) and "ref.depthwise_s8"
+ * (mn_depthwise_conv_s8_per_channel): an optimized backend's variants usually fit every such node
+ * (dsp.conv_s8 every ungrouped convolution), so a firmware for given models links the reference
+ * one only when a node of those models runs it (no variant fits, or weights that are not
+ * constants; micronn_tools.opset --variants lists it then). A node of another model that would run
+ * a reference function the firmware left out is refused at prepare, naming what to rebuild with.
+ * MN_REF_CONV_S8 / MN_REF_DEPTHWISE_S8: 1 when linked.
+ */
+#if MICRONN_VARIANTS_ALL
+#define MN_REF_CONV_S8 1
+#define MN_REF_DEPTHWISE_S8 1
+#else
+#define MN_REF_CONV_S8 MN_VARIANT_ON(MICRONN_VARIANT_ref_conv_s8)
+#define MN_REF_DEPTHWISE_S8 MN_VARIANT_ON(MICRONN_VARIANT_ref_depthwise_s8)
+#endif
+
 /* True when no multiplier is INT32_MIN: the one case the optimized requantizations (one rounding
  * doubling high multiply without the saturation test) do not handle; most fits() check it. */
 bool mn_variant_mults_ok(const int32_t *mult, int n);
@@ -215,12 +233,20 @@ const mn_svdf_s8_variant_t *mn_select_svdf_s8(const mn_ctx_t *ctx, const mn_svdf
 const mn_requant_variant_t *mn_select_requant(const mn_ctx_t *ctx, int in_dtype, int out_dtype, const mn_requant_t *r);
 
 /*
+ * A node runs the reference compute function `name` ("ref.conv_s8") without having asked
+ * mn_select_*() (e.g. its weights are not constants): recorded by a variant query; returns
+ * `linked` (whether this firmware has it: MN_REF_*).
+ */
+bool mn_variant_ref(const mn_ctx_t *ctx, const char *name, bool linked);
+
+/*
  * Host tool (built with MICRONN_VARIANT_QUERY=1): which variants a firmware with the optimized
  * backends `kernels` (e.g. "dsp generic", in order of preference) would select. Between begin and
  * end, every selection of a prepare that is not a sizing run and uses the default backends is
  * evaluated over those backends' fits() (portable: <backend>/<backend>_fits.h; generic: as
- * compiled in, so the host build needs it) and recorded, and returns NULL (the reference), so
- * prepare runs on. mn_variants_query_name(i): the i-th variant recorded ("dsp.conv_s8"), or NULL
+ * compiled in, so the host build needs it) and recorded (when none fits, the selectable reference
+ * function: "ref.conv_s8" / "ref.depthwise_s8"), and returns NULL (the reference), so prepare
+ * runs on. mn_variants_query_name(i): the i-th variant recorded ("dsp.conv_s8"), or NULL
  * past the last. begin returns 0, or -1 for a backend it does not know. Not reentrant (one global
  * state: a host tool's).
  */

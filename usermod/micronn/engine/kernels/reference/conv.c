@@ -1,9 +1,13 @@
 /* CONV_2D reference kernel (bit-exact with TFLite's reference_integer_ops::
  * ConvPerChannel for int8 and int16x8; same formula as reference_ops::Conv for float). */
 #include "mn_ref.h"
+#include "../mn_variants.h"
 
 #if MICRONN_OP_CONV_2D
 
+/* int8: a selectable compute function ("ref.conv_s8", mn_variants.h), left out of a firmware whose
+ * models' nodes all run optimized variants. */
+#if MN_REF_CONV_S8
 void mn_conv_s8_per_channel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
     const int8_t *input, const int8_t *filter, const int32_t *bias, int8_t *output) {
     const int in_h = g->in_h, in_w = g->in_w, in_c = g->in_c;
@@ -57,6 +61,7 @@ void mn_conv_s8_per_channel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
         }
     }
 }
+#endif
 
 void mn_conv_s16_per_channel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
     const int16_t *input, const int8_t *filter, const mn_bias16_t *bias, int16_t *output) {
@@ -202,69 +207,12 @@ void mn_conv_hybrid(const mn_conv_geom_t *g, const mn_conv_hybrid_t *h, const fl
 
 #include "ref_glue.h"
 
-typedef ref_conv_data_t conv_data_t;   /* ref_glue.h */
-
-static mn_status_t conv_prepare(mn_ctx_t *ctx, mn_node_t *node) {
-    REF_INPUT(in, ctx, node, 0, "input");
-    REF_INPUT(filter, ctx, node, 1, "filter");
-    mn_tensor_t *bias = mn_input(ctx, node, 2);
-    REF_OUTPUT(out, ctx, node, 0);
-
-    const int padding = mn_opt_i8(node, MN_CONV2D_PADDING, MN_PADDING_SAME);
-    const int stride_w = mn_opt_i32(node, MN_CONV2D_STRIDE_W, 1);
-    const int stride_h = mn_opt_i32(node, MN_CONV2D_STRIDE_H, 1);
-    const int act = mn_opt_i8(node, MN_CONV2D_ACTIVATION, MN_ACT_NONE);
-    const int dil_w = mn_opt_i32(node, MN_CONV2D_DILATION_W, 1);
-    const int dil_h = mn_opt_i32(node, MN_CONV2D_DILATION_H, 1);
-
-    REF_TRY(ref_conv_check_opts(ctx, in, filter, out, padding, stride_h, stride_w, dil_h, dil_w));
-    int32_t *mult = NULL;
-    int8_t *shift = NULL;
-    bool fill;
-    /* per-channel entries (out_c): multipliers/shifts, or the float scales of a hybrid filter */
-    const int32_t n_tables = in->dtype != MN_FLOAT32 || filter->dtype == MN_INT8 ? filter->dims[0] : 0;
-    conv_data_t *d = (conv_data_t *)ref_alloc_with_tables(ctx, node, sizeof(conv_data_t), n_tables, &mult, &shift, &fill);
-    if (!d) {
-        return MN_ERR_ARENA;
-    }
-    mn_conv_geom_t geom, *g = &geom;
-    g->batches = in->dims[0];
-    g->in_h = in->dims[1];
-    g->in_w = in->dims[2];
-    g->in_c = in->dims[3];
-    g->out_c = filter->dims[0];
-    g->f_h = filter->dims[1];
-    g->f_w = filter->dims[2];
-    g->f_in_c = filter->dims[3];
-    g->depth_mult = 1;
-    g->stride_h = stride_h;
-    g->stride_w = stride_w;
-    g->dil_h = dil_h;
-    g->dil_w = dil_w;
-    if (g->f_in_c < 1 || g->in_c < g->f_in_c || g->in_c % g->f_in_c != 0 || g->out_c % (g->in_c / g->f_in_c) != 0) {
-        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter depth %d does not divide input depth %d into groups",
-            (int)g->f_in_c, (int)g->in_c);
-    }
-    REF_TRY(ref_conv_prepare_common(ctx, node, in, filter, bias, out, padding, act, 0, g, d, mult, shift, fill));
-    if (d->g.dtype == MN_FLOAT32 && d->g.mode && g->in_c != g->f_in_c) {
-        /* grouped: TFLite's per-channel hybrid path, which needs one scale per output channel */
-        if (filter->q_count != g->out_c) {
-            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "grouped hybrid conv needs %d filter scales (has %d)",
-                (int)g->out_c, (int)filter->q_count);
-        }
-        d->g.mode = REF_HYBRID_CHANNEL;
-    }
-    if (in->dtype == MN_INT16) {   /* without a bias tensor: int32 accumulation if the options say so */
-        d->g.mode = mn_opt_i8(node, MN_CONV2D_QUANTIZED_BIAS_TYPE, 0) == MN_INT32;
-    }
-    return ref_conv_select(ctx, node, d, g, filter, bias, false);
-}
-
 static mn_status_t conv_eval(mn_ctx_t *ctx, mn_node_t *node) {
-    return ref_conv_eval(ctx, node, REF_FAMILY_FN(INT8, mn_conv_s8_per_channel), REF_FAMILY_FN(INT16, mn_conv_s16_per_channel),
-        REF_FAMILY_FN(FLOAT32, mn_conv_f32), REF_FAMILY_FN(HYBRID, mn_conv_hybrid));
+    return ref_conv_eval(ctx, node, MN_REF_CONV_S8 ? REF_FAMILY_FN(INT8, mn_conv_s8_per_channel) : NULL,
+        REF_FAMILY_FN(INT16, mn_conv_s16_per_channel), REF_FAMILY_FN(FLOAT32, mn_conv_f32),
+        REF_FAMILY_FN(HYBRID, mn_conv_hybrid));
 }
 
-const mn_kernel_t mn_kernel_CONV_2D = { NULL, conv_prepare, conv_eval, NULL, ref_conv_variant };
+const mn_kernel_t mn_kernel_CONV_2D = { NULL, ref_conv2d_prepare, conv_eval, NULL, ref_conv_variant };
 
 #endif /* MICRONN_OP_CONV_2D */

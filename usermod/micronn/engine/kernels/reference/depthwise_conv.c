@@ -1,9 +1,13 @@
 /* DEPTHWISE_CONV_2D reference kernel (bit-exact with TFLite's
  * reference_integer_ops::DepthwiseConvPerChannel for int8 and int16x8). */
 #include "mn_ref.h"
+#include "../mn_variants.h"
 
 #if MICRONN_OP_DEPTHWISE_CONV_2D
 
+/* int8: a selectable compute function ("ref.depthwise_s8", mn_variants.h), left out of a firmware whose
+ * models' nodes all run optimized variants. */
+#if MN_REF_DEPTHWISE_S8
 void mn_depthwise_conv_s8_per_channel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
     const int8_t *input, const int8_t *filter, const int32_t *bias, int8_t *output) {
     const int in_h = g->in_h, in_w = g->in_w, in_c = g->in_c;
@@ -55,6 +59,7 @@ void mn_depthwise_conv_s8_per_channel(const mn_conv_geom_t *g, const mn_conv_qua
         }
     }
 }
+#endif
 
 void mn_depthwise_conv_s16_per_channel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
     const int16_t *input, const int8_t *filter, const mn_bias16_t *bias, int16_t *output) {
@@ -190,70 +195,12 @@ void mn_depthwise_conv_hybrid(const mn_conv_geom_t *g, const mn_conv_hybrid_t *h
 
 #include "ref_glue.h"
 
-typedef ref_conv_data_t dw_data_t;   /* ref_glue.h */
-
-static mn_status_t dw_prepare(mn_ctx_t *ctx, mn_node_t *node) {
-    REF_INPUT(in, ctx, node, 0, "input");
-    REF_INPUT(filter, ctx, node, 1, "filter");
-    mn_tensor_t *bias = mn_input(ctx, node, 2);
-    REF_OUTPUT(out, ctx, node, 0);
-
-    const int padding = mn_opt_i8(node, MN_DWCONV_PADDING, MN_PADDING_SAME);
-    const int stride_w = mn_opt_i32(node, MN_DWCONV_STRIDE_W, 1);
-    const int stride_h = mn_opt_i32(node, MN_DWCONV_STRIDE_H, 1);
-    const int act = mn_opt_i8(node, MN_DWCONV_ACTIVATION, MN_ACT_NONE);
-    const int dil_w = mn_opt_i32(node, MN_DWCONV_DILATION_W, 1);
-    const int dil_h = mn_opt_i32(node, MN_DWCONV_DILATION_H, 1);
-
-    REF_TRY(ref_conv_check_opts(ctx, in, filter, out, padding, stride_h, stride_w, dil_h, dil_w));
-    int32_t *mult = NULL;
-    int8_t *shift = NULL;
-    bool fill;
-    /* per-channel entries (out_c): multipliers/shifts, or the float scales of a hybrid filter */
-    const int32_t n_tables = in->dtype != MN_FLOAT32 || filter->dtype == MN_INT8 ? filter->dims[3] : 0;
-    dw_data_t *d = (dw_data_t *)ref_alloc_with_tables(ctx, node, sizeof(dw_data_t), n_tables, &mult, &shift, &fill);
-    if (!d) {
-        return MN_ERR_ARENA;
-    }
-    mn_conv_geom_t geom, *g = &geom;
-    g->batches = in->dims[0];
-    g->in_h = in->dims[1];
-    g->in_w = in->dims[2];
-    g->in_c = in->dims[3];
-    g->f_h = filter->dims[1];
-    g->f_w = filter->dims[2];
-    g->out_c = filter->dims[3];
-    g->f_in_c = 1;
-    if (filter->dims[0] != 1 || g->in_c < 1 || g->out_c % g->in_c != 0) {
-        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter shape [%d,%d,%d,%d] does not fit input depth %d",
-            (int)filter->dims[0], g->f_h, g->f_w, g->out_c, g->in_c);
-    }
-    g->depth_mult = g->out_c / g->in_c;
-    g->stride_h = stride_h;
-    g->stride_w = stride_w;
-    g->dil_h = dil_h;
-    g->dil_w = dil_w;
-    if (in->dtype == MN_INT16 && bias && bias->dtype != MN_INT64) {   /* TFLite: int64 only here */
-        return ref_fail_dtype(ctx, "bias (with int16 input)", bias);
-    }
-    REF_TRY(ref_conv_prepare_common(ctx, node, in, filter, bias, out, padding, act, 3, g, d, mult, shift, fill));
-    if (d->g.dtype == MN_FLOAT32 && d->g.mode) {
-        /* TFLite has only the per-channel hybrid path here (with one scale it reads past it) */
-        if (filter->q_count != g->out_c) {
-            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "hybrid depthwise conv needs %d filter scales (has %d)",
-                (int)g->out_c, (int)filter->q_count);
-        }
-        d->g.mode = REF_HYBRID_CHANNEL;
-    }
-    return ref_conv_select(ctx, node, d, g, filter, bias, true);
-}
-
 static mn_status_t dw_eval(mn_ctx_t *ctx, mn_node_t *node) {
-    return ref_conv_eval(ctx, node, REF_FAMILY_FN(INT8, mn_depthwise_conv_s8_per_channel),
+    return ref_conv_eval(ctx, node, MN_REF_DEPTHWISE_S8 ? REF_FAMILY_FN(INT8, mn_depthwise_conv_s8_per_channel) : NULL,
         REF_FAMILY_FN(INT16, mn_depthwise_conv_s16_per_channel), REF_FAMILY_FN(FLOAT32, mn_depthwise_conv_f32),
         REF_FAMILY_FN(HYBRID, mn_depthwise_conv_hybrid));
 }
 
-const mn_kernel_t mn_kernel_DEPTHWISE_CONV_2D = { NULL, dw_prepare, dw_eval, NULL, ref_conv_variant };
+const mn_kernel_t mn_kernel_DEPTHWISE_CONV_2D = { NULL, ref_dwconv_prepare, dw_eval, NULL, ref_conv_variant };
 
 #endif /* MICRONN_OP_DEPTHWISE_CONV_2D */

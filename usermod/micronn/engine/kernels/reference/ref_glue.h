@@ -319,6 +319,35 @@ static inline mn_status_t ref_check_bias16(mn_ctx_t *ctx, const mn_tensor_t *bia
 /* mn_kernel_t.variant of CONV_2D and DEPTHWISE_CONV_2D. */
 const char *ref_conv_variant(const mn_node_t *node);
 
+/*
+ * Prepare functions kept apart from their op's compute and eval (<op>_prepare.c): prepare-time
+ * code is built with the port's optimisation setting (size), only what runs per inference with
+ * the kernels' MICRONN_COPT (micropython.mk).
+ */
+mn_status_t ref_conv2d_prepare(mn_ctx_t *ctx, mn_node_t *node);    /* CONV_2D */
+mn_status_t ref_dwconv_prepare(mn_ctx_t *ctx, mn_node_t *node);    /* DEPTHWISE_CONV_2D */
+
+/* AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL_2D kernel data, prepare and mn_kernel_t.variant. */
+typedef struct {
+    mn_pool_geom_t g;
+    int32_t qmin, qmax;
+    float fmin, fmax;
+    uint8_t dtype;
+    const mn_pool_s8_variant_t *variant;   /* int8 compute variant (mn_variants.h); NULL: reference */
+} ref_pool_data_t;
+mn_status_t ref_pool_prepare(mn_ctx_t *ctx, mn_node_t *node);
+const char *ref_pool_variant(const mn_node_t *node);
+
+/* SOFTMAX kernel data and prepare. */
+typedef struct {
+    int outer, depth;
+    float beta;
+    uint8_t in_dtype, out_dtype;
+    mn_softmax_q_t q;
+    mn_softmax_s16_t q16;
+} ref_softmax_data_t;
+mn_status_t ref_softmax_prepare(mn_ctx_t *ctx, mn_node_t *node);
+
 /* ---- elementwise kernels (ref_bcast.c) ---- */
 
 /* The error for mn_bcast_init3's result r (MN_OK for 0); n3 < 0 for two inputs. */

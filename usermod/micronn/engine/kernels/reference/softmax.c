@@ -15,17 +15,6 @@
 
 #if MICRONN_OP_SOFTMAX
 
-int mn_softmax_q_init(mn_softmax_q_t *p, float input_scale, float beta) {
-    int shift;
-    mn_softmax_scaling((double)beta, (double)input_scale, 5, &p->input_mult, &shift);
-    if (shift < 0) {
-        return -1; /* beta * input_scale < 2^-26: TFLite rejects it too */
-    }
-    p->input_left_shift = shift;
-    p->diff_min = (int32_t)(-1.0 * mn_input_radius(5, shift));
-    return 0;
-}
-
 #define DEFINE_SOFTMAX_Q(NAME, TOUT, OMIN, OMAX, OBITS) \
     void NAME(const mn_softmax_q_t *p, int outer, int depth, \
         const int8_t *input, TOUT *output) { \
@@ -126,108 +115,8 @@ void mn_softmax_f32(int outer, int depth, float beta, const float *input, float 
 
 #include "ref_glue.h"
 
-typedef struct {
-    int outer, depth;
-    float beta;
-    uint8_t in_dtype, out_dtype;
-    mn_softmax_q_t q;
-    mn_softmax_s16_t q16;
-} softmax_data_t;
-
-static double exp_f64(double x) {
-    return MN_EXP_F64(x);
-}
-
-static double one_over_one_plus_f64(double x) {
-    return 1.0 / (1.0 + x);
-}
-
-/* int16 -> int16: TFLite's tables (built in double) and input rescaling so that [-65535, 0]
- * covers [-10, 0]. */
-static mn_status_t softmax_prepare_s16(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *out,
-    float beta, softmax_data_t *d) {
-    if (out->dtype != MN_INT16) {
-        return ref_fail_combo(ctx, in, out);
-    }
-    REF_TRY(ref_unary_quant(ctx, in, out));
-    if (mn_absf(out->scale - 1.0f / 32768) > 0.001f / 32768) {
-        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 output must have scale 1/32768");
-    }
-    if (in->ndim > 4) {
-        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 input of rank %d (at most 4)", (int)in->ndim);
-    }
-    REF_ALLOC(luts, int16_t, ctx, 2 * MN_LUT_S16_SIZE);
-    const int32_t range = INT16_MAX - INT16_MIN;
-    mn_lut_s16_init_f64(luts, 10.0 / range, INT16_MAX, 2.0 / range, 0, exp_f64);
-    mn_lut_s16_init_f64(luts + MN_LUT_S16_SIZE, 1.0 / range, INT16_MIN, 2.0 / range, 0, one_over_one_plus_f64);
-    d->q16.exp_lut = luts;
-    d->q16.recip_lut = luts + MN_LUT_S16_SIZE;
-    mn_quantize_multiplier((double)(in->scale * beta) / (10.0 / 65535.0), &d->q16.mult, &d->q16.shift);
-    return MN_OK;
-}
-
-static mn_status_t softmax_prepare(mn_ctx_t *ctx, mn_node_t *node) {
-    REF_INPUT(in, ctx, node, 0, "input");
-    REF_OUTPUT(out, ctx, node, 0);
-    const float beta = mn_opt_f32(node, MN_SOFTMAX_BETA, 0.0f);
-    if (in->ndim < 1) {
-        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input must have at least 1 dimension");
-    }
-    const size_t n = mn_tensor_count(in);
-    if (mn_tensor_count(out) != n) {
-        return mn_fail(ctx, MN_ERR_MODEL, "output size differs from input size");
-    }
-    const int32_t depth = mn_dim(in, -1);
-    if (depth < 1) {
-        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "empty last dimension");
-    }
-    REF_TRY(mn_check_family(ctx, in->dtype, -1));
-    if (in->dtype == MN_INT8 && out->dtype == MN_INT16) {
-        REF_TRY(mn_check_family(ctx, MN_INT16, -1));   /* int16 output: int16 family as well */
-    }
-    REF_ALLOC(d, softmax_data_t, ctx, 1);
-    d->depth = depth;
-    d->outer = (int)(n / (size_t)depth);
-    d->beta = beta;
-    d->in_dtype = in->dtype;
-    d->out_dtype = out->dtype;
-    if (in->dtype == MN_FLOAT32) {
-        if (out->dtype != MN_FLOAT32) {
-            return ref_fail_combo(ctx, in, out);
-        }
-    } else if (in->dtype == MN_INT8) {
-        if (out->dtype != MN_INT8 && !(MICRONN_TYPE_INT16 && out->dtype == MN_INT16)) {
-            return ref_fail_combo(ctx, in, out);
-        }
-        REF_TRY(ref_need_quant(ctx, "input", in));
-        REF_TRY(ref_need_quant(ctx, "output", out));
-        /* The fixed-point kernel produces probabilities in the type's full
-         * range: the output must be quantized accordingly. */
-        const int is8 = out->dtype == MN_INT8;
-        const float want_scale = is8 ? 1.0f / 256 : 1.0f / 65536;
-        const int32_t want_zp = is8 ? -128 : -32768;
-        if (out->zero_point != want_zp || mn_absf(out->scale - want_scale) > 0.001f * want_scale) {
-            return mn_fail(ctx, MN_ERR_UNSUPPORTED,
-                "%s output must have scale 1/%d and zero point %d (has zero point %d)",
-                mn_dtype_name(out->dtype), is8 ? 256 : 65536, (int)want_zp, (int)out->zero_point);
-        }
-        if (!(beta >= 0.0f)) {
-            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "negative beta not supported for int8 input");
-        }
-        if (mn_softmax_q_init(&d->q, in->scale, beta)) {
-            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input scale * beta too small for int8 input");
-        }
-    } else if (MICRONN_TYPE_INT16 && in->dtype == MN_INT16) {
-        REF_TRY(softmax_prepare_s16(ctx, in, out, beta, d));
-    } else {
-        return ref_fail_dtype(ctx, "input", in);
-    }
-    node->user_data = d;
-    return MN_OK;
-}
-
 static mn_status_t softmax_eval(mn_ctx_t *ctx, mn_node_t *node) {
-    const softmax_data_t *d = (const softmax_data_t *)node->user_data;
+    const ref_softmax_data_t *d = (const ref_softmax_data_t *)node->user_data;
     mn_tensor_t *in = mn_input(ctx, node, 0);
     mn_tensor_t *out = mn_output(ctx, node, 0);
     /* the paths of the families built (mn_check_family refused the others at prepare) */
@@ -245,6 +134,6 @@ static mn_status_t softmax_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_SOFTMAX = { NULL, softmax_prepare, softmax_eval, NULL, NULL };
+const mn_kernel_t mn_kernel_SOFTMAX = { NULL, ref_softmax_prepare, softmax_eval, NULL, NULL };
 
 #endif /* MICRONN_OP_SOFTMAX */
