@@ -169,6 +169,9 @@ typedef struct mn_backend {
 #define MN_VARIANT_IF_(c, ...) MN_VARIANT_IF_##c(__VA_ARGS__)
 #define MN_VARIANT_IF(c, ...) MN_VARIANT_IF_(c, __VA_ARGS__)
 
+/* 1 when variant <b>.<v> is linked (also usable in #if). */
+#define MN_VARIANT_LINKED(b, v) (MICRONN_VARIANTS_ALL || MN_VARIANT_ON(MICRONN_VARIANT_##b##_##v))
+
 /* An entry of a variant list: &mn_<backend>_<variant>, when that variant is linked. */
 #if MICRONN_VARIANTS_ALL
 #define MN_VARIANT_ENTRY(b, v) &mn_##b##_##v,
@@ -186,13 +189,8 @@ typedef struct mn_backend {
  * a reference function the firmware left out is refused at prepare, naming what to rebuild with.
  * MN_REF_CONV_S8 / MN_REF_DEPTHWISE_S8: 1 when linked.
  */
-#if MICRONN_VARIANTS_ALL
-#define MN_REF_CONV_S8 1
-#define MN_REF_DEPTHWISE_S8 1
-#else
-#define MN_REF_CONV_S8 MN_VARIANT_ON(MICRONN_VARIANT_ref_conv_s8)
-#define MN_REF_DEPTHWISE_S8 MN_VARIANT_ON(MICRONN_VARIANT_ref_depthwise_s8)
-#endif
+#define MN_REF_CONV_S8 MN_VARIANT_LINKED(ref, conv_s8)
+#define MN_REF_DEPTHWISE_S8 MN_VARIANT_LINKED(ref, depthwise_s8)
 
 /* True when no multiplier is INT32_MIN: the one case the optimized requantizations (one rounding
  * doubling high multiply without the saturation test) do not handle; most fits() check it. */

@@ -213,6 +213,6 @@ static mn_status_t conv_eval(mn_ctx_t *ctx, mn_node_t *node) {
         REF_FAMILY_FN(HYBRID, mn_conv_hybrid));
 }
 
-const mn_kernel_t mn_kernel_CONV_2D = { NULL, ref_conv2d_prepare, conv_eval, NULL, ref_conv_variant };
+const mn_kernel_t mn_kernel_CONV_2D = { NULL, ref_conv_prepare, conv_eval, NULL, ref_conv_variant };
 
 #endif /* MICRONN_OP_CONV_2D */

@@ -201,6 +201,6 @@ static mn_status_t dw_eval(mn_ctx_t *ctx, mn_node_t *node) {
         REF_FAMILY_FN(HYBRID, mn_depthwise_conv_hybrid));
 }
 
-const mn_kernel_t mn_kernel_DEPTHWISE_CONV_2D = { NULL, ref_dwconv_prepare, dw_eval, NULL, ref_conv_variant };
+const mn_kernel_t mn_kernel_DEPTHWISE_CONV_2D = { NULL, ref_conv_prepare, dw_eval, NULL, ref_conv_variant };
 
 #endif /* MICRONN_OP_DEPTHWISE_CONV_2D */

@@ -1,5 +1,5 @@
-/* Prepare steps shared by the CONV_2D and DEPTHWISE_CONV_2D reference kernels (ref_glue.h); the
- * dtype/quantization step also by TRANSPOSE_CONV. Prepare-time only: built with the port's
+/* Prepare of the CONV_2D and DEPTHWISE_CONV_2D reference kernels (conv.c, depthwise_conv.c: compute
+ * and eval; ref_conv.c: their shared eval); its dtype/quantization step also TRANSPOSE_CONV's. Prepare-time only: built with the port's
  * optimisation setting, not the kernels' MICRONN_COPT (micropython.mk). */
 #include "mn_ref.h"
 
@@ -129,7 +129,8 @@ static mn_status_t conv_prepare_hybrid(mn_ctx_t *ctx, const mn_tensor_t *filter,
     return MN_OK;
 }
 
-mn_status_t ref_conv_check_opts(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *filter,
+/* Ranks (4-D input/filter/output), padding, strides and dilations. */
+static mn_status_t ref_conv_check_opts(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *filter,
     const mn_tensor_t *out, int padding, int stride_h, int stride_w, int dil_h, int dil_w) {
     if (in->ndim != 4 || filter->ndim != 4 || out->ndim != 4) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input/filter/output must be 4-D (got %d/%d/%d)",
@@ -153,7 +154,14 @@ static int conv_extent_ok(int32_t in, int32_t out, int32_t f, int stride, int di
     return span + in <= ((int64_t)1 << 30);
 }
 
-mn_status_t ref_conv_prepare_common(mn_ctx_t *ctx, mn_node_t *node, const mn_tensor_t *in,
+/*
+ * The rest of prepare once the kernel has filled *g up to strides and dilations (batches, input,
+ * filter and output depth, depth_mult): output size and padding, output shape and bias checks,
+ * dtypes, quantization (per-tensor or per-channel along filter dimension `filter_q_dim`), the
+ * n = g->out_c multipliers/shifts into mult/shift (computed when `fill`, then kept: d->mult),
+ * activation range and offsets into *d, and the geometry. Sets node->user_data = d on success.
+ */
+static mn_status_t ref_conv_prepare_common(mn_ctx_t *ctx, mn_node_t *node, const mn_tensor_t *in,
     const mn_tensor_t *filter, const mn_tensor_t *bias, const mn_tensor_t *out, int padding, int act,
     int32_t filter_q_dim, mn_conv_geom_t *g, ref_conv_data_t *d, int32_t *mult, int8_t *shift, bool fill) {
     REF_TRY(mn_check_family(ctx, in->dtype, filter->dtype));
@@ -208,7 +216,9 @@ static mn_status_t conv_ref_s8(mn_ctx_t *ctx, bool depthwise, bool record) {
         "(rebuild with VARIANTS=all or MODELS= including this model)", name);
 }
 
-mn_status_t ref_conv_select(mn_ctx_t *ctx, const mn_node_t *node, ref_conv_data_t *d, const mn_conv_geom_t *g,
+/* Last step of conv/depthwise prepare: choose the compute variant for geometry *g (mn_variants.h)
+ * and set up its persistent data and scratch. */
+static mn_status_t ref_conv_select(mn_ctx_t *ctx, const mn_node_t *node, ref_conv_data_t *d, const mn_conv_geom_t *g,
     const mn_tensor_t *filter, const mn_tensor_t *bias, bool depthwise) {
     size_t scratch = 0;
     d->scratch = -1;
@@ -251,6 +261,86 @@ mn_status_t ref_conv_select(mn_ctx_t *ctx, const mn_node_t *node, ref_conv_data_
         scratch = v && v->scratch_bytes ? v->scratch_bytes(g) : 0;
     }
     return scratch ? mn_request_scratch(ctx, scratch, &d->scratch) : MN_OK;
+}
+
+/*
+ * Prepare of CONV_2D and DEPTHWISE_CONV_2D, one function for both (node->builtin says which). Their
+ * options tables differ only in DepthwiseConv2DOptions' depth_multiplier before the activation (the
+ * multiplier itself is read from the filter shape), their filters in layout: [out_c, f_h, f_w,
+ * f_in_c] (groups when f_in_c divides the input depth) and [1, f_h, f_w, out_c] (depth multiplier
+ * out_c / in_c); then the steps above.
+ */
+mn_status_t ref_conv_prepare(mn_ctx_t *ctx, mn_node_t *node) {
+    /* (a firmware with one of the two ops compiles only its paths) */
+    const bool dw = !MICRONN_OP_CONV_2D || (MICRONN_OP_DEPTHWISE_CONV_2D && node->builtin == MN_BUILTIN_DEPTHWISE_CONV_2D);
+    REF_INPUT(in, ctx, node, 0, "input");
+    REF_INPUT(filter, ctx, node, 1, "filter");
+    mn_tensor_t *bias = mn_input(ctx, node, 2);
+    REF_OUTPUT(out, ctx, node, 0);
+
+    const int padding = mn_opt_i8(node, MN_CONV2D_PADDING, MN_PADDING_SAME);   /* = MN_DWCONV_PADDING, ... */
+    const int stride_w = mn_opt_i32(node, MN_CONV2D_STRIDE_W, 1);
+    const int stride_h = mn_opt_i32(node, MN_CONV2D_STRIDE_H, 1);
+    const int act = mn_opt_i8(node, dw ? MN_DWCONV_ACTIVATION : MN_CONV2D_ACTIVATION, MN_ACT_NONE);
+    const int dil_w = mn_opt_i32(node, dw ? MN_DWCONV_DILATION_W : MN_CONV2D_DILATION_W, 1);
+    const int dil_h = mn_opt_i32(node, dw ? MN_DWCONV_DILATION_H : MN_CONV2D_DILATION_H, 1);
+
+    REF_TRY(ref_conv_check_opts(ctx, in, filter, out, padding, stride_h, stride_w, dil_h, dil_w));
+    int32_t *mult = NULL;
+    int8_t *shift = NULL;
+    bool fill;
+    const int32_t out_c = filter->dims[dw ? 3 : 0];
+    /* per-channel entries (out_c): multipliers/shifts, or the float scales of a hybrid filter */
+    const int32_t n_tables = in->dtype != MN_FLOAT32 || filter->dtype == MN_INT8 ? out_c : 0;
+    ref_conv_data_t *d = (ref_conv_data_t *)ref_alloc_with_tables(ctx, node, sizeof(ref_conv_data_t), n_tables,
+        &mult, &shift, &fill);
+    if (!d) {
+        return MN_ERR_ARENA;
+    }
+    mn_conv_geom_t geom, *g = &geom;
+    g->batches = in->dims[0];
+    g->in_h = in->dims[1];
+    g->in_w = in->dims[2];
+    g->in_c = in->dims[3];
+    g->out_c = out_c;
+    g->f_h = filter->dims[1];
+    g->f_w = filter->dims[2];
+    g->f_in_c = dw ? 1 : filter->dims[3];
+    g->stride_h = stride_h;
+    g->stride_w = stride_w;
+    g->dil_h = dil_h;
+    g->dil_w = dil_w;
+    if (dw) {
+        if (filter->dims[0] != 1 || g->in_c < 1 || g->out_c % g->in_c != 0) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter shape [%d,%d,%d,%d] does not fit input depth %d",
+                (int)filter->dims[0], g->f_h, g->f_w, g->out_c, g->in_c);
+        }
+        g->depth_mult = g->out_c / g->in_c;
+        if (in->dtype == MN_INT16 && bias && bias->dtype != MN_INT64) {   /* TFLite: int64 only here */
+            return ref_fail_dtype(ctx, "bias (with int16 input)", bias);
+        }
+    } else {
+        g->depth_mult = 1;
+        if (g->f_in_c < 1 || g->in_c < g->f_in_c || g->in_c % g->f_in_c != 0 || g->out_c % (g->in_c / g->f_in_c) != 0) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter depth %d does not divide input depth %d into groups",
+                (int)g->f_in_c, (int)g->in_c);
+        }
+    }
+    REF_TRY(ref_conv_prepare_common(ctx, node, in, filter, bias, out, padding, act, dw ? 3 : 0, g, d, mult, shift,
+        fill));
+    if (d->g.dtype == MN_FLOAT32 && d->g.mode && (dw || g->in_c != g->f_in_c)) {
+        /* depthwise: TFLite has only the per-channel hybrid path (with one scale it reads past it);
+         * grouped conv: TFLite's per-channel hybrid path, which needs one scale per output channel */
+        if (filter->q_count != g->out_c) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%s needs %d filter scales (has %d)",
+                dw ? "hybrid depthwise conv" : "grouped hybrid conv", (int)g->out_c, (int)filter->q_count);
+        }
+        d->g.mode = REF_HYBRID_CHANNEL;
+    }
+    if (!dw && in->dtype == MN_INT16) {   /* without a bias tensor: int32 accumulation if the options say so */
+        d->g.mode = mn_opt_i8(node, MN_CONV2D_QUANTIZED_BIAS_TYPE, 0) == MN_INT32;
+    }
+    return ref_conv_select(ctx, node, d, g, filter, bias, dw);
 }
 
 const char *ref_conv_variant(const mn_node_t *node) {

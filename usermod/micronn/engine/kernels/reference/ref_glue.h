@@ -179,10 +179,6 @@ typedef struct {
 #define REF_HYBRID_TENSOR 1             /* one filter scale: symmetric input */
 #define REF_HYBRID_CHANNEL 2            /* TFLite's per-channel hybrid path: asymmetric input */
 
-/* Ranks (4-D input/filter/output), padding, strides and dilations. */
-mn_status_t ref_conv_check_opts(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *filter,
-    const mn_tensor_t *out, int padding, int stride_h, int stride_w, int dil_h, int dil_w);
-
 /*
  * Dtypes and quantization of a conv-like kernel with out_c output channels (also TRANSPOSE_CONV):
  * float32; int8; int16x8 (int8 filter, int64/int32 bias, zero points 0). Per-tensor or per-channel
@@ -199,17 +195,6 @@ static inline mn_status_t ref_conv_keep(mn_ctx_t *ctx, const mn_node_t *node, re
     d->mult = ref_keep_tables(ctx, node, n, mult);
     return d->mult ? MN_OK : MN_ERR_ARENA;
 }
-
-/*
- * The rest of prepare once the kernel has filled *g up to strides and dilations (batches, input,
- * filter and output depth, depth_mult): output size and padding, output shape and bias checks,
- * dtypes, quantization (per-tensor or per-channel along filter dimension `filter_q_dim`), the
- * n = g->out_c multipliers/shifts into mult/shift (computed when `fill`, then kept: d->mult),
- * activation range and offsets into *d, and the geometry. Sets node->user_data = d on success.
- */
-mn_status_t ref_conv_prepare_common(mn_ctx_t *ctx, mn_node_t *node, const mn_tensor_t *in,
-    const mn_tensor_t *filter, const mn_tensor_t *bias, const mn_tensor_t *out, int padding, int act,
-    int32_t filter_q_dim, mn_conv_geom_t *g, ref_conv_data_t *d, int32_t *mult, int8_t *shift, bool fill);
 
 
 /*
@@ -279,11 +264,6 @@ static inline bool ref_weights_constant(const mn_tensor_t *w, const mn_tensor_t 
     return (w->flags & MN_TF_CONST) && (!bias || (bias->flags & MN_TF_CONST));
 }
 
-/* Last step of conv/depthwise prepare: choose the compute variant for geometry *g (mn_variants.h)
- * and set up its persistent data and scratch. */
-mn_status_t ref_conv_select(mn_ctx_t *ctx, const mn_node_t *node, ref_conv_data_t *d, const mn_conv_geom_t *g,
-    const mn_tensor_t *filter, const mn_tensor_t *bias, bool depthwise);
-
 /* Conv/depthwise eval: the chosen variant, or the reference compute function ref_s8 / ref_f32. */
 typedef void (*ref_conv_s8_fn)(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
     const int8_t *filter, const int32_t *bias, int8_t *output);
@@ -324,8 +304,7 @@ const char *ref_conv_variant(const mn_node_t *node);
  * code is built with the port's optimisation setting (size), only what runs per inference with
  * the kernels' MICRONN_COPT (micropython.mk).
  */
-mn_status_t ref_conv2d_prepare(mn_ctx_t *ctx, mn_node_t *node);    /* CONV_2D */
-mn_status_t ref_dwconv_prepare(mn_ctx_t *ctx, mn_node_t *node);    /* DEPTHWISE_CONV_2D */
+mn_status_t ref_conv_prepare(mn_ctx_t *ctx, mn_node_t *node);    /* CONV_2D, DEPTHWISE_CONV_2D (ref_conv_prepare.c) */
 
 /* AVERAGE_POOL_2D, MAX_POOL_2D, L2_POOL_2D kernel data, prepare and mn_kernel_t.variant. */
 typedef struct {
