@@ -25,6 +25,9 @@ these backends, in order of preference (the board's MICRONN_KERNELS): a firmware
 links only those (MICRONN_VARIANTS); "none" when they select none; "all" (with a warning) when
 --allow-unsupported and a model cannot be prepared. The host build of the engine
 evaluates each backend's own fits() over the same lists the firmware compiles (mn_variants_query).
+The reference int8 convolutions are listed too ("ref.conv_s8", "ref.depthwise_s8") when a node
+runs one (no variant fits, or its weights are not constants; every such node with --kernels
+reference): a firmware links them only then.
 
     python -m micronn_tools.opset --patches a.tflite b.tflite ->  "1" or "0"
 
