@@ -212,7 +212,7 @@ static mn_status_t conv_ref_s8(mn_ctx_t *ctx, bool depthwise, bool record) {
     if (linked) {
         return MN_OK;
     }
-    return mn_fail(ctx, MN_ERR_UNSUPPORTED, "no int8 variant fits and this firmware left out %s "
+    return mn_fail(ctx, MN_ERR_UNSUPPORTED, "this firmware links no int8 variant that fits, nor %s "
         "(rebuild with VARIANTS=all or MODELS= including this model)", name);
 }
 
