@@ -187,10 +187,12 @@ typedef struct mn_backend {
  * one only when a node of those models runs it (no variant fits, or weights that are not
  * constants; micronn_tools.opset --variants lists it then). A node of another model that would run
  * a reference function the firmware left out is refused at prepare, naming what to rebuild with.
- * MN_REF_CONV_S8 / MN_REF_DEPTHWISE_S8: 1 when linked.
+ * A firmware with delegation keeps both: Interpreter(reference=True) runs them, and the variant
+ * query does not follow the nodes of delegated subgraphs. MN_REF_CONV_S8 / MN_REF_DEPTHWISE_S8: 1
+ * when linked.
  */
-#define MN_REF_CONV_S8 MN_VARIANT_LINKED(ref, conv_s8)
-#define MN_REF_DEPTHWISE_S8 MN_VARIANT_LINKED(ref, depthwise_s8)
+#define MN_REF_CONV_S8 (MN_VARIANT_LINKED(ref, conv_s8) || MICRONN_DELEGATE)
+#define MN_REF_DEPTHWISE_S8 (MN_VARIANT_LINKED(ref, depthwise_s8) || MICRONN_DELEGATE)
 
 /* True when no multiplier is INT32_MIN: the one case the optimized requantizations (one rounding
  * doubling high multiply without the saturation test) do not handle; most fits() check it. */
