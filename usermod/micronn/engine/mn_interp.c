@@ -11,7 +11,7 @@ enum { PH_NONE = 0, PH_INIT = 1, PH_PREPARE = 2, PH_EVAL = 3 };
 
 /* ---- names / errors ------------------------------------------------------------------------ */
 
-const char *mn_node_name(const mn_ctx_t *it, const mn_node_t *node) {
+const char *mn_node_name(const mn_ctx_t *it, const mn_node_t *node, char *buf) {
     if (node->builtin == MN_BUILTIN_CUSTOM) {
         const uint8_t *b = it->model->buf;
         uint32_t o = mn_model_op_table(it->model, node->index);
@@ -19,7 +19,7 @@ const char *mn_node_name(const mn_ctx_t *it, const mn_node_t *node) {
         const char *c = fb_str(b, oc, F_OC_CUSTOM_CODE);
         return c ? c : "CUSTOM";
     }
-    return mn_op_name(node->builtin);
+    return mn_op_name(node->builtin, buf);
 }
 
 mn_tensor_t *mn_intermediate(mn_ctx_t *ctx, const mn_node_t *node, int i) {
@@ -56,7 +56,8 @@ mn_status_t mn_fail(mn_ctx_t *ctx, mn_status_t code, const char *fmt, ...) {
     size_t n = 0;
     if (ctx->nodes && ctx->cur_op < ctx->n_nodes) {
         const mn_node_t *node = &ctx->nodes[ctx->cur_op];
-        n = mn_fmt(msg, MN_ERR_MSG_LEN, "op %u %s: ", (unsigned)node->index, mn_node_name(ctx, node));
+        char name[MN_OP_NAME_LEN];
+        n = mn_fmt(msg, MN_ERR_MSG_LEN, "op %u %s: ", (unsigned)node->index, mn_node_name(ctx, node, name));
         if (n >= MN_ERR_MSG_LEN) {
             n = MN_ERR_MSG_LEN - 1;
         }
@@ -281,6 +282,7 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
     uint32_t oc = fb_vec_table(b, m->opcodes, fb_u32(b, o, F_OP_OPCODE_INDEX, 0));
     uint32_t nin, nout, nint;
     mn_status_t s;
+    char name_buf[MN_OP_NAME_LEN];
     it->cur_op = i;
     node->model = m;
     node->index = (uint16_t)i;   /* setup_graph: at most 65535 ops */
@@ -297,27 +299,28 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
             return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "unsupported custom op \"%s\" (op %u)%s%s",
                 custom ? custom : "", (unsigned)i, hint ? ": " : "", hint ? hint : "");
         }
+        const char *name = mn_op_name(builtin, name_buf);
         if (reg) {
             return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u %s: this firmware was built without "
-                "the %s kernel (rebuild with OPS=%s or MODELS=<this model>)", (unsigned)i,
-                mn_op_name(builtin), mn_op_name(builtin), mn_op_name(builtin));
+                "the %s kernel (rebuild with OPS=%s or MODELS=<this model>)", (unsigned)i, name, name, name);
         }
         return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u %s: micronn has no kernel for %s yet "
-            "(builtin %d)", (unsigned)i, mn_op_name(builtin), mn_op_name(builtin), (int)builtin);
+            "(builtin %d)", (unsigned)i, name, name, (int)builtin);
     }
     /* Options are read by field id, which only means something in the op's own options table. */
     node->options_type = (uint8_t)fb_u8(b, o, F_OP_OPTIONS_TYPE, 0);
     if (reg && reg->max_version) {
         if (version < 1 || version > reg->max_version) {
             return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u %s: opcode version %d not supported "
-                "(the kernel implements versions 1 to %d)", (unsigned)i, mn_node_name(it, node),
+                "(the kernel implements versions 1 to %d)", (unsigned)i, mn_node_name(it, node, name_buf),
                 (int)version, (int)reg->max_version);
         }
         if (node->options_type != MN_OPTIONS_NONE && node->options_type != reg->options_type) {
             char found[16], takes[16];
+            const char *name = mn_node_name(it, node, name_buf);
             return mn_err_set(&it->err, MN_ERR_MODEL, "op %u %s: builtin options table is %s, "
-                "%s takes %s", (unsigned)i, mn_node_name(it, node), options_label(node->options_type, found),
-                mn_node_name(it, node), options_label(reg->options_type, takes));
+                "%s takes %s", (unsigned)i, name, options_label(node->options_type, found),
+                name, options_label(reg->options_type, takes));
         }
     }
     fb_vec(b, o, F_OP_INPUTS, &nin);
@@ -336,7 +339,7 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
         int32_t t = node->outputs[k];
         if (t >= 0 && (it->tensors[t].flags & MN_TF_CONST)) {
             return mn_err_set(&it->err, MN_ERR_MODEL, "invalid model: op %u (%s) writes constant tensor %d",
-                (unsigned)i, mn_node_name(it, node), (int)t);
+                (unsigned)i, mn_node_name(it, node, name_buf), (int)t);
         }
     }
     uint32_t opt = fb_ref(b, o, F_OP_OPTIONS);
@@ -1186,7 +1189,7 @@ mn_status_t mn_interp_profile(const mn_interp_t *it, size_t op, mn_op_profile_t 
         return MN_ERR_ARG;
     }
     const mn_node_t *node = &it->nodes[op];
-    out->name = mn_node_name(it, node);
+    out->name = mn_node_name(it, node, out->name_buf);
     out->builtin = node->builtin;
     out->calls = it->prof_calls ? it->prof_calls[op] : 0;
     out->ticks = it->prof_ticks ? it->prof_ticks[op] : 0;

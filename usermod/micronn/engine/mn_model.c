@@ -196,7 +196,7 @@ mn_status_t mn_model_op_info(const mn_model_t *m, size_t op, mn_op_info_t *out) 
     out->builtin = mn_opcode_builtin(b, oc);
     out->version = fb_i32(b, oc, F_OC_VERSION, 1);
     const char *custom = fb_str(b, oc, F_OC_CUSTOM_CODE);
-    out->name = (out->builtin == MN_BUILTIN_CUSTOM && custom) ? custom : mn_op_name(out->builtin);
+    out->name = (out->builtin == MN_BUILTIN_CUSTOM && custom) ? custom : mn_op_name(out->builtin, out->name_buf);
     fb_vec(b, o, F_OP_INPUTS, &n);
     out->n_inputs = (int32_t)n;
     fb_vec(b, o, F_OP_OUTPUTS, &n);

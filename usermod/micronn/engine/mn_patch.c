@@ -193,8 +193,9 @@ static const uint8_t *valid_options(const uint8_t *t, const uint8_t *sizes, uint
 
 static mn_status_t stage_fail(mn_interp_t *it, uint32_t i, const char *why) {
     const mn_config_t *c = &it->cfg;
+    char name[MN_OP_NAME_LEN];
     return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "patch stage (ops %u..%u): op %u %s: %s",
-        (unsigned)c->patch_first, (unsigned)c->patch_last, (unsigned)i, mn_node_name(it, &it->nodes[i]), why);
+        (unsigned)c->patch_first, (unsigned)c->patch_last, (unsigned)i, mn_node_name(it, &it->nodes[i], name), why);
 }
 
 static int is_stage_kernel(const mn_node_t *node) {
