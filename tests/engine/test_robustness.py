@@ -148,6 +148,17 @@ def test_op_names_all(engine):
     assert {"CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D"} <= set(want)
 
 
+def test_options_names_all(engine):
+    """Every builtin options table code names its schema table in a build of every op (the host
+    library); unknown codes give "?"."""
+    s = schema()
+    names = {v: k for k, v in vars(s.BuiltinOptions).items() if not k.startswith("_") and isinstance(v, int)}
+    f = engine.lib().mn_options_name
+    for code in range(-1, max(names) + 3):
+        assert f(code).decode() == names.get(code, "?"), code
+    assert names[0] == "NONE" and len(names) > 100
+
+
 def test_custom_op_named(engine, hello):
     s = schema()
     mt = to_obj(hello)

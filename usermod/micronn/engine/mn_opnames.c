@@ -302,525 +302,389 @@ static const uint8_t mn_op_names[] =
     "\200CBRT\0"                 /* 208 STABLEHLO_CBRT */
     "\200\311\226\0";            /* 209 STABLEHLO_CASE */
 
-/* Names of builtin options tables: one string of NUL-terminated names in code order ("" for
- * a code without one). An op-selected build keeps only the names of the options tables its
- * kernels take ("" for the others). */
-#define MN_N_OPTIONS_NAMES 127
+/* Names of builtin options tables: entries of the code (one byte) and the NUL-terminated name,
+ * ending at an empty one; NONE (code 0) is not stored. An op-selected build keeps only the
+ * names of the options tables its kernels take. */
 static const char mn_options_names[] =
-    "NONE\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_CONV_2D
-    "Conv2DOptions"
+    "\001Conv2DOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_DEPTHWISE_CONV_2D
-    "DepthwiseConv2DOptions"
+    "\002DepthwiseConv2DOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "ConcatEmbeddingsOptions"
+    "\003ConcatEmbeddingsOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "LSHProjectionOptions"
+    "\004LSHProjectionOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_AVERAGE_POOL_2D || MICRONN_OP_L2_POOL_2D || MICRONN_OP_MAX_POOL_2D
-    "Pool2DOptions"
+    "\005Pool2DOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_SVDF
-    "SVDFOptions"
+    "\006SVDFOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "RNNOptions"
+    "\007RNNOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_FULLY_CONNECTED
-    "FullyConnectedOptions"
+    "\010FullyConnectedOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_SOFTMAX
-    "SoftmaxOptions"
+    "\011SoftmaxOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_CONCATENATION
-    "ConcatenationOptions"
+    "\012ConcatenationOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_ADD
-    "AddOptions"
+    "\013AddOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_L2_NORMALIZATION
-    "L2NormOptions"
+    "\014L2NormOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "LocalResponseNormalizationOptions"
+    "\015LocalResponseNormalizationOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "LSTMOptions"
+    "\016LSTMOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_RESIZE_BILINEAR
-    "ResizeBilinearOptions"
+    "\017ResizeBilinearOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "CallOptions"
+    "\020CallOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_RESHAPE
-    "ReshapeOptions"
+    "\021ReshapeOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "SkipGramOptions"
+    "\022SkipGramOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_SPACE_TO_DEPTH
-    "SpaceToDepthOptions"
+    "\023SpaceToDepthOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "EmbeddingLookupSparseOptions"
+    "\024EmbeddingLookupSparseOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_MUL
-    "MulOptions"
+    "\025MulOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_PAD
-    "PadOptions"
+    "\026PadOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_GATHER
-    "GatherOptions"
+    "\027GatherOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_BATCH_TO_SPACE_ND
-    "BatchToSpaceNDOptions"
+    "\030BatchToSpaceNDOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_SPACE_TO_BATCH_ND
-    "SpaceToBatchNDOptions"
+    "\031SpaceToBatchNDOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_TRANSPOSE
-    "TransposeOptions"
+    "\032TransposeOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_MEAN || MICRONN_OP_REDUCE_MAX || MICRONN_OP_REDUCE_MIN || MICRONN_OP_REDUCE_PROD || MICRONN_OP_SUM
-    "ReducerOptions"
+    "\033ReducerOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_SUB
-    "SubOptions"
+    "\034SubOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_DIV
-    "DivOptions"
+    "\035DivOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_SQUEEZE
-    "SqueezeOptions"
+    "\036SqueezeOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "SequenceRNNOptions"
+    "\037SequenceRNNOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_STRIDED_SLICE
-    "StridedSliceOptions"
+    "\040StridedSliceOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_EXP
-    "ExpOptions"
+    "\041ExpOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "TopKV2Options"
+    "\042TopKV2Options\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_SPLIT
-    "SplitOptions"
+    "\043SplitOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_LOG_SOFTMAX
-    "LogSoftmaxOptions"
+    "\044LogSoftmaxOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_CAST
-    "CastOptions"
+    "\045CastOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_DEQUANTIZE
-    "DequantizeOptions"
+    "\046DequantizeOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_MAXIMUM || MICRONN_OP_MINIMUM
-    "MaximumMinimumOptions"
+    "\047MaximumMinimumOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_ARG_MAX
-    "ArgMaxOptions"
+    "\050ArgMaxOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_LESS
-    "LessOptions"
+    "\051LessOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_NEG
-    "NegOptions"
+    "\052NegOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_PADV2
-    "PadV2Options"
+    "\053PadV2Options\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_GREATER
-    "GreaterOptions"
+    "\054GreaterOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_GREATER_EQUAL
-    "GreaterEqualOptions"
+    "\055GreaterEqualOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_LESS_EQUAL
-    "LessEqualOptions"
+    "\056LessEqualOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_SELECT
-    "SelectOptions"
+    "\057SelectOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_SLICE
-    "SliceOptions"
+    "\060SliceOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_TRANSPOSE_CONV
-    "TransposeConvOptions"
+    "\061TransposeConvOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "SparseToDenseOptions"
+    "\062SparseToDenseOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "TileOptions"
+    "\063TileOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_EXPAND_DIMS
-    "ExpandDimsOptions"
+    "\064ExpandDimsOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_EQUAL
-    "EqualOptions"
+    "\065EqualOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_NOT_EQUAL
-    "NotEqualOptions"
+    "\066NotEqualOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_SHAPE
-    "ShapeOptions"
+    "\067ShapeOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "PowOptions"
+    "\070PowOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_ARG_MIN
-    "ArgMinOptions"
+    "\071ArgMinOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "FakeQuantOptions"
+    "\072FakeQuantOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_PACK
-    "PackOptions"
+    "\073PackOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_LOGICAL_OR
-    "LogicalOrOptions"
+    "\074LogicalOrOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "OneHotOptions"
+    "\075OneHotOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_LOGICAL_AND
-    "LogicalAndOptions"
+    "\076LogicalAndOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_LOGICAL_NOT
-    "LogicalNotOptions"
+    "\077LogicalNotOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_UNPACK
-    "UnpackOptions"
+    "\100UnpackOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_FLOOR_DIV
-    "FloorDivOptions"
+    "\101FloorDivOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_SQUARE
-    "SquareOptions"
+    "\102SquareOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_ZEROS_LIKE
-    "ZerosLikeOptions"
+    "\103ZerosLikeOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_FILL
-    "FillOptions"
+    "\104FillOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "BidirectionalSequenceLSTMOptions"
+    "\105BidirectionalSequenceLSTMOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "BidirectionalSequenceRNNOptions"
+    "\106BidirectionalSequenceRNNOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_UNIDIRECTIONAL_SEQUENCE_LSTM
-    "UnidirectionalSequenceLSTMOptions"
+    "\107UnidirectionalSequenceLSTMOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_FLOOR_MOD
-    "FloorModOptions"
+    "\110FloorModOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "RangeOptions"
+    "\111RangeOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_RESIZE_NEAREST_NEIGHBOR
-    "ResizeNearestNeighborOptions"
+    "\112ResizeNearestNeighborOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_LEAKY_RELU
-    "LeakyReluOptions"
+    "\113LeakyReluOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_SQUARED_DIFFERENCE
-    "SquaredDifferenceOptions"
+    "\114SquaredDifferenceOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_MIRROR_PAD
-    "MirrorPadOptions"
+    "\115MirrorPadOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_ABS
-    "AbsOptions"
+    "\116AbsOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_SPLIT_V
-    "SplitVOptions"
+    "\117SplitVOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "UniqueOptions"
+    "\120UniqueOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "ReverseV2Options"
+    "\121ReverseV2Options\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_ADD_N
-    "AddNOptions"
+    "\122AddNOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_GATHER_ND
-    "GatherNdOptions"
+    "\123GatherNdOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_COS
-    "CosOptions"
+    "\124CosOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "WhereOptions"
+    "\125WhereOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "RankOptions"
+    "\126RankOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "ReverseSequenceOptions"
+    "\127ReverseSequenceOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "MatrixDiagOptions"
+    "\130MatrixDiagOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_QUANTIZE
-    "QuantizeOptions"
+    "\131QuantizeOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "MatrixSetDiagOptions"
+    "\132MatrixSetDiagOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_HARD_SWISH
-    "HardSwishOptions"
+    "\133HardSwishOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_IF
-    "IfOptions"
+    "\134IfOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_WHILE
-    "WhileOptions"
+    "\135WhileOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_DEPTH_TO_SPACE
-    "DepthToSpaceOptions"
+    "\136DepthToSpaceOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "NonMaxSuppressionV4Options"
+    "\137NonMaxSuppressionV4Options\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "NonMaxSuppressionV5Options"
+    "\140NonMaxSuppressionV5Options\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "ScatterNdOptions"
+    "\141ScatterNdOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_SELECT_V2
-    "SelectV2Options"
+    "\142SelectV2Options\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "DensifyOptions"
+    "\143DensifyOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "SegmentSumOptions"
+    "\144SegmentSumOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_BATCH_MATMUL
-    "BatchMatMulOptions"
+    "\145BatchMatMulOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_CUMSUM
-    "CumsumOptions"
+    "\146CumsumOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_CALL_ONCE
-    "CallOnceOptions"
+    "\147CallOnceOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_BROADCAST_TO
-    "BroadcastToOptions"
+    "\150BroadcastToOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "Rfft2dOptions"
+    "\151Rfft2dOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "Conv3DOptions"
+    "\152Conv3DOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "HashtableOptions"
+    "\153HashtableOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "HashtableFindOptions"
+    "\154HashtableFindOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "HashtableImportOptions"
+    "\155HashtableImportOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "HashtableSizeOptions"
+    "\156HashtableSizeOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_VAR_HANDLE
-    "VarHandleOptions"
+    "\157VarHandleOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_READ_VARIABLE
-    "ReadVariableOptions"
+    "\160ReadVariableOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_ASSIGN_VARIABLE
-    "AssignVariableOptions"
+    "\161AssignVariableOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "RandomOptions"
+    "\162RandomOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "BucketizeOptions"
+    "\163BucketizeOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL || MICRONN_OP_GELU
-    "GeluOptions"
+    "\164GeluOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "DynamicUpdateSliceOptions"
+    "\165DynamicUpdateSliceOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "UnsortedSegmentProdOptions"
+    "\166UnsortedSegmentProdOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "UnsortedSegmentMaxOptions"
+    "\167UnsortedSegmentMaxOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "UnsortedSegmentMinOptions"
+    "\170UnsortedSegmentMinOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "UnsortedSegmentSumOptions"
+    "\171UnsortedSegmentSumOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "ATan2Options"
+    "\172ATan2Options\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "SignOptions"
+    "\173SignOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "BitcastOptions"
+    "\174BitcastOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "BitwiseXorOptions"
+    "\175BitwiseXorOptions\0"
 #endif
-    "\0"
 #if MICRONN_OPS_ALL
-    "RightShiftOptions"
+    "\176RightShiftOptions\0"
 #endif
-    "\0"
-    ;
-
-/* Name i of a packed table (i < its count). */
-static const char *nth_name(const char *names, int32_t i) {
-    while (i-- > 0) {
-        names += strlen(names) + 1;
-    }
-    return names;
-}
+    "";   /* (the end; also an empty table) */
 
 /* Name of op code i (i < MN_N_OP_NAMES) into buf, which the generator checked is large enough. */
 static const char *op_name(int32_t i, char *buf) {
@@ -893,10 +757,9 @@ const char *mn_dtype_name(int32_t dtype) {
 
 const char *mn_options_name(int32_t options_type) {
 #if MICRONN_OP_NAMES
-    if (options_type >= 0 && options_type < MN_N_OPTIONS_NAMES) {
-        const char *name = nth_name(mn_options_names, options_type);
-        if (*name) {
-            return name;
+    for (const char *p = mn_options_names; *p; p += strlen(p) + 1) {
+        if ((uint8_t)*p == options_type) {
+            return p + 1;
         }
     }
 #endif

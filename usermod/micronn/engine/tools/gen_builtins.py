@@ -27,28 +27,16 @@ def kernel_options():
     return users
 
 
-def packed(names, keep_if=None):
-    """C string literal lines: names[0], names[1], ... each NUL-terminated ("" where absent).
-    keep_if: name -> preprocessor condition under which the name is kept (else ""), or None."""
-    n = max(names) + 1
-    # a name starting with an octal digit would extend the preceding \\0 escape
-    assert all(not k[0].isdigit() for k in names.values())
-    parts = [(names.get(i, ''), keep_if(names[i]) if keep_if and i in names else None) for i in range(n)]
-    lines, line = [], ''
-    for name, cond in parts:
-        if cond:
-            if line:
-                lines.append('    "%s"' % line)
-                line = ''
-            lines += ['#if %s' % cond, '    "%s"' % name, '#endif', '    "\\0"']
+def coded(names, keep_if):
+    """C string literal lines: for each code but 0, the code as one byte (an octal escape), its name
+    and a NUL; keep_if: name -> preprocessor condition under which the entry is kept."""
+    assert max(names) < 256
+    lines = []
+    for code in sorted(names):
+        if code == 0:
             continue
-        p = '%s\\0' % name
-        if len(line) + len(p) > 92:
-            lines.append('    "%s"' % line)
-            line = ''
-        line += p
-    lines.append('    "%s";' % line if line else '    ;')
-    return lines
+        lines += ['#if %s' % keep_if(names[code]), '    "\\%03o%s\\0"' % (code, names[code]), '#endif']
+    return lines + ['    "";   /* (the end; also an empty table) */']
 
 
 def op_name_len():
@@ -146,23 +134,17 @@ def main():
          ]
     c += compressed_names(dict((v, k) for v, k in ops))
     c += ['',
-          '/* Names of builtin options tables: one string of NUL-terminated names in code order ("" for',
-          ' * a code without one). An op-selected build keeps only the names of the options tables its',
-          ' * kernels take ("" for the others). */',
-          '#define MN_N_OPTIONS_NAMES %d' % (max(v for v, _ in opts) + 1),
+          '/* Names of builtin options tables: entries of the code (one byte) and the NUL-terminated name,',
+          ' * ending at an empty one; NONE (code 0) is not stored. An op-selected build keeps only the',
+          ' * names of the options tables its kernels take. */',
           'static const char mn_options_names[] =']
     users = kernel_options()
 
     def options_kept(name):
-        """Kept with every op or with an op taking it; NONE always."""
-        if name == 'NONE':
-            return None
+        """Kept with every op or with an op taking it."""
         return ' || '.join(['MICRONN_OPS_ALL'] + ['MICRONN_OP_%s' % op for op in users.get(name, [])])
-    c += packed(dict((v, k) for v, k in opts), options_kept)
+    c += coded(dict((v, k) for v, k in opts), options_kept)
     c += ['',
-          '/* Name i of a packed table (i < its count). */',
-          'static const char *nth_name(const char *names, int32_t i) {',
-          '    while (i-- > 0) {', '        names += strlen(names) + 1;', '    }', '    return names;', '}', '',
           '/* Name of op code i (i < MN_N_OP_NAMES) into buf, which the generator checked is large enough. */',
           'static const char *op_name(int32_t i, char *buf) {',
           '    const uint8_t *p = mn_op_names;',
@@ -201,9 +183,9 @@ def main():
     c += ['        default: return "?";', '    }', '}', '',
           'const char *mn_options_name(int32_t options_type) {',
           '#if MICRONN_OP_NAMES',
-          '    if (options_type >= 0 && options_type < MN_N_OPTIONS_NAMES) {',
-          '        const char *name = nth_name(mn_options_names, options_type);',
-          '        if (*name) {', '            return name;', '        }', '    }', '#endif',
+          '    for (const char *p = mn_options_names; *p; p += strlen(p) + 1) {',
+          '        if ((uint8_t)*p == options_type) {', '            return p + 1;', '        }', '    }',
+          '#endif',
           '    return options_type == 0 ? "NONE" : "?";   /* "?": not a table a linked kernel takes */', '}', '']
     with open(os.path.join(ENGINE, 'mn_opnames.c'), 'w') as f:
         f.write('\n'.join(c))
