@@ -159,6 +159,14 @@ def test_options_names_all(engine):
     assert names[0] == "NONE" and len(names) > 100
 
 
+def test_dtype_names_all(engine):
+    s = schema()
+    names = {v: k.lower() for k, v in vars(s.TensorType).items() if not k.startswith("_") and isinstance(v, int)}
+    f = engine.lib().mn_dtype_name
+    for code in range(-2, max(names) + 3):
+        assert f(code).decode() == names.get(code, "?"), code
+
+
 def test_custom_op_named(engine, hello):
     s = schema()
     mt = to_obj(hello)

@@ -726,33 +726,41 @@ const char *mn_op_name(int32_t builtin, char *buf) {
     return "?";
 }
 
+/* TensorType names in code order, each NUL-terminated (no pointer per name). */
+static const char mn_dtype_names[] =
+    "float32\0"
+    "float16\0"
+    "int32\0"
+    "uint8\0"
+    "int64\0"
+    "string\0"
+    "bool\0"
+    "int16\0"
+    "complex64\0"
+    "int8\0"
+    "float64\0"
+    "complex128\0"
+    "uint64\0"
+    "resource\0"
+    "variant\0"
+    "uint32\0"
+    "uint16\0"
+    "int4\0"
+    "bfloat16\0"
+    "int2\0"
+    "uint4\0"
+    "float8_e4m3fn\0"
+    "float8_e5m2\0";
+
 const char *mn_dtype_name(int32_t dtype) {
-    switch (dtype) {
-        case 0: return "float32";
-        case 1: return "float16";
-        case 2: return "int32";
-        case 3: return "uint8";
-        case 4: return "int64";
-        case 5: return "string";
-        case 6: return "bool";
-        case 7: return "int16";
-        case 8: return "complex64";
-        case 9: return "int8";
-        case 10: return "float64";
-        case 11: return "complex128";
-        case 12: return "uint64";
-        case 13: return "resource";
-        case 14: return "variant";
-        case 15: return "uint32";
-        case 16: return "uint16";
-        case 17: return "int4";
-        case 18: return "bfloat16";
-        case 19: return "int2";
-        case 20: return "uint4";
-        case 21: return "float8_e4m3fn";
-        case 22: return "float8_e5m2";
-        default: return "?";
+    if (dtype < 0 || dtype >= 23) {
+        return "?";
     }
+    const char *p = mn_dtype_names;
+    while (dtype-- > 0) {
+        p += strlen(p) + 1;
+    }
+    return p;
 }
 
 const char *mn_options_name(int32_t options_type) {

@@ -177,10 +177,17 @@ def main():
           '        return buf;', '    }',
           '#else', '    (void)buf;',
           '#endif', '    return "?";', '}', '',
+          '/* TensorType names in code order, each NUL-terminated (no pointer per name). */',
+          'static const char mn_dtype_names[] =']
+    assert [v for v, _ in types] == list(range(len(types)))
+    c += ['    "%s\\0"' % k.lower() for v, k in types]
+    c[-1] += ';'
+    c += ['',
           'const char *mn_dtype_name(int32_t dtype) {',
-          '    switch (dtype) {']
-    c += ['        case %d: return "%s";' % (v, k.lower()) for v, k in types]
-    c += ['        default: return "?";', '    }', '}', '',
+          '    if (dtype < 0 || dtype >= %d) {' % len(types), '        return "?";', '    }',
+          '    const char *p = mn_dtype_names;',
+          '    while (dtype-- > 0) {', '        p += strlen(p) + 1;', '    }',
+          '    return p;', '}', '',
           'const char *mn_options_name(int32_t options_type) {',
           '#if MICRONN_OP_NAMES',
           '    for (const char *p = mn_options_names; *p; p += strlen(p) + 1) {',
