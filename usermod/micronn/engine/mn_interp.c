@@ -242,12 +242,9 @@ static size_t idx_count(const uint8_t *b, uint32_t o, int copies_only) {
     return total;
 }
 
-static mn_status_t copy_indices(mn_interp_t *it, const uint8_t *b, uint32_t o, int field, int32_t **dst, uint16_t *n,
-    int32_t **pool) {
+/* (setup_node checked that the list has at most 65535 entries) */
+static void copy_indices(const uint8_t *b, uint32_t o, int field, int32_t **dst, uint16_t *n, int32_t **pool) {
     uint32_t cnt, v = fb_vec(b, o, field, &cnt);
-    if (cnt > 0xffff) {
-        return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u: more than 65535 tensors", (unsigned)it->cur_op);
-    }
     if (cnt && idx_in_place(b, v)) {
         *dst = (int32_t *)(uintptr_t)(b + v);   /* zero copy; the engine never writes it */
     } else {
@@ -260,7 +257,6 @@ static mn_status_t copy_indices(mn_interp_t *it, const uint8_t *b, uint32_t o, i
         }
     }
     *n = (uint16_t)cnt;
-    return MN_OK;
 }
 
 /* Name of options table `type`, else "type N" in buf: an op-selected build keeps only the names
@@ -281,7 +277,6 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
     uint32_t o = mn_model_op_table(m, i);
     uint32_t oc = fb_vec_table(b, m->opcodes, fb_u32(b, o, F_OP_OPCODE_INDEX, 0));
     uint32_t nin, nout, nint;
-    mn_status_t s;
     char name_buf[MN_OP_NAME_LEN];
     it->cur_op = i;
     node->model = m;
@@ -330,10 +325,8 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
         return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u: more than 65535 inputs or outputs, or more "
             "than 255 intermediates", (unsigned)i);
     }
-    if ((s = copy_indices(it, b, o, F_OP_INPUTS, (int32_t **)&node->inputs, &node->n_inputs, pool_next))
-        || (s = copy_indices(it, b, o, F_OP_OUTPUTS, (int32_t **)&node->outputs, &node->n_outputs, pool_next))) {
-        return s;
-    }
+    copy_indices(b, o, F_OP_INPUTS, (int32_t **)&node->inputs, &node->n_inputs, pool_next);
+    copy_indices(b, o, F_OP_OUTPUTS, (int32_t **)&node->outputs, &node->n_outputs, pool_next);
     node->n_intermediates = (uint8_t)nint;
     for (uint32_t k = 0; k < nout; k++) {
         int32_t t = node->outputs[k];
