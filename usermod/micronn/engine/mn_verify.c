@@ -19,18 +19,16 @@ typedef struct {
     mn_model_t *m;
     const char *where;   /* object being checked, for messages */
     uint32_t sg, idx;    /* subgraph / element index for messages */
+    int in_sg;           /* where is an object of subgraph sg (a tensor or an operator) */
 } vctx_t;
 
+/* Objects: "<where> <idx>", "subgraph <sg>" (idx = sg) and inside one "<where> <idx> (subgraph <sg>)". */
 static mn_status_t vfail(vctx_t *v, const char *what) {
-    if (strcmp(v->where, "subgraph") == 0) {
-        return mn_err_set(&v->m->err, MN_ERR_MODEL, "invalid model: subgraph %u: %s", (unsigned)v->sg, what);
+    if (v->in_sg) {
+        return mn_err_set(&v->m->err, MN_ERR_MODEL, "invalid model: %s %u (subgraph %u): %s",
+            v->where, (unsigned)v->idx, (unsigned)v->sg, what);
     }
-    if (strcmp(v->where, "tensor") != 0 && strcmp(v->where, "operator") != 0) {
-        /* model-level objects: buffers, operator codes, metadata */
-        return mn_err_set(&v->m->err, MN_ERR_MODEL, "invalid model: %s %u: %s", v->where, (unsigned)v->idx, what);
-    }
-    return mn_err_set(&v->m->err, MN_ERR_MODEL, "invalid model: %s %u (subgraph %u): %s",
-        v->where, (unsigned)v->idx, (unsigned)v->sg, what);
+    return mn_err_set(&v->m->err, MN_ERR_MODEL, "invalid model: %s %u: %s", v->where, (unsigned)v->idx, what);
 }
 
 /* "<what> out of bounds", the verifier's commonest message. */
@@ -150,7 +148,6 @@ static int v_tables(const vctx_t *v, uint32_t first, uint32_t n) {
 
 static mn_status_t v_opcodes(vctx_t *v, uint32_t first, uint32_t n) {
     v->where = "operator code";
-    v->sg = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t oc = fb_vec_table(v->b, first, i), p;
         v->idx = i;
@@ -170,7 +167,6 @@ static mn_status_t v_opcodes(vctx_t *v, uint32_t first, uint32_t n) {
 
 static mn_status_t v_buffers(vctx_t *v, uint32_t first, uint32_t n) {
     v->where = "buffer";
-    v->sg = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t bt = fb_vec_table(v->b, first, i), d, dn, po, ps;
         v->idx = i;
@@ -353,6 +349,7 @@ static mn_status_t v_subgraph(vctx_t *v, uint32_t sgt, uint32_t sgi) {
     v->sg = sgi;
     v->idx = sgi;
     v->where = "subgraph";
+    v->in_sg = 0;
     if (!v_vec(v, sgt, F_SG_TENSORS, 4, &tf, &nt) || !v_tables(v, tf, nt)) {
         return vfail_oob(v, "tensors vector");
     }
@@ -367,6 +364,7 @@ static mn_status_t v_subgraph(vctx_t *v, uint32_t sgt, uint32_t sgi) {
         return s;
     }
     v->where = "tensor";
+    v->in_sg = 1;
     for (uint32_t i = 0; i < nt; i++) {
         v->idx = i;
         if ((s = v_tensor(v, fb_vec_table(v->b, tf, i)))) {
@@ -385,7 +383,6 @@ static mn_status_t v_subgraph(vctx_t *v, uint32_t sgt, uint32_t sgi) {
 
 static mn_status_t v_metadata(vctx_t *v, uint32_t first, uint32_t n) {
     v->where = "metadata";
-    v->sg = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t md = fb_vec_table(v->b, first, i), p;
         v->idx = i;
@@ -400,7 +397,7 @@ static mn_status_t v_metadata(vctx_t *v, uint32_t first, uint32_t n) {
 }
 
 mn_status_t mn_verify(mn_model_t *m) {
-    vctx_t v = { m->buf, m->len, m, "model", 0, 0 };
+    vctx_t v = { m->buf, m->len, m, "model", 0, 0, 0 };
     const uint8_t *b = m->buf;
     uint32_t p, first, n;
     mn_status_t s;
