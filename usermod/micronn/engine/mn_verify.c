@@ -22,20 +22,23 @@ typedef struct {
     int in_sg;           /* where is an object of subgraph sg (a tensor or an operator) */
 } vctx_t;
 
-/* Objects: "<where> <idx>", "subgraph <sg>" (idx = sg) and inside one "<where> <idx> (subgraph <sg>)". */
-static mn_status_t vfail(vctx_t *v, const char *what) {
+/* "invalid model: <object>: <what><tail>". Objects: "<where> <idx>", "subgraph <sg>" (idx = sg)
+ * and inside one "<where> <idx> (subgraph <sg>)". */
+static mn_status_t vfail_tail(vctx_t *v, const char *what, const char *tail) {
     if (v->in_sg) {
-        return mn_err_set(&v->m->err, MN_ERR_MODEL, "invalid model: %s %u (subgraph %u): %s",
-            v->where, (unsigned)v->idx, (unsigned)v->sg, what);
+        return mn_err_set(&v->m->err, MN_ERR_MODEL, "invalid model: %s %u (subgraph %u): %s%s",
+            v->where, (unsigned)v->idx, (unsigned)v->sg, what, tail);
     }
-    return mn_err_set(&v->m->err, MN_ERR_MODEL, "invalid model: %s %u: %s", v->where, (unsigned)v->idx, what);
+    return mn_err_set(&v->m->err, MN_ERR_MODEL, "invalid model: %s %u: %s%s", v->where, (unsigned)v->idx, what, tail);
+}
+
+static mn_status_t vfail(vctx_t *v, const char *what) {
+    return vfail_tail(v, what, "");
 }
 
 /* "<what> out of bounds", the verifier's commonest message. */
 static mn_status_t vfail_oob(vctx_t *v, const char *what) {
-    char msg[48];
-    mn_fmt(msg, sizeof msg, "%s out of bounds", what);
-    return vfail(v, msg);
+    return vfail_tail(v, what, " out of bounds");
 }
 
 /* The same for the model table's own fields. */
@@ -299,8 +302,7 @@ static mn_status_t v_index_vec(vctx_t *v, uint32_t t, int field, uint32_t n_tens
     uint32_t first, n;
     char msg[80];
     if (!v_vec(v, t, field, 4, &first, &n)) {
-        mn_fmt(msg, sizeof msg, "%s vector out of bounds", what);
-        return vfail(v, msg);
+        return vfail_tail(v, what, " vector out of bounds");
     }
     for (uint32_t i = 0; i < n; i++) {
         int32_t x = mn_ld_i32(v->b + first + 4 * i);
