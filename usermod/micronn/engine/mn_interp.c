@@ -294,28 +294,26 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
             return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "unsupported custom op \"%s\" (op %u)%s%s",
                 custom ? custom : "", (unsigned)i, hint ? ": " : "", hint ? hint : "");
         }
+        /* (mn_fail starts the message with "op <i> <name>: ") */
         const char *name = mn_op_name(builtin, name_buf);
         if (reg) {
-            return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u %s: this firmware was built without "
-                "the %s kernel (rebuild with OPS=%s or MODELS=<this model>)", (unsigned)i, name, name, name);
+            return mn_fail(it, MN_ERR_UNSUPPORTED, "this firmware was built without the %s kernel "
+                "(rebuild with OPS=%s or MODELS=<this model>)", name, name);
         }
-        return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u %s: micronn has no kernel for %s yet "
-            "(builtin %d)", (unsigned)i, name, name, (int)builtin);
+        return mn_fail(it, MN_ERR_UNSUPPORTED, "micronn has no kernel for %s yet (builtin %d)", name, (int)builtin);
     }
     /* Options are read by field id, which only means something in the op's own options table. */
     node->options_type = (uint8_t)fb_u8(b, o, F_OP_OPTIONS_TYPE, 0);
     if (reg && reg->max_version) {
         if (version < 1 || version > reg->max_version) {
-            return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u %s: opcode version %d not supported "
-                "(the kernel implements versions 1 to %d)", (unsigned)i, mn_node_name(it, node, name_buf),
-                (int)version, (int)reg->max_version);
+            return mn_fail(it, MN_ERR_UNSUPPORTED, "opcode version %d not supported (the kernel implements "
+                "versions 1 to %d)", (int)version, (int)reg->max_version);
         }
         if (node->options_type != MN_OPTIONS_NONE && node->options_type != reg->options_type) {
             char found[16], takes[16];
             const char *name = mn_node_name(it, node, name_buf);
-            return mn_err_set(&it->err, MN_ERR_MODEL, "op %u %s: builtin options table is %s, "
-                "%s takes %s", (unsigned)i, name, options_label(node->options_type, found),
-                name, options_label(reg->options_type, takes));
+            return mn_fail(it, MN_ERR_MODEL, "builtin options table is %s, %s takes %s",
+                options_label(node->options_type, found), name, options_label(reg->options_type, takes));
         }
     }
     fb_vec(b, o, F_OP_INPUTS, &nin);
