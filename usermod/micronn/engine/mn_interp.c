@@ -592,6 +592,20 @@ static int src_get_offset(void *c, int32_t k, size_t *offset) {
 
 /* Offline plan ("OfflineMemoryAllocation" metadata): [version, subgraph, n_tensors, offsets...];
  * -1 means "plan online". *plan = the offsets vector (raw, little-endian), NULL without metadata. */
+/* Error "offline memory plan: <message>". */
+static mn_status_t plan_fail(mn_interp_t *it, mn_status_t code, const char *fmt, ...) {
+    va_list ap;
+    size_t n = mn_fmt(it->err.msg, MN_ERR_MSG_LEN, "offline memory plan: ");
+    if (n >= MN_ERR_MSG_LEN) {
+        n = MN_ERR_MSG_LEN - 1;
+    }
+    va_start(ap, fmt);
+    mn_vfmt(it->err.msg + n, MN_ERR_MSG_LEN - n, fmt, ap);
+    va_end(ap);
+    it->err.status = code;
+    return code;
+}
+
 static mn_status_t offline_plan(mn_interp_t *it, const uint8_t **plan) {
     const mn_model_t *m = it->model;
     size_t n;
@@ -601,12 +615,11 @@ static mn_status_t offline_plan(mn_interp_t *it, const uint8_t **plan) {
         return MN_OK;
     }
     if (n < 12 || mn_ld_i32(p) != 0 || mn_ld_i32(p + 4) != 0) {
-        return mn_err_set(&it->err, MN_ERR_UNSUPPORTED,
-            "offline memory plan: only version 0 for subgraph 0 is supported (%zu bytes)", n);
+        return plan_fail(it, MN_ERR_UNSUPPORTED, "only version 0 for subgraph 0 is supported (%zu bytes)", n);
     }
     uint32_t nt = mn_ld_u32(p + 8);
     if (nt != m->n_tensors || (uint64_t)12 + 4ull * nt > n) {
-        return mn_err_set(&it->err, MN_ERR_MODEL, "offline memory plan: %u offsets in %zu bytes for %u tensors",
+        return plan_fail(it, MN_ERR_MODEL, "%u offsets in %zu bytes for %u tensors",
             (unsigned)nt, n, (unsigned)m->n_tensors);
     }
     *plan = p + 12;
@@ -621,7 +634,7 @@ static mn_status_t check_offline_plan(mn_interp_t *it, plan_ctx_t *pc) {
         const int32_t off = mn_ld_i32(pc->offline + 4 * k);
         const mn_tensor_t *t = &it->tensors[k];
         if (off < -1) {
-            return mn_err_set(&it->err, MN_ERR_MODEL, "offline memory plan: tensor %u '%s' has offset %d",
+            return plan_fail(it, MN_ERR_MODEL, "tensor %u '%s' has offset %d",
                 (unsigned)k, mn_model_tensor_name(it->model, k), (int)off);
         }
         if (!src_get(pc, (int32_t)k, &a) || !a.fixed) {
@@ -629,8 +642,7 @@ static mn_status_t check_offline_plan(mn_interp_t *it, plan_ctx_t *pc) {
         }
         const size_t align = mn_dtype_size(t->dtype);
         if (align > 1 && a.offset % align != 0) {
-            return mn_err_set(&it->err, MN_ERR_MODEL,
-                "offline memory plan: tensor %u '%s' (%s) at offset %zu is not %zu-byte aligned",
+            return plan_fail(it, MN_ERR_MODEL, "tensor %u '%s' (%s) at offset %zu is not %zu-byte aligned",
                 (unsigned)k, mn_model_tensor_name(it->model, k), mn_dtype_name(t->dtype), a.offset, align);
         }
         for (uint32_t j = 0; j < k; j++) {
@@ -639,8 +651,8 @@ static mn_status_t check_offline_plan(mn_interp_t *it, plan_ctx_t *pc) {
             }
             const size_t ea = a.offset + t->bytes, eb = b.offset + it->tensors[j].bytes;
             if (a.first <= b.last && b.first <= a.last && a.offset < eb && b.offset < ea) {
-                return mn_err_set(&it->err, MN_ERR_MODEL,
-                    "offline memory plan: tensors %u [%zu,%zu) and %u [%zu,%zu) overlap, both alive at op %d ('%s', '%s')",
+                return plan_fail(it, MN_ERR_MODEL,
+                    "tensors %u [%zu,%zu) and %u [%zu,%zu) overlap, both alive at op %d ('%s', '%s')",
                     (unsigned)j, b.offset, eb, (unsigned)k, a.offset, ea, (int)(a.first > b.first ? a.first : b.first),
                     mn_model_tensor_name(it->model, j), mn_model_tensor_name(it->model, k));
             }
