@@ -88,6 +88,8 @@ const uint8_t *mn_model_metadata(const mn_model_t *m, const char *name, size_t *
 size_t mn_vfmt(char *out, size_t cap, const char *fmt, va_list ap);
 size_t mn_fmt(char *out, size_t cap, const char *fmt, ...);
 mn_status_t mn_err_set(mn_error_t *e, mn_status_t code, const char *fmt, ...);
+/* The one format of the dry runs' error (args: who, bytes needed, bytes given; one string). */
+#define MN_WORK_TOO_SMALL "%s: work buffer too small: need at least %zu bytes, have %zu"
 
 /* mn_interp_t.dry_run: 0 = a real prepare; a check of every op (mn_check_ops), which must find
  * every error a real prepare finds; or arena sizing (mn_arena_needed, see mn_sizing_only). */

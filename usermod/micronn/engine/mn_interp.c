@@ -966,8 +966,7 @@ mn_status_t mn_arena_needed_stats(const mn_model_t *m, const mn_config_t *cfg, v
     if (s == MN_ERR_ARENA) {
         /* What the work buffer lacked (a lower bound: later ops may need more). */
         n = MN_ALIGN_UP(it.shortfall) + (MN_ARENA_ALIGN - 1);
-        mn_err_set(&it.err, MN_ERR_ARENA, "dry run: work buffer too small: need at least %zu bytes, have %zu",
-            n, work_size);
+        mn_err_set(&it.err, MN_ERR_ARENA, MN_WORK_TOO_SMALL, "dry run", n, work_size);
     }
     if (out) {
         *out = it.stats;
@@ -1293,8 +1292,7 @@ mn_status_t mn_check_ops(const mn_model_t *m, const mn_config_t *cfg, void *work
         if (n <= work_size) {
             n = 2 * work_size;
         }
-        mn_err_set(&it.err, MN_ERR_ARENA, "check: work buffer too small: need at least %zu bytes, have %zu",
-            n, work_size);
+        mn_err_set(&it.err, MN_ERR_ARENA, MN_WORK_TOO_SMALL, "check", n, work_size);
         if (needed) {
             *needed = n;
         }
