@@ -864,6 +864,9 @@ static mn_status_t do_prepare(mn_interp_t *it) {
     return plan_memory(it);
 }
 
+/* "[persistent ]arena too small: need [at least ]N bytes, have M" (one string for both) */
+#define ARENA_TOO_SMALL "%sarena too small: need %s%zu bytes, have %zu"
+
 mn_status_t mn_interp_prepare(mn_interp_t *it) {
     if (!it || !it->model) {
         return MN_ERR_ARG;
@@ -888,7 +891,7 @@ mn_status_t mn_interp_prepare(mn_interp_t *it) {
         /* Split arenas: the persistent buffer is what was short (a lower bound: the prepare
          * stopped there); mn_arena_needed_stats gives both exact figures. */
         it->state = ST_FAILED;
-        return mn_err_set(&it->err, MN_ERR_ARENA, "persistent arena too small: need at least %zu bytes, have %zu",
+        return mn_err_set(&it->err, MN_ERR_ARENA, ARENA_TOO_SMALL, "persistent ", "at least ",
             MN_ALIGN_UP(it->pers_shortfall) + (MN_ARENA_ALIGN - 1), it->pers_size);
     }
     if (s == MN_ERR_ARENA && it->shortfall && !it->dry_run && it->arena && !it->pers) {
@@ -923,8 +926,8 @@ mn_status_t mn_interp_prepare(mn_interp_t *it) {
     if (s == MN_ERR_ARENA) {
         it->state = ST_FAILED;
         int exact = it->shortfall == 0;  /* only the final plan did not fit: the figure is exact */
-        return mn_err_set(&it->err, MN_ERR_ARENA, "arena too small: need %s%zu bytes, have %zu",
-            exact ? "" : "at least ", it->stats.needed, it->stats.arena_size);
+        return mn_err_set(&it->err, MN_ERR_ARENA, ARENA_TOO_SMALL, "", exact ? "" : "at least ",
+            it->stats.needed, it->stats.arena_size);
     }
     if (s != MN_OK) {
         it->state = ST_FAILED;
