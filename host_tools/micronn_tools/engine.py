@@ -62,6 +62,9 @@ class _Stats(ctypes.Structure):
         "kernel_persistent")]
 
 
+OP_NAME_LEN = 33   # MN_OP_NAME_LEN of micronn.h
+
+
 class _OpInfo(ctypes.Structure):
     _fields_ = [
         ("builtin", ctypes.c_int32),
@@ -70,6 +73,7 @@ class _OpInfo(ctypes.Structure):
         ("n_inputs", ctypes.c_int32),
         ("n_outputs", ctypes.c_int32),
         ("supported", ctypes.c_int),
+        ("name_buf", ctypes.c_char * OP_NAME_LEN),
     ]
 
 
@@ -94,6 +98,7 @@ class _Profile(ctypes.Structure):
         ("backend", ctypes.c_char_p),
         ("subgraph", ctypes.c_int32),
         ("model_index", ctypes.c_uint32),
+        ("name_buf", ctypes.c_char * OP_NAME_LEN),
     ]
 
 
@@ -226,7 +231,7 @@ def lib(path=None):
         "mn_interp_stats": (S, [P, ctypes.POINTER(_Stats)]),
         "mn_interp_profile": (S, [P, SZ, ctypes.POINTER(_Profile)]),
         "mn_interp_profile_clear": (None, [P]),
-        "mn_op_name": (ctypes.c_char_p, [I32]),
+        "mn_op_name": (ctypes.c_char_p, [I32, ctypes.c_char_p]),
         "mn_dtype_name": (ctypes.c_char_p, [I32]),
         "mn_op_supported": (S, [P, I32, ctypes.c_char_p]),
         "mn_op_kernel_state": (S, [P, I32, ctypes.c_char_p]),
@@ -490,6 +495,11 @@ _dummy_ticks = _TICKS_FN(lambda user: 0)
 KERNEL_STATES = ("none", "not built", "linked")
 
 
+def op_name(builtin, lib_path=None):
+    """Name of a builtin operator code ("CONV_2D"; "?" if unknown or names compiled out)."""
+    return lib(lib_path).mn_op_name(builtin, ctypes.create_string_buffer(OP_NAME_LEN)).decode(errors="replace")
+
+
 def kernels(lib_path=None):
     """Every builtin kernel of the engine source (mn_ops.h), linked into this library or not: list
     of dicts name, builtin, max_version, options, dtypes (list of combination strings), linked,
@@ -498,7 +508,7 @@ def kernels(lib_path=None):
     out, i = [], 0
     info = _KernelInfo()
     while L.mn_op_kernel_info(i, ctypes.byref(info)):
-        out.append({"name": L.mn_op_name(info.builtin).decode(errors="replace"), "builtin": info.builtin,
+        out.append({"name": op_name(info.builtin, lib_path), "builtin": info.builtin,
                     "max_version": info.max_version,
                     "options": L.mn_options_name(info.options_type).decode(errors="replace"),
                     "dtypes": (info.dtypes or b"").decode(errors="replace").split(), "linked": bool(info.linked),

@@ -127,6 +127,46 @@ def test_unsupported_op_named(engine, hello):
     expect_error(engine, to_bytes(mt), engine.ERR_UNSUPPORTED, "op 0 LSH_PROJECTION: micronn has no kernel for LSH_PROJECTION yet (builtin 15)")
 
 
+def test_op_names_all(engine):
+    """The names are stored compressed: every builtin code decodes to its schema name, and the
+    codes past the last and the negative ones to "?"."""
+    s = schema()
+    names = {v: k for k, v in vars(s.BuiltinOperator).items() if not k.startswith("_") and isinstance(v, int)}
+    assert len(names) > 200
+    for code in range(max(names) + 1):
+        assert engine.op_name(code) == names.get(code, "?"), code
+    assert engine.op_name(max(names) + 1) == "?"
+    assert engine.op_name(-1) == "?"
+    assert engine.op_name(1000) == "?"
+    # longest names (MN_OP_NAME_LEN - 1 characters at most) and the op names of a model
+    assert max(len(n) for n in names.values()) < engine.OP_NAME_LEN
+    data = oracle.read_model("person_detect.tflite")
+    mt = to_obj(data)
+    want = [names[max(mt.operatorCodes[op.opcodeIndex].builtinCode,
+                      mt.operatorCodes[op.opcodeIndex].deprecatedBuiltinCode)] for op in mt.subgraphs[0].operators]
+    assert [op["name"] for op in engine.Model(data).ops()] == want
+    assert {"CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D"} <= set(want)
+
+
+def test_options_names_all(engine):
+    """Every builtin options table code names its schema table in a build of every op (the host
+    library); unknown codes give "?"."""
+    s = schema()
+    names = {v: k for k, v in vars(s.BuiltinOptions).items() if not k.startswith("_") and isinstance(v, int)}
+    f = engine.lib().mn_options_name
+    for code in range(-1, max(names) + 3):
+        assert f(code).decode() == names.get(code, "?"), code
+    assert names[0] == "NONE" and len(names) > 100
+
+
+def test_dtype_names_all(engine):
+    s = schema()
+    names = {v: k.lower() for k, v in vars(s.TensorType).items() if not k.startswith("_") and isinstance(v, int)}
+    f = engine.lib().mn_dtype_name
+    for code in range(-2, max(names) + 3):
+        assert f(code).decode() == names.get(code, "?"), code
+
+
 def test_custom_op_named(engine, hello):
     s = schema()
     mt = to_obj(hello)

@@ -50,7 +50,8 @@ static mp_obj_t lookup(const char *name) {
 }
 
 static mn_status_t pyop_init(mn_ctx_t *ctx, mn_node_t *node) {
-    mp_obj_t fn = lookup(mn_node_name(ctx, node));
+    char name[MN_OP_NAME_LEN];
+    mp_obj_t fn = lookup(mn_node_name(ctx, node, name));
     if (fn == MP_OBJ_NULL) {
         return mn_fail(ctx, MN_ERR_STATE, "no Python function registered any more");
     }

@@ -125,7 +125,8 @@ static mp_obj_t micronn_ops(void) {
     n = 0;
     for (int32_t code = 0; code <= MN_BUILTIN_MAX; code++) {
         if (code != MN_BUILTIN_CUSTOM && mn_op_supported(NULL, code, NULL)) {
-            const char *name = mn_op_name(code);
+            char buf[MN_OP_NAME_LEN];
+            const char *name = mn_op_name(code, buf);
             if (name[0] == '?') {
                 tuple->items[n++] = MP_OBJ_NEW_SMALL_INT(code);
             } else {
@@ -154,7 +155,8 @@ static MP_DEFINE_CONST_FUN_OBJ_0(micronn_kernels_obj, micronn_kernels);
 
 // op_name(code) -> name of a builtin operator code ("CONV_2D").
 static mp_obj_t micronn_op_name(mp_obj_t code_in) {
-    return mp_obj_new_str_from_cstr(mn_op_name(mp_obj_get_int(code_in)));
+    char buf[MN_OP_NAME_LEN];
+    return mp_obj_new_str_from_cstr(mn_op_name(mp_obj_get_int(code_in), buf));
 }
 static MP_DEFINE_CONST_FUN_OBJ_1(micronn_op_name_obj, micronn_op_name);
 

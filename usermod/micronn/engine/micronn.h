@@ -90,8 +90,12 @@ typedef enum mn_dtype {
 size_t mn_dtype_size(int32_t dtype);
 /* Lower-case name ("int8", "float32", ...), "?" if unknown. */
 const char *mn_dtype_name(int32_t dtype);
-/* Name of a builtin operator code ("CONV_2D"), "?" if unknown or names compiled out. */
-const char *mn_op_name(int32_t builtin);
+/* Size of the buffer mn_op_name decodes a name into (longest builtin name + NUL; the generator
+ * tools/gen_builtins.py checks it). */
+#define MN_OP_NAME_LEN 33
+/* Name of a builtin operator code ("CONV_2D"), "?" if unknown or names compiled out. The names are
+ * stored compressed: the result is buf (MN_OP_NAME_LEN bytes), where it was decoded, or a constant. */
+const char *mn_op_name(int32_t builtin, char *buf);
 
 /* ---- byte-safe little-endian loads (model data may be unaligned) ----------------------------- */
 
@@ -208,9 +212,10 @@ size_t mn_model_num_subgraphs(const mn_model_t *m);
 typedef struct mn_op_info {
     int32_t builtin;            /* builtin code (MN_BUILTIN_CUSTOM = 32 for custom ops) */
     int32_t version;            /* opcode version */
-    const char *name;           /* builtin name, or the custom code string */
+    const char *name;           /* builtin name (in name_buf), or the custom code string */
     int32_t n_inputs, n_outputs;
     int supported;              /* 1 if this firmware has a kernel for it */
+    char name_buf[MN_OP_NAME_LEN];
 } mn_op_info_t;
 mn_status_t mn_model_op_info(const mn_model_t *m, size_t op, mn_op_info_t *out);
 
@@ -460,7 +465,7 @@ mn_status_t mn_interp_patch(const mn_interp_t *it, mn_patch_choice_t *out);
 /* Per-op profile: accumulated ticks since prepare (or the last mn_interp_profile_clear), and the
  * kernel variant each op runs (also without a profiler clock). */
 typedef struct mn_op_profile {
-    const char *name;     /* op name */
+    const char *name;     /* op name (in name_buf for builtin ops) */
     int32_t builtin;
     uint32_t calls;
     uint64_t ticks;
@@ -469,6 +474,7 @@ typedef struct mn_op_profile {
     const char *backend;  /* the delegate that runs it, or NULL (the interpreter's kernels) */
     int32_t subgraph;     /* which delegated subgraph (0, 1, ... in execution order), or -1 */
     uint32_t model_index; /* its operator index in the model (ops run in partition order) */
+    char name_buf[MN_OP_NAME_LEN];   /* where name is decoded (builtin ops) */
 } mn_op_profile_t;
 size_t mn_interp_num_ops(const mn_interp_t *it);
 mn_status_t mn_interp_profile(const mn_interp_t *it, size_t op, mn_op_profile_t *out);

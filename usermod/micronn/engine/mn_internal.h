@@ -9,25 +9,15 @@
 #include "mn_kernel.h"
 
 /* ---- flatbuffer access (only after mn_verify has accepted the buffer) --------------------- */
+/* fb_field, fb_u32, fb_ref and fb_vec are functions (mn_model.c), not inlined at each of the
+ * engine's many reads: smaller code (the reads are outside kernels' inner loops). */
 
 /* Absolute position of field `field` of the table at `t`, or 0 if absent. */
-static inline uint32_t fb_field(const uint8_t *b, uint32_t t, int field) {
-    uint32_t vt = (uint32_t)((int64_t)t - (int64_t)mn_ld_i32(b + t));
-    uint32_t vtsize = mn_ld_u16(b + vt);
-    uint32_t vo = 4u + 2u * (uint32_t)field;
-    if (vo + 2u > vtsize) {
-        return 0;
-    }
-    uint32_t fo = mn_ld_u16(b + vt + vo);
-    return fo ? t + fo : 0;
-}
-static inline uint32_t fb_u32(const uint8_t *b, uint32_t t, int field, uint32_t def) {
-    uint32_t p = fb_field(b, t, field);
-    return p ? mn_ld_u32(b + p) : def;
-}
+uint32_t fb_field(const uint8_t *b, uint32_t t, int field);
+/* 32-bit scalar field, def if absent. */
+uint32_t fb_u32(const uint8_t *b, uint32_t t, int field, uint32_t def);
 static inline int32_t fb_i32(const uint8_t *b, uint32_t t, int field, int32_t def) {
-    uint32_t p = fb_field(b, t, field);
-    return p ? mn_ld_i32(b + p) : def;
+    return (int32_t)fb_u32(b, t, field, (uint32_t)def);
 }
 static inline int32_t fb_i8(const uint8_t *b, uint32_t t, int field, int32_t def) {
     uint32_t p = fb_field(b, t, field);
@@ -38,20 +28,9 @@ static inline uint32_t fb_u8(const uint8_t *b, uint32_t t, int field, uint32_t d
     return p ? b[p] : def;
 }
 /* Follow the uoffset stored in field `field`: absolute position of the target, or 0. */
-static inline uint32_t fb_ref(const uint8_t *b, uint32_t t, int field) {
-    uint32_t p = fb_field(b, t, field);
-    return p ? p + mn_ld_u32(b + p) : 0;
-}
+uint32_t fb_ref(const uint8_t *b, uint32_t t, int field);
 /* Vector field: returns position of the first element (0 if absent), *n = length. */
-static inline uint32_t fb_vec(const uint8_t *b, uint32_t t, int field, uint32_t *n) {
-    uint32_t v = fb_ref(b, t, field);
-    if (!v) {
-        *n = 0;
-        return 0;
-    }
-    *n = mn_ld_u32(b + v);
-    return v + 4;
-}
+uint32_t fb_vec(const uint8_t *b, uint32_t t, int field, uint32_t *n);
 /* i-th table of a vector of tables starting at element position v. */
 static inline uint32_t fb_vec_table(const uint8_t *b, uint32_t v, uint32_t i) {
     uint32_t p = v + 4u * i;
@@ -109,6 +88,8 @@ const uint8_t *mn_model_metadata(const mn_model_t *m, const char *name, size_t *
 size_t mn_vfmt(char *out, size_t cap, const char *fmt, va_list ap);
 size_t mn_fmt(char *out, size_t cap, const char *fmt, ...);
 mn_status_t mn_err_set(mn_error_t *e, mn_status_t code, const char *fmt, ...);
+/* The one format of the dry runs' error (args: who, bytes needed, bytes given; one string). */
+#define MN_WORK_TOO_SMALL "%s: work buffer too small: need at least %zu bytes, have %zu"
 
 /* mn_interp_t.dry_run: 0 = a real prepare; a check of every op (mn_check_ops), which must find
  * every error a real prepare finds; or arena sizing (mn_arena_needed, see mn_sizing_only). */

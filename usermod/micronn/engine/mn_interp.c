@@ -11,7 +11,7 @@ enum { PH_NONE = 0, PH_INIT = 1, PH_PREPARE = 2, PH_EVAL = 3 };
 
 /* ---- names / errors ------------------------------------------------------------------------ */
 
-const char *mn_node_name(const mn_ctx_t *it, const mn_node_t *node) {
+const char *mn_node_name(const mn_ctx_t *it, const mn_node_t *node, char *buf) {
     if (node->builtin == MN_BUILTIN_CUSTOM) {
         const uint8_t *b = it->model->buf;
         uint32_t o = mn_model_op_table(it->model, node->index);
@@ -19,7 +19,7 @@ const char *mn_node_name(const mn_ctx_t *it, const mn_node_t *node) {
         const char *c = fb_str(b, oc, F_OC_CUSTOM_CODE);
         return c ? c : "CUSTOM";
     }
-    return mn_op_name(node->builtin);
+    return mn_op_name(node->builtin, buf);
 }
 
 mn_tensor_t *mn_intermediate(mn_ctx_t *ctx, const mn_node_t *node, int i) {
@@ -56,7 +56,8 @@ mn_status_t mn_fail(mn_ctx_t *ctx, mn_status_t code, const char *fmt, ...) {
     size_t n = 0;
     if (ctx->nodes && ctx->cur_op < ctx->n_nodes) {
         const mn_node_t *node = &ctx->nodes[ctx->cur_op];
-        n = mn_fmt(msg, MN_ERR_MSG_LEN, "op %u %s: ", (unsigned)node->index, mn_node_name(ctx, node));
+        char name[MN_OP_NAME_LEN];
+        n = mn_fmt(msg, MN_ERR_MSG_LEN, "op %u %s: ", (unsigned)node->index, mn_node_name(ctx, node, name));
         if (n >= MN_ERR_MSG_LEN) {
             n = MN_ERR_MSG_LEN - 1;
         }
@@ -241,12 +242,9 @@ static size_t idx_count(const uint8_t *b, uint32_t o, int copies_only) {
     return total;
 }
 
-static mn_status_t copy_indices(mn_interp_t *it, const uint8_t *b, uint32_t o, int field, int32_t **dst, uint16_t *n,
-    int32_t **pool) {
+/* (setup_node checked that the list has at most 65535 entries) */
+static void copy_indices(const uint8_t *b, uint32_t o, int field, int32_t **dst, uint16_t *n, int32_t **pool) {
     uint32_t cnt, v = fb_vec(b, o, field, &cnt);
-    if (cnt > 0xffff) {
-        return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u: more than 65535 tensors", (unsigned)it->cur_op);
-    }
     if (cnt && idx_in_place(b, v)) {
         *dst = (int32_t *)(uintptr_t)(b + v);   /* zero copy; the engine never writes it */
     } else {
@@ -259,7 +257,6 @@ static mn_status_t copy_indices(mn_interp_t *it, const uint8_t *b, uint32_t o, i
         }
     }
     *n = (uint16_t)cnt;
-    return MN_OK;
 }
 
 /* Name of options table `type`, else "type N" in buf: an op-selected build keeps only the names
@@ -280,7 +277,7 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
     uint32_t o = mn_model_op_table(m, i);
     uint32_t oc = fb_vec_table(b, m->opcodes, fb_u32(b, o, F_OP_OPCODE_INDEX, 0));
     uint32_t nin, nout, nint;
-    mn_status_t s;
+    char name_buf[MN_OP_NAME_LEN];
     it->cur_op = i;
     node->model = m;
     node->index = (uint16_t)i;   /* setup_graph: at most 65535 ops */
@@ -297,27 +294,26 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
             return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "unsupported custom op \"%s\" (op %u)%s%s",
                 custom ? custom : "", (unsigned)i, hint ? ": " : "", hint ? hint : "");
         }
+        /* (mn_fail starts the message with "op <i> <name>: ") */
+        const char *name = mn_op_name(builtin, name_buf);
         if (reg) {
-            return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u %s: this firmware was built without "
-                "the %s kernel (rebuild with OPS=%s or MODELS=<this model>)", (unsigned)i,
-                mn_op_name(builtin), mn_op_name(builtin), mn_op_name(builtin));
+            return mn_fail(it, MN_ERR_UNSUPPORTED, "this firmware was built without the %s kernel "
+                "(rebuild with OPS=%s or MODELS=<this model>)", name, name);
         }
-        return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u %s: micronn has no kernel for %s yet "
-            "(builtin %d)", (unsigned)i, mn_op_name(builtin), mn_op_name(builtin), (int)builtin);
+        return mn_fail(it, MN_ERR_UNSUPPORTED, "micronn has no kernel for %s yet (builtin %d)", name, (int)builtin);
     }
     /* Options are read by field id, which only means something in the op's own options table. */
     node->options_type = (uint8_t)fb_u8(b, o, F_OP_OPTIONS_TYPE, 0);
     if (reg && reg->max_version) {
         if (version < 1 || version > reg->max_version) {
-            return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u %s: opcode version %d not supported "
-                "(the kernel implements versions 1 to %d)", (unsigned)i, mn_node_name(it, node),
-                (int)version, (int)reg->max_version);
+            return mn_fail(it, MN_ERR_UNSUPPORTED, "opcode version %d not supported (the kernel implements "
+                "versions 1 to %d)", (int)version, (int)reg->max_version);
         }
         if (node->options_type != MN_OPTIONS_NONE && node->options_type != reg->options_type) {
             char found[16], takes[16];
-            return mn_err_set(&it->err, MN_ERR_MODEL, "op %u %s: builtin options table is %s, "
-                "%s takes %s", (unsigned)i, mn_node_name(it, node), options_label(node->options_type, found),
-                mn_node_name(it, node), options_label(reg->options_type, takes));
+            const char *name = mn_node_name(it, node, name_buf);
+            return mn_fail(it, MN_ERR_MODEL, "builtin options table is %s, %s takes %s",
+                options_label(node->options_type, found), name, options_label(reg->options_type, takes));
         }
     }
     fb_vec(b, o, F_OP_INPUTS, &nin);
@@ -327,16 +323,14 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
         return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u: more than 65535 inputs or outputs, or more "
             "than 255 intermediates", (unsigned)i);
     }
-    if ((s = copy_indices(it, b, o, F_OP_INPUTS, (int32_t **)&node->inputs, &node->n_inputs, pool_next))
-        || (s = copy_indices(it, b, o, F_OP_OUTPUTS, (int32_t **)&node->outputs, &node->n_outputs, pool_next))) {
-        return s;
-    }
+    copy_indices(b, o, F_OP_INPUTS, (int32_t **)&node->inputs, &node->n_inputs, pool_next);
+    copy_indices(b, o, F_OP_OUTPUTS, (int32_t **)&node->outputs, &node->n_outputs, pool_next);
     node->n_intermediates = (uint8_t)nint;
     for (uint32_t k = 0; k < nout; k++) {
         int32_t t = node->outputs[k];
         if (t >= 0 && (it->tensors[t].flags & MN_TF_CONST)) {
             return mn_err_set(&it->err, MN_ERR_MODEL, "invalid model: op %u (%s) writes constant tensor %d",
-                (unsigned)i, mn_node_name(it, node), (int)t);
+                (unsigned)i, mn_node_name(it, node, name_buf), (int)t);
         }
     }
     uint32_t opt = fb_ref(b, o, F_OP_OPTIONS);
@@ -598,6 +592,20 @@ static int src_get_offset(void *c, int32_t k, size_t *offset) {
 
 /* Offline plan ("OfflineMemoryAllocation" metadata): [version, subgraph, n_tensors, offsets...];
  * -1 means "plan online". *plan = the offsets vector (raw, little-endian), NULL without metadata. */
+/* Error "offline memory plan: <message>". */
+static mn_status_t plan_fail(mn_interp_t *it, mn_status_t code, const char *fmt, ...) {
+    va_list ap;
+    size_t n = mn_fmt(it->err.msg, MN_ERR_MSG_LEN, "offline memory plan: ");
+    if (n >= MN_ERR_MSG_LEN) {
+        n = MN_ERR_MSG_LEN - 1;
+    }
+    va_start(ap, fmt);
+    mn_vfmt(it->err.msg + n, MN_ERR_MSG_LEN - n, fmt, ap);
+    va_end(ap);
+    it->err.status = code;
+    return code;
+}
+
 static mn_status_t offline_plan(mn_interp_t *it, const uint8_t **plan) {
     const mn_model_t *m = it->model;
     size_t n;
@@ -607,12 +615,11 @@ static mn_status_t offline_plan(mn_interp_t *it, const uint8_t **plan) {
         return MN_OK;
     }
     if (n < 12 || mn_ld_i32(p) != 0 || mn_ld_i32(p + 4) != 0) {
-        return mn_err_set(&it->err, MN_ERR_UNSUPPORTED,
-            "offline memory plan: only version 0 for subgraph 0 is supported (%zu bytes)", n);
+        return plan_fail(it, MN_ERR_UNSUPPORTED, "only version 0 for subgraph 0 is supported (%zu bytes)", n);
     }
     uint32_t nt = mn_ld_u32(p + 8);
     if (nt != m->n_tensors || (uint64_t)12 + 4ull * nt > n) {
-        return mn_err_set(&it->err, MN_ERR_MODEL, "offline memory plan: %u offsets in %zu bytes for %u tensors",
+        return plan_fail(it, MN_ERR_MODEL, "%u offsets in %zu bytes for %u tensors",
             (unsigned)nt, n, (unsigned)m->n_tensors);
     }
     *plan = p + 12;
@@ -627,7 +634,7 @@ static mn_status_t check_offline_plan(mn_interp_t *it, plan_ctx_t *pc) {
         const int32_t off = mn_ld_i32(pc->offline + 4 * k);
         const mn_tensor_t *t = &it->tensors[k];
         if (off < -1) {
-            return mn_err_set(&it->err, MN_ERR_MODEL, "offline memory plan: tensor %u '%s' has offset %d",
+            return plan_fail(it, MN_ERR_MODEL, "tensor %u '%s' has offset %d",
                 (unsigned)k, mn_model_tensor_name(it->model, k), (int)off);
         }
         if (!src_get(pc, (int32_t)k, &a) || !a.fixed) {
@@ -635,8 +642,7 @@ static mn_status_t check_offline_plan(mn_interp_t *it, plan_ctx_t *pc) {
         }
         const size_t align = mn_dtype_size(t->dtype);
         if (align > 1 && a.offset % align != 0) {
-            return mn_err_set(&it->err, MN_ERR_MODEL,
-                "offline memory plan: tensor %u '%s' (%s) at offset %zu is not %zu-byte aligned",
+            return plan_fail(it, MN_ERR_MODEL, "tensor %u '%s' (%s) at offset %zu is not %zu-byte aligned",
                 (unsigned)k, mn_model_tensor_name(it->model, k), mn_dtype_name(t->dtype), a.offset, align);
         }
         for (uint32_t j = 0; j < k; j++) {
@@ -645,8 +651,8 @@ static mn_status_t check_offline_plan(mn_interp_t *it, plan_ctx_t *pc) {
             }
             const size_t ea = a.offset + t->bytes, eb = b.offset + it->tensors[j].bytes;
             if (a.first <= b.last && b.first <= a.last && a.offset < eb && b.offset < ea) {
-                return mn_err_set(&it->err, MN_ERR_MODEL,
-                    "offline memory plan: tensors %u [%zu,%zu) and %u [%zu,%zu) overlap, both alive at op %d ('%s', '%s')",
+                return plan_fail(it, MN_ERR_MODEL,
+                    "tensors %u [%zu,%zu) and %u [%zu,%zu) overlap, both alive at op %d ('%s', '%s')",
                     (unsigned)j, b.offset, eb, (unsigned)k, a.offset, ea, (int)(a.first > b.first ? a.first : b.first),
                     mn_model_tensor_name(it->model, j), mn_model_tensor_name(it->model, k));
             }
@@ -858,6 +864,9 @@ static mn_status_t do_prepare(mn_interp_t *it) {
     return plan_memory(it);
 }
 
+/* "[persistent ]arena too small: need [at least ]N bytes, have M" (one string for both) */
+#define ARENA_TOO_SMALL "%sarena too small: need %s%zu bytes, have %zu"
+
 mn_status_t mn_interp_prepare(mn_interp_t *it) {
     if (!it || !it->model) {
         return MN_ERR_ARG;
@@ -882,7 +891,7 @@ mn_status_t mn_interp_prepare(mn_interp_t *it) {
         /* Split arenas: the persistent buffer is what was short (a lower bound: the prepare
          * stopped there); mn_arena_needed_stats gives both exact figures. */
         it->state = ST_FAILED;
-        return mn_err_set(&it->err, MN_ERR_ARENA, "persistent arena too small: need at least %zu bytes, have %zu",
+        return mn_err_set(&it->err, MN_ERR_ARENA, ARENA_TOO_SMALL, "persistent ", "at least ",
             MN_ALIGN_UP(it->pers_shortfall) + (MN_ARENA_ALIGN - 1), it->pers_size);
     }
     if (s == MN_ERR_ARENA && it->shortfall && !it->dry_run && it->arena && !it->pers) {
@@ -917,8 +926,8 @@ mn_status_t mn_interp_prepare(mn_interp_t *it) {
     if (s == MN_ERR_ARENA) {
         it->state = ST_FAILED;
         int exact = it->shortfall == 0;  /* only the final plan did not fit: the figure is exact */
-        return mn_err_set(&it->err, MN_ERR_ARENA, "arena too small: need %s%zu bytes, have %zu",
-            exact ? "" : "at least ", it->stats.needed, it->stats.arena_size);
+        return mn_err_set(&it->err, MN_ERR_ARENA, ARENA_TOO_SMALL, "", exact ? "" : "at least ",
+            it->stats.needed, it->stats.arena_size);
     }
     if (s != MN_OK) {
         it->state = ST_FAILED;
@@ -960,8 +969,7 @@ mn_status_t mn_arena_needed_stats(const mn_model_t *m, const mn_config_t *cfg, v
     if (s == MN_ERR_ARENA) {
         /* What the work buffer lacked (a lower bound: later ops may need more). */
         n = MN_ALIGN_UP(it.shortfall) + (MN_ARENA_ALIGN - 1);
-        mn_err_set(&it.err, MN_ERR_ARENA, "dry run: work buffer too small: need at least %zu bytes, have %zu",
-            n, work_size);
+        mn_err_set(&it.err, MN_ERR_ARENA, MN_WORK_TOO_SMALL, "dry run", n, work_size);
     }
     if (out) {
         *out = it.stats;
@@ -1186,7 +1194,7 @@ mn_status_t mn_interp_profile(const mn_interp_t *it, size_t op, mn_op_profile_t 
         return MN_ERR_ARG;
     }
     const mn_node_t *node = &it->nodes[op];
-    out->name = mn_node_name(it, node);
+    out->name = mn_node_name(it, node, out->name_buf);
     out->builtin = node->builtin;
     out->calls = it->prof_calls ? it->prof_calls[op] : 0;
     out->ticks = it->prof_ticks ? it->prof_ticks[op] : 0;
@@ -1287,8 +1295,7 @@ mn_status_t mn_check_ops(const mn_model_t *m, const mn_config_t *cfg, void *work
         if (n <= work_size) {
             n = 2 * work_size;
         }
-        mn_err_set(&it.err, MN_ERR_ARENA, "check: work buffer too small: need at least %zu bytes, have %zu",
-            n, work_size);
+        mn_err_set(&it.err, MN_ERR_ARENA, MN_WORK_TOO_SMALL, "check", n, work_size);
         if (needed) {
             *needed = n;
         }

@@ -90,8 +90,9 @@ struct mn_node {
 /* Raw custom options bytes of a custom op in the model (NULL and *len = 0 if none). */
 const uint8_t *mn_custom_options(const mn_ctx_t *ctx, const mn_node_t *node, size_t *len);
 
-/* Name of a node's op: the builtin name ("CONV_2D") or a custom op's custom code ("Atan2"). */
-const char *mn_node_name(const mn_ctx_t *ctx, const mn_node_t *node);
+/* Name of a node's op: the builtin name ("CONV_2D", decoded into buf of MN_OP_NAME_LEN bytes) or
+ * a custom op's custom code ("Atan2"). */
+const char *mn_node_name(const mn_ctx_t *ctx, const mn_node_t *node, char *buf);
 
 /* ---- delegates (backends that run subgraphs) ------------------------------------------------ */
 

@@ -3,6 +3,39 @@
  */
 #include "mn_internal.h"
 
+/* ---- flatbuffer access (declared in mn_internal.h) ------------------------------------------ */
+
+uint32_t fb_field(const uint8_t *b, uint32_t t, int field) {
+    uint32_t vt = (uint32_t)((int64_t)t - (int64_t)mn_ld_i32(b + t));
+    uint32_t vtsize = mn_ld_u16(b + vt);
+    uint32_t vo = 4u + 2u * (uint32_t)field;
+    if (vo + 2u > vtsize) {
+        return 0;
+    }
+    uint32_t fo = mn_ld_u16(b + vt + vo);
+    return fo ? t + fo : 0;
+}
+
+uint32_t fb_u32(const uint8_t *b, uint32_t t, int field, uint32_t def) {
+    uint32_t p = fb_field(b, t, field);
+    return p ? mn_ld_u32(b + p) : def;
+}
+
+uint32_t fb_ref(const uint8_t *b, uint32_t t, int field) {
+    uint32_t p = fb_field(b, t, field);
+    return p ? p + mn_ld_u32(b + p) : 0;
+}
+
+uint32_t fb_vec(const uint8_t *b, uint32_t t, int field, uint32_t *n) {
+    uint32_t v = fb_ref(b, t, field);
+    if (!v) {
+        *n = 0;
+        return 0;
+    }
+    *n = mn_ld_u32(b + v);
+    return v + 4;
+}
+
 mn_status_t mn_model_init(mn_model_t *m, const void *buf, size_t len) {
     if (!m) {
         return MN_ERR_ARG;
@@ -196,7 +229,7 @@ mn_status_t mn_model_op_info(const mn_model_t *m, size_t op, mn_op_info_t *out) 
     out->builtin = mn_opcode_builtin(b, oc);
     out->version = fb_i32(b, oc, F_OC_VERSION, 1);
     const char *custom = fb_str(b, oc, F_OC_CUSTOM_CODE);
-    out->name = (out->builtin == MN_BUILTIN_CUSTOM && custom) ? custom : mn_op_name(out->builtin);
+    out->name = (out->builtin == MN_BUILTIN_CUSTOM && custom) ? custom : mn_op_name(out->builtin, out->name_buf);
     fb_vec(b, o, F_OP_INPUTS, &n);
     out->n_inputs = (int32_t)n;
     fb_vec(b, o, F_OP_OUTPUTS, &n);

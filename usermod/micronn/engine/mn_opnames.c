@@ -3,614 +3,771 @@
 #include "mn_builtin.h"
 
 #if MICRONN_OP_NAMES
-/* Names of builtin operators and of builtin options tables, each table one string of
- * NUL-terminated names in code order ("" for a code without one): no pointer per name, and
- * the names need no alignment. Only used for messages and inspection. An op-selected build
- * keeps only the names of the options tables its kernels take ("" for the others). */
+/* Names of builtin operators, compressed (about 1.5 KB instead of 2.6 KB): a dictionary of
+ * substrings that recur (STABLEHLO_, REDUCE_, _POOL_2D, ...), each stored with its last
+ * character | 0x80, and per op code one NUL-terminated byte string ("" for a code without a
+ * name) of ASCII characters and bytes 0x80 + k standing for word k. Every name is there, also
+ * of ops without a kernel in this build (the "unsupported op" error names them). */
+static const uint8_t mn_op_words[] =
+    "STABLEHLO\337"              /* \200 */
+    "IDIRECTIONAL_SEQUENCE\337"  /* \201 */
+    "UNSORTED_SEGMENT\337"       /* \202 */
+    "REDUCE\337"                 /* \203 */
+    "HASHTABL\305"               /* \204 */
+    "A\324"                      /* \205 */
+    "R\305"                      /* \206 */
+    "TRANSPOS\305"               /* \207 */
+    "O\316"                      /* \210 */
+    "SLIC\305"                   /* \211 */
+    "BROADCAST\337"              /* \212 */
+    "_TO\337"                    /* \213 */
+    "MA\330"                     /* \214 */
+    "A\314"                      /* \215 */
+    "E\322"                      /* \216 */
+    "EMBEDDIN\307"               /* \217 */
+    "A\316"                      /* \220 */
+    "O\322"                      /* \221 */
+    "L\317"                      /* \222 */
+    "DYNAMIC\337"                /* \223 */
+    "_POOL_2\304"                /* \224 */
+    "L\305"                      /* \225 */
+    "S\305"                      /* \226 */
+    "I\316"                      /* \227 */
+    "SPAC\305"                   /* \230 */
+    "Q\325"                      /* \231 */
+    "S\324"                      /* \232 */
+    "_\316"                      /* \233 */
+    "IZ\305"                     /* \234 */
+    "_D\311"                     /* \235 */
+    "A\322"                      /* \236 */
+    "IMU\315"                    /* \237 */
+    "D\305"                      /* \240 */
+    "SHAP\305"                   /* \241 */
+    "L\325"                      /* \242 */
+    "A\304"                      /* \243 */
+    "O\315"                      /* \244 */
+    "S\325"                      /* \245 */
+    "T\337"                      /* \246 */
+    "OKU\320"                    /* \247 */
+    "SQR\324"                    /* \250 */
+    "MU\314"                     /* \251 */
+    "E\316"                      /* \252 */
+    "C\305"                      /* \253 */
+    "S\311"                      /* \254 */
+    "U\316"                      /* \255 */
+    "_\326"                      /* \256 */
+    "AB\323"                     /* \257 */
+    "EX\320"                     /* \260 */
+    "GI\303"                     /* \261 */
+    "PR\317"                     /* \262 */
+    "PT\310"                     /* \263 */
+    "RN\316"                     /* \264 */
+    "C\324"                      /* \265 */
+    "F\324"                      /* \266 */
+    "S\320"                      /* \267 */
+    "_\303"                      /* \270 */
+    "PAC\313"                    /* \271 */
+    "V_2\304"                    /* \272 */
+    "V_3\304"                    /* \273 */
+    "A\307"                      /* \274 */
+    "B\311"                      /* \275 */
+    "E\337"                      /* \276 */
+    "G\337"                      /* \277 */
+    "H\311"                      /* \300 */
+    "O\327"                      /* \301 */
+    "R\311"                      /* \302 */
+    "T\311"                      /* \303 */
+    "CO\323"                     /* \304 */
+    "DI\326"                     /* \305 */
+    "IA\302"                     /* \306 */
+    "NE\307"                     /* \307 */
+    "UP\304"                     /* \310 */
+    "C\301"                      /* \311 */
+    "C\310"                      /* \312 */
+    "C\325"                      /* \313 */
+    "I\314"                      /* \314 */
+    "L\311"                      /* \315 */
+    "O\324"                      /* \316 */
+    "W\311";                     /* \317 */
 #define MN_N_OP_NAMES 210
-static const char mn_op_names[] =
-    "ADD\0AVERAGE_POOL_2D\0CONCATENATION\0CONV_2D\0DEPTHWISE_CONV_2D\0DEPTH_TO_SPACE\0"
-    "DEQUANTIZE\0EMBEDDING_LOOKUP\0FLOOR\0FULLY_CONNECTED\0HASHTABLE_LOOKUP\0L2_NORMALIZATION\0"
-    "L2_POOL_2D\0LOCAL_RESPONSE_NORMALIZATION\0LOGISTIC\0LSH_PROJECTION\0LSTM\0MAX_POOL_2D\0MUL\0"
-    "RELU\0RELU_N1_TO_1\0RELU6\0RESHAPE\0RESIZE_BILINEAR\0RNN\0SOFTMAX\0SPACE_TO_DEPTH\0SVDF\0"
-    "TANH\0CONCAT_EMBEDDINGS\0SKIP_GRAM\0CALL\0CUSTOM\0EMBEDDING_LOOKUP_SPARSE\0PAD\0"
-    "UNIDIRECTIONAL_SEQUENCE_RNN\0GATHER\0BATCH_TO_SPACE_ND\0SPACE_TO_BATCH_ND\0TRANSPOSE\0MEAN\0"
-    "SUB\0DIV\0SQUEEZE\0UNIDIRECTIONAL_SEQUENCE_LSTM\0STRIDED_SLICE\0BIDIRECTIONAL_SEQUENCE_RNN\0"
-    "EXP\0TOPK_V2\0SPLIT\0LOG_SOFTMAX\0DELEGATE\0BIDIRECTIONAL_SEQUENCE_LSTM\0CAST\0PRELU\0"
-    "MAXIMUM\0ARG_MAX\0MINIMUM\0LESS\0NEG\0PADV2\0GREATER\0GREATER_EQUAL\0LESS_EQUAL\0SELECT\0"
-    "SLICE\0SIN\0TRANSPOSE_CONV\0SPARSE_TO_DENSE\0TILE\0EXPAND_DIMS\0EQUAL\0NOT_EQUAL\0LOG\0SUM\0"
-    "SQRT\0RSQRT\0SHAPE\0POW\0ARG_MIN\0FAKE_QUANT\0REDUCE_PROD\0REDUCE_MAX\0PACK\0LOGICAL_OR\0"
-    "ONE_HOT\0LOGICAL_AND\0LOGICAL_NOT\0UNPACK\0REDUCE_MIN\0FLOOR_DIV\0REDUCE_ANY\0SQUARE\0"
-    "ZEROS_LIKE\0FILL\0FLOOR_MOD\0RANGE\0RESIZE_NEAREST_NEIGHBOR\0LEAKY_RELU\0"
-    "SQUARED_DIFFERENCE\0MIRROR_PAD\0ABS\0SPLIT_V\0UNIQUE\0CEIL\0REVERSE_V2\0ADD_N\0GATHER_ND\0"
-    "COS\0WHERE\0RANK\0ELU\0REVERSE_SEQUENCE\0MATRIX_DIAG\0QUANTIZE\0MATRIX_SET_DIAG\0ROUND\0"
-    "HARD_SWISH\0IF\0WHILE\0NON_MAX_SUPPRESSION_V4\0NON_MAX_SUPPRESSION_V5\0SCATTER_ND\0"
-    "SELECT_V2\0DENSIFY\0SEGMENT_SUM\0BATCH_MATMUL\0PLACEHOLDER_FOR_GREATER_OP_CODES\0CUMSUM\0"
-    "CALL_ONCE\0BROADCAST_TO\0RFFT2D\0CONV_3D\0IMAG\0REAL\0COMPLEX_ABS\0HASHTABLE\0"
-    "HASHTABLE_FIND\0HASHTABLE_IMPORT\0HASHTABLE_SIZE\0REDUCE_ALL\0CONV_3D_TRANSPOSE\0"
-    "VAR_HANDLE\0READ_VARIABLE\0ASSIGN_VARIABLE\0BROADCAST_ARGS\0RANDOM_STANDARD_NORMAL\0"
-    "BUCKETIZE\0RANDOM_UNIFORM\0MULTINOMIAL\0GELU\0DYNAMIC_UPDATE_SLICE\0RELU_0_TO_1\0"
-    "UNSORTED_SEGMENT_PROD\0UNSORTED_SEGMENT_MAX\0UNSORTED_SEGMENT_SUM\0ATAN2\0"
-    "UNSORTED_SEGMENT_MIN\0SIGN\0BITCAST\0BITWISE_XOR\0RIGHT_SHIFT\0STABLEHLO_LOGISTIC\0"
-    "STABLEHLO_ADD\0STABLEHLO_DIVIDE\0STABLEHLO_MULTIPLY\0STABLEHLO_MAXIMUM\0STABLEHLO_RESHAPE\0"
-    "STABLEHLO_CLAMP\0STABLEHLO_CONCATENATE\0STABLEHLO_BROADCAST_IN_DIM\0STABLEHLO_CONVOLUTION\0"
-    "STABLEHLO_SLICE\0STABLEHLO_CUSTOM_CALL\0STABLEHLO_REDUCE\0STABLEHLO_ABS\0STABLEHLO_AND\0"
-    "STABLEHLO_COSINE\0STABLEHLO_EXPONENTIAL\0STABLEHLO_FLOOR\0STABLEHLO_LOG\0STABLEHLO_MINIMUM\0"
-    "STABLEHLO_NEGATE\0STABLEHLO_OR\0STABLEHLO_POWER\0STABLEHLO_REMAINDER\0STABLEHLO_RSQRT\0"
-    "STABLEHLO_SELECT\0STABLEHLO_SUBTRACT\0STABLEHLO_TANH\0STABLEHLO_SCATTER\0STABLEHLO_COMPARE\0"
-    "STABLEHLO_CONVERT\0STABLEHLO_DYNAMIC_SLICE\0STABLEHLO_DYNAMIC_UPDATE_SLICE\0STABLEHLO_PAD\0"
-    "STABLEHLO_IOTA\0STABLEHLO_DOT_GENERAL\0STABLEHLO_REDUCE_WINDOW\0STABLEHLO_SORT\0"
-    "STABLEHLO_WHILE\0STABLEHLO_GATHER\0STABLEHLO_TRANSPOSE\0DILATE\0"
-    "STABLEHLO_RNG_BIT_GENERATOR\0REDUCE_WINDOW\0STABLEHLO_COMPOSITE\0STABLEHLO_SHIFT_LEFT\0"
-    "STABLEHLO_CBRT\0STABLEHLO_CASE\0";
-#define MN_N_OPTIONS_NAMES 127
-static const char mn_options_names[] =
-    "NONE\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_CONV_2D
-    "Conv2DOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_DEPTHWISE_CONV_2D
-    "DepthwiseConv2DOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "ConcatEmbeddingsOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "LSHProjectionOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_AVERAGE_POOL_2D || MICRONN_OP_L2_POOL_2D || MICRONN_OP_MAX_POOL_2D
-    "Pool2DOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_SVDF
-    "SVDFOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "RNNOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_FULLY_CONNECTED
-    "FullyConnectedOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_SOFTMAX
-    "SoftmaxOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_CONCATENATION
-    "ConcatenationOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_ADD
-    "AddOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_L2_NORMALIZATION
-    "L2NormOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "LocalResponseNormalizationOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "LSTMOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_RESIZE_BILINEAR
-    "ResizeBilinearOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "CallOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_RESHAPE
-    "ReshapeOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "SkipGramOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_SPACE_TO_DEPTH
-    "SpaceToDepthOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "EmbeddingLookupSparseOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_MUL
-    "MulOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_PAD
-    "PadOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_GATHER
-    "GatherOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_BATCH_TO_SPACE_ND
-    "BatchToSpaceNDOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_SPACE_TO_BATCH_ND
-    "SpaceToBatchNDOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_TRANSPOSE
-    "TransposeOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_MEAN || MICRONN_OP_REDUCE_MAX || MICRONN_OP_REDUCE_MIN || MICRONN_OP_REDUCE_PROD || MICRONN_OP_SUM
-    "ReducerOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_SUB
-    "SubOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_DIV
-    "DivOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_SQUEEZE
-    "SqueezeOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "SequenceRNNOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_STRIDED_SLICE
-    "StridedSliceOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_EXP
-    "ExpOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "TopKV2Options"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_SPLIT
-    "SplitOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_LOG_SOFTMAX
-    "LogSoftmaxOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_CAST
-    "CastOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_DEQUANTIZE
-    "DequantizeOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_MAXIMUM || MICRONN_OP_MINIMUM
-    "MaximumMinimumOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_ARG_MAX
-    "ArgMaxOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_LESS
-    "LessOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_NEG
-    "NegOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_PADV2
-    "PadV2Options"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_GREATER
-    "GreaterOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_GREATER_EQUAL
-    "GreaterEqualOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_LESS_EQUAL
-    "LessEqualOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_SELECT
-    "SelectOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_SLICE
-    "SliceOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_TRANSPOSE_CONV
-    "TransposeConvOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "SparseToDenseOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "TileOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_EXPAND_DIMS
-    "ExpandDimsOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_EQUAL
-    "EqualOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_NOT_EQUAL
-    "NotEqualOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_SHAPE
-    "ShapeOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "PowOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_ARG_MIN
-    "ArgMinOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "FakeQuantOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_PACK
-    "PackOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_LOGICAL_OR
-    "LogicalOrOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "OneHotOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_LOGICAL_AND
-    "LogicalAndOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_LOGICAL_NOT
-    "LogicalNotOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_UNPACK
-    "UnpackOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_FLOOR_DIV
-    "FloorDivOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_SQUARE
-    "SquareOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_ZEROS_LIKE
-    "ZerosLikeOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_FILL
-    "FillOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "BidirectionalSequenceLSTMOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "BidirectionalSequenceRNNOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_UNIDIRECTIONAL_SEQUENCE_LSTM
-    "UnidirectionalSequenceLSTMOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_FLOOR_MOD
-    "FloorModOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "RangeOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_RESIZE_NEAREST_NEIGHBOR
-    "ResizeNearestNeighborOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_LEAKY_RELU
-    "LeakyReluOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_SQUARED_DIFFERENCE
-    "SquaredDifferenceOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_MIRROR_PAD
-    "MirrorPadOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_ABS
-    "AbsOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_SPLIT_V
-    "SplitVOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "UniqueOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "ReverseV2Options"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_ADD_N
-    "AddNOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_GATHER_ND
-    "GatherNdOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_COS
-    "CosOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "WhereOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "RankOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "ReverseSequenceOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "MatrixDiagOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_QUANTIZE
-    "QuantizeOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "MatrixSetDiagOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_HARD_SWISH
-    "HardSwishOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_IF
-    "IfOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_WHILE
-    "WhileOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_DEPTH_TO_SPACE
-    "DepthToSpaceOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "NonMaxSuppressionV4Options"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "NonMaxSuppressionV5Options"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "ScatterNdOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_SELECT_V2
-    "SelectV2Options"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "DensifyOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "SegmentSumOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_BATCH_MATMUL
-    "BatchMatMulOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_CUMSUM
-    "CumsumOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_CALL_ONCE
-    "CallOnceOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_BROADCAST_TO
-    "BroadcastToOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "Rfft2dOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "Conv3DOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "HashtableOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "HashtableFindOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "HashtableImportOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "HashtableSizeOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_VAR_HANDLE
-    "VarHandleOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_READ_VARIABLE
-    "ReadVariableOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_ASSIGN_VARIABLE
-    "AssignVariableOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "RandomOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "BucketizeOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL || MICRONN_OP_GELU
-    "GeluOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "DynamicUpdateSliceOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "UnsortedSegmentProdOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "UnsortedSegmentMaxOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "UnsortedSegmentMinOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "UnsortedSegmentSumOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "ATan2Options"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "SignOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "BitcastOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "BitwiseXorOptions"
-#endif
-    "\0"
-#if MICRONN_OPS_ALL
-    "RightShiftOptions"
-#endif
-    "\0"
-    ;
+static const uint8_t mn_op_names[] =
+    "\243D\0"                    /* 0 ADD */
+    "AV\216\274E\224\0"          /* 1 AVERAGE_POOL_2D */
+    "C\210C\205\252\205I\210\0"  /* 2 CONCATENATION */
+    "C\210\272\0"                /* 3 CONV_2D */
+    "\240\263\317\226\270\210\272\0" /* 4 DEPTHWISE_CONV_2D */
+    "\240\263\213\230\0"         /* 5 DEPTH_TO_SPACE */
+    "\240\231\220T\234\0"        /* 6 DEQUANTIZE */
+    "\217_\222\247\0"            /* 7 EMBEDDING_LOOKUP */
+    "F\222\221\0"                /* 8 FLOOR */
+    "FULLY\270\210NE\265ED\0"    /* 9 FULLY_CONNECTED */
+    "\204_\222\247\0"            /* 10 HASHTABLE_LOOKUP */
+    "L2\233\221M\215IZ\205I\210\0" /* 11 L2_NORMALIZATION */
+    "L2\224\0"                   /* 12 L2_POOL_2D */
+    "\222C\215_\206\267\210\226\233\221M\215IZ\205I\210\0" /* 13 LOCAL_RESPONSE_NORMALIZATION */
+    "\222GI\232IC\0"             /* 14 LOGISTIC */
+    "LSH_\262JE\265I\210\0"      /* 15 LSH_PROJECTION */
+    "L\232M\0"                   /* 16 LSTM */
+    "\214\224\0"                 /* 17 MAX_POOL_2D */
+    "\251\0"                     /* 18 MUL */
+    "\206\242\0"                 /* 19 RELU */
+    "\206\242\2331\2131\0"       /* 20 RELU_N1_TO_1 */
+    "\206\2426\0"                /* 21 RELU6 */
+    "\206\241\0"                 /* 22 RESHAPE */
+    "\206S\234_\275L\227E\236\0" /* 23 RESIZE_BILINEAR */
+    "\264\0"                     /* 24 RNN */
+    "SO\266\214\0"               /* 25 SOFTMAX */
+    "\230\213\240\263\0"         /* 26 SPACE_TO_DEPTH */
+    "SVDF\0"                     /* 27 SVDF */
+    "T\220H\0"                   /* 28 TANH */
+    "C\210C\205_\217S\0"         /* 29 CONCAT_EMBEDDINGS */
+    "SKIP_GRAM\0"                /* 30 SKIP_GRAM */
+    "C\215L\0"                   /* 31 CALL */
+    "\313\232\244\0"             /* 32 CUSTOM */
+    "\217_\222\247_\267\236\226\0" /* 33 EMBEDDING_LOOKUP_SPARSE */
+    "P\243\0"                    /* 34 PAD */
+    "\255\201\264\0"             /* 35 UNIDIRECTIONAL_SEQUENCE_RNN */
+    "G\205H\216\0"               /* 36 GATHER */
+    "B\205\312\213\230\233D\0"   /* 37 BATCH_TO_SPACE_ND */
+    "\230\213B\205\312\233D\0"   /* 38 SPACE_TO_BATCH_ND */
+    "\207\0"                     /* 39 TRANSPOSE */
+    "ME\220\0"                   /* 40 MEAN */
+    "\245B\0"                    /* 41 SUB */
+    "\305\0"                     /* 42 DIV */
+    "S\231EEZE\0"                /* 43 SQUEEZE */
+    "\255\201L\232M\0"           /* 44 UNIDIRECTIONAL_SEQUENCE_LSTM */
+    "\232\302\240D_\211\0"       /* 45 STRIDED_SLICE */
+    "B\201\264\0"                /* 46 BIDIRECTIONAL_SEQUENCE_RNN */
+    "\260\0"                     /* 47 EXP */
+    "TOPK\2562\0"                /* 48 TOPK_V2 */
+    "\267\315T\0"                /* 49 SPLIT */
+    "\222\277SO\266\214\0"       /* 50 LOG_SOFTMAX */
+    "\240\225G\205E\0"           /* 51 DELEGATE */
+    "B\201L\232M\0"              /* 52 BIDIRECTIONAL_SEQUENCE_LSTM */
+    "\311\232\0"                 /* 53 CAST */
+    "P\206\242\0"                /* 54 PRELU */
+    "\214\237\0"                 /* 55 MAXIMUM */
+    "\236\277\214\0"             /* 56 ARG_MAX */
+    "M\227\237\0"                /* 57 MINIMUM */
+    "\225SS\0"                   /* 58 LESS */
+    "\307\0"                     /* 59 NEG */
+    "P\243V2\0"                  /* 60 PADV2 */
+    "G\206\205\216\0"            /* 61 GREATER */
+    "G\206\205\216_E\231\215\0"  /* 62 GREATER_EQUAL */
+    "\225SS_E\231\215\0"         /* 63 LESS_EQUAL */
+    "\226\225\265\0"             /* 64 SELECT */
+    "\211\0"                     /* 65 SLICE */
+    "S\227\0"                    /* 66 SIN */
+    "\207\270\210V\0"            /* 67 TRANSPOSE_CONV */
+    "\267\236\226\213\240N\226\0" /* 68 SPARSE_TO_DENSE */
+    "\303\225\0"                 /* 69 TILE */
+    "\260\220D\235MS\0"          /* 70 EXPAND_DIMS */
+    "E\231\215\0"                /* 71 EQUAL */
+    "NO\246E\231\215\0"          /* 72 NOT_EQUAL */
+    "\222G\0"                    /* 73 LOG */
+    "\245M\0"                    /* 74 SUM */
+    "\250\0"                     /* 75 SQRT */
+    "R\250\0"                    /* 76 RSQRT */
+    "\241\0"                     /* 77 SHAPE */
+    "P\301\0"                    /* 78 POW */
+    "\236\277M\227\0"            /* 79 ARG_MIN */
+    "FAK\276\231\220T\0"         /* 80 FAKE_QUANT */
+    "\203\262D\0"                /* 81 REDUCE_PROD */
+    "\203\214\0"                 /* 82 REDUCE_MAX */
+    "\271\0"                     /* 83 PACK */
+    "\222\261\215_\221\0"        /* 84 LOGICAL_OR */
+    "\210\276H\316\0"            /* 85 ONE_HOT */
+    "\222\261\215_\220D\0"       /* 86 LOGICAL_AND */
+    "\222\261\215\233\316\0"     /* 87 LOGICAL_NOT */
+    "\255\271\0"                 /* 88 UNPACK */
+    "\203M\227\0"                /* 89 REDUCE_MIN */
+    "F\222\221\235V\0"           /* 90 FLOOR_DIV */
+    "\203\220Y\0"                /* 91 REDUCE_ANY */
+    "S\231A\206\0"               /* 92 SQUARE */
+    "Z\216OS_\315KE\0"           /* 93 ZEROS_LIKE */
+    "F\314L\0"                   /* 94 FILL */
+    "F\222\221_MOD\0"            /* 95 FLOOR_MOD */
+    "R\220GE\0"                  /* 96 RANGE */
+    "\206S\234\233EA\206\232\233EIGHB\221\0" /* 97 RESIZE_NEAREST_NEIGHBOR */
+    "\225AKY_\206\242\0"         /* 98 LEAKY_RELU */
+    "S\231A\206D\235FFE\206N\253\0" /* 99 SQUARED_DIFFERENCE */
+    "MIRR\221_P\243\0"           /* 100 MIRROR_PAD */
+    "\257\0"                     /* 101 ABS */
+    "\267\315\246V\0"            /* 102 SPLIT_V */
+    "\255I\231E\0"               /* 103 UNIQUE */
+    "\253\314\0"                 /* 104 CEIL */
+    "\206V\216\226\2562\0"       /* 105 REVERSE_V2 */
+    "\243D\233\0"                /* 106 ADD_N */
+    "G\205H\216\233D\0"          /* 107 GATHER_ND */
+    "\304\0"                     /* 108 COS */
+    "WHE\206\0"                  /* 109 WHERE */
+    "R\220K\0"                   /* 110 RANK */
+    "E\242\0"                    /* 111 ELU */
+    "\206V\216\226_\226\231\252\253\0" /* 112 REVERSE_SEQUENCE */
+    "M\205\302X\235\274\0"       /* 113 MATRIX_DIAG */
+    "\231\220T\234\0"            /* 114 QUANTIZE */
+    "M\205\302X_\226T\235\274\0" /* 115 MATRIX_SET_DIAG */
+    "RO\255D\0"                  /* 116 ROUND */
+    "H\236D_S\317SH\0"           /* 117 HARD_SWISH */
+    "IF\0"                       /* 118 IF */
+    "W\300\225\0"                /* 119 WHILE */
+    "N\210_\214_\245PP\206S\254\210\2564\0" /* 120 NON_MAX_SUPPRESSION_V4 */
+    "N\210_\214_\245PP\206S\254\210\2565\0" /* 121 NON_MAX_SUPPRESSION_V5 */
+    "SC\205T\216\233D\0"         /* 122 SCATTER_ND */
+    "\226\225C\246V2\0"          /* 123 SELECT_V2 */
+    "\240N\254FY\0"              /* 124 DENSIFY */
+    "\226GM\252\246\245M\0"      /* 125 SEGMENT_SUM */
+    "B\205\312_M\205\251\0"      /* 126 BATCH_MATMUL */
+    "PLA\253HOLD\216_F\221_G\206\205\216_OP\270O\240S\0" /* 127 PLACEHOLDER_FOR_GREATER_OP_CODES */
+    "\313M\245M\0"               /* 128 CUMSUM */
+    "C\215L_\210\253\0"          /* 129 CALL_ONCE */
+    "\212TO\0"                   /* 130 BROADCAST_TO */
+    "RF\2662D\0"                 /* 131 RFFT2D */
+    "C\210\273\0"                /* 132 CONV_3D */
+    "IM\274\0"                   /* 133 IMAG */
+    "\206\215\0"                 /* 134 REAL */
+    "C\244P\225X_\257\0"         /* 135 COMPLEX_ABS */
+    "\204\0"                     /* 136 HASHTABLE */
+    "\204_F\227D\0"              /* 137 HASHTABLE_FIND */
+    "\204_IMP\221T\0"            /* 138 HASHTABLE_IMPORT */
+    "\204_S\234\0"               /* 139 HASHTABLE_SIZE */
+    "\203\215L\0"                /* 140 REDUCE_ALL */
+    "C\210\273_\207\0"           /* 141 CONV_3D_TRANSPOSE */
+    "V\236_H\220D\225\0"         /* 142 VAR_HANDLE */
+    "\206\243\256\236\306\225\0" /* 143 READ_VARIABLE */
+    "AS\254GN\256\236\306\225\0" /* 144 ASSIGN_VARIABLE */
+    "\212\236GS\0"               /* 145 BROADCAST_ARGS */
+    "R\220D\244_\232\220D\236D\233\221M\215\0" /* 146 RANDOM_STANDARD_NORMAL */
+    "BUCKET\234\0"               /* 147 BUCKETIZE */
+    "R\220D\244_\255IF\221M\0"   /* 148 RANDOM_UNIFORM */
+    "\251T\227\244I\215\0"       /* 149 MULTINOMIAL */
+    "GE\242\0"                   /* 150 GELU */
+    "\223\310\205\276\211\0"     /* 151 DYNAMIC_UPDATE_SLICE */
+    "\206\242_0\2131\0"          /* 152 RELU_0_TO_1 */
+    "\202\262D\0"                /* 153 UNSORTED_SEGMENT_PROD */
+    "\202\214\0"                 /* 154 UNSORTED_SEGMENT_MAX */
+    "\202\245M\0"                /* 155 UNSORTED_SEGMENT_SUM */
+    "\205\2202\0"                /* 156 ATAN2 */
+    "\202M\227\0"                /* 157 UNSORTED_SEGMENT_MIN */
+    "\254GN\0"                   /* 158 SIGN */
+    "\275T\311\232\0"            /* 159 BITCAST */
+    "\275T\317\226_X\221\0"      /* 160 BITWISE_XOR */
+    "\302GH\246S\300\266\0"      /* 161 RIGHT_SHIFT */
+    "\200\222GI\232IC\0"         /* 162 STABLEHLO_LOGISTIC */
+    "\200\243D\0"                /* 163 STABLEHLO_ADD */
+    "\200\305I\240\0"            /* 164 STABLEHLO_DIVIDE */
+    "\200\251\303PLY\0"          /* 165 STABLEHLO_MULTIPLY */
+    "\200\214\237\0"             /* 166 STABLEHLO_MAXIMUM */
+    "\200\206\241\0"             /* 167 STABLEHLO_RESHAPE */
+    "\200CLAMP\0"                /* 168 STABLEHLO_CLAMP */
+    "\200C\210C\205\252\205E\0"  /* 169 STABLEHLO_CONCATENATE */
+    "\200\212\227\235M\0"        /* 170 STABLEHLO_BROADCAST_IN_DIM */
+    "\200C\210VO\242\303\210\0"  /* 171 STABLEHLO_CONVOLUTION */
+    "\200\211\0"                 /* 172 STABLEHLO_SLICE */
+    "\200\313\232\244\270\215L\0" /* 173 STABLEHLO_CUSTOM_CALL */
+    "\200\206DU\253\0"           /* 174 STABLEHLO_REDUCE */
+    "\200\257\0"                 /* 175 STABLEHLO_ABS */
+    "\200\220D\0"                /* 176 STABLEHLO_AND */
+    "\200\304\227E\0"            /* 177 STABLEHLO_COSINE */
+    "\200\260\210\252\303\215\0" /* 178 STABLEHLO_EXPONENTIAL */
+    "\200F\222\221\0"            /* 179 STABLEHLO_FLOOR */
+    "\200\222G\0"                /* 180 STABLEHLO_LOG */
+    "\200M\227\237\0"            /* 181 STABLEHLO_MINIMUM */
+    "\200\307\205E\0"            /* 182 STABLEHLO_NEGATE */
+    "\200\221\0"                 /* 183 STABLEHLO_OR */
+    "\200P\301\216\0"            /* 184 STABLEHLO_POWER */
+    "\200\206MA\227D\216\0"      /* 185 STABLEHLO_REMAINDER */
+    "\200R\250\0"                /* 186 STABLEHLO_RSQRT */
+    "\200\226\225\265\0"         /* 187 STABLEHLO_SELECT */
+    "\200\245BTRA\265\0"         /* 188 STABLEHLO_SUBTRACT */
+    "\200T\220H\0"               /* 189 STABLEHLO_TANH */
+    "\200SC\205T\216\0"          /* 190 STABLEHLO_SCATTER */
+    "\200C\244PA\206\0"          /* 191 STABLEHLO_COMPARE */
+    "\200C\210V\216T\0"          /* 192 STABLEHLO_CONVERT */
+    "\200\223\211\0"             /* 193 STABLEHLO_DYNAMIC_SLICE */
+    "\200\223\310\205\276\211\0" /* 194 STABLEHLO_DYNAMIC_UPDATE_SLICE */
+    "\200P\243\0"                /* 195 STABLEHLO_PAD */
+    "\200I\316A\0"               /* 196 STABLEHLO_IOTA */
+    "\200DO\246G\252\216\215\0"  /* 197 STABLEHLO_DOT_GENERAL */
+    "\200\203W\227D\301\0"       /* 198 STABLEHLO_REDUCE_WINDOW */
+    "\200S\221T\0"               /* 199 STABLEHLO_SORT */
+    "\200W\300\225\0"            /* 200 STABLEHLO_WHILE */
+    "\200G\205H\216\0"           /* 201 STABLEHLO_GATHER */
+    "\200\207\0"                 /* 202 STABLEHLO_TRANSPOSE */
+    "D\314\205E\0"               /* 203 DILATE */
+    "\200RN\277\275\246G\252\216\205\221\0" /* 204 STABLEHLO_RNG_BIT_GENERATOR */
+    "\203W\227D\301\0"           /* 205 REDUCE_WINDOW */
+    "\200C\244PO\254TE\0"        /* 206 STABLEHLO_COMPOSITE */
+    "\200S\300F\246\225\266\0"   /* 207 STABLEHLO_SHIFT_LEFT */
+    "\200CBRT\0"                 /* 208 STABLEHLO_CBRT */
+    "\200\311\226\0";            /* 209 STABLEHLO_CASE */
 
-/* Name i of a packed table (i < its count). */
-static const char *nth_name(const char *names, int32_t i) {
+/* Names of builtin options tables: entries of the code (one byte) and the NUL-terminated name,
+ * ending at an empty one; NONE (code 0) is not stored. An op-selected build keeps only the
+ * names of the options tables its kernels take. */
+static const char mn_options_names[] =
+#if MICRONN_OPS_ALL || MICRONN_OP_CONV_2D
+    "\001Conv2DOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_DEPTHWISE_CONV_2D
+    "\002DepthwiseConv2DOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\003ConcatEmbeddingsOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\004LSHProjectionOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_AVERAGE_POOL_2D || MICRONN_OP_L2_POOL_2D || MICRONN_OP_MAX_POOL_2D
+    "\005Pool2DOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_SVDF
+    "\006SVDFOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\007RNNOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_FULLY_CONNECTED
+    "\010FullyConnectedOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_SOFTMAX
+    "\011SoftmaxOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_CONCATENATION
+    "\012ConcatenationOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_ADD
+    "\013AddOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_L2_NORMALIZATION
+    "\014L2NormOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\015LocalResponseNormalizationOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\016LSTMOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_RESIZE_BILINEAR
+    "\017ResizeBilinearOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\020CallOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_RESHAPE
+    "\021ReshapeOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\022SkipGramOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_SPACE_TO_DEPTH
+    "\023SpaceToDepthOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\024EmbeddingLookupSparseOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_MUL
+    "\025MulOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_PAD
+    "\026PadOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_GATHER
+    "\027GatherOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_BATCH_TO_SPACE_ND
+    "\030BatchToSpaceNDOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_SPACE_TO_BATCH_ND
+    "\031SpaceToBatchNDOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_TRANSPOSE
+    "\032TransposeOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_MEAN || MICRONN_OP_REDUCE_MAX || MICRONN_OP_REDUCE_MIN || MICRONN_OP_REDUCE_PROD || MICRONN_OP_SUM
+    "\033ReducerOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_SUB
+    "\034SubOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_DIV
+    "\035DivOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_SQUEEZE
+    "\036SqueezeOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\037SequenceRNNOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_STRIDED_SLICE
+    "\040StridedSliceOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_EXP
+    "\041ExpOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\042TopKV2Options\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_SPLIT
+    "\043SplitOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_LOG_SOFTMAX
+    "\044LogSoftmaxOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_CAST
+    "\045CastOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_DEQUANTIZE
+    "\046DequantizeOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_MAXIMUM || MICRONN_OP_MINIMUM
+    "\047MaximumMinimumOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_ARG_MAX
+    "\050ArgMaxOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_LESS
+    "\051LessOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_NEG
+    "\052NegOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_PADV2
+    "\053PadV2Options\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_GREATER
+    "\054GreaterOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_GREATER_EQUAL
+    "\055GreaterEqualOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_LESS_EQUAL
+    "\056LessEqualOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_SELECT
+    "\057SelectOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_SLICE
+    "\060SliceOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_TRANSPOSE_CONV
+    "\061TransposeConvOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\062SparseToDenseOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\063TileOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_EXPAND_DIMS
+    "\064ExpandDimsOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_EQUAL
+    "\065EqualOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_NOT_EQUAL
+    "\066NotEqualOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_SHAPE
+    "\067ShapeOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\070PowOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_ARG_MIN
+    "\071ArgMinOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\072FakeQuantOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_PACK
+    "\073PackOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_LOGICAL_OR
+    "\074LogicalOrOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\075OneHotOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_LOGICAL_AND
+    "\076LogicalAndOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_LOGICAL_NOT
+    "\077LogicalNotOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_UNPACK
+    "\100UnpackOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_FLOOR_DIV
+    "\101FloorDivOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_SQUARE
+    "\102SquareOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_ZEROS_LIKE
+    "\103ZerosLikeOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_FILL
+    "\104FillOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\105BidirectionalSequenceLSTMOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\106BidirectionalSequenceRNNOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_UNIDIRECTIONAL_SEQUENCE_LSTM
+    "\107UnidirectionalSequenceLSTMOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_FLOOR_MOD
+    "\110FloorModOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\111RangeOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_RESIZE_NEAREST_NEIGHBOR
+    "\112ResizeNearestNeighborOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_LEAKY_RELU
+    "\113LeakyReluOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_SQUARED_DIFFERENCE
+    "\114SquaredDifferenceOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_MIRROR_PAD
+    "\115MirrorPadOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_ABS
+    "\116AbsOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_SPLIT_V
+    "\117SplitVOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\120UniqueOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\121ReverseV2Options\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_ADD_N
+    "\122AddNOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_GATHER_ND
+    "\123GatherNdOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_COS
+    "\124CosOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\125WhereOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\126RankOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\127ReverseSequenceOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\130MatrixDiagOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_QUANTIZE
+    "\131QuantizeOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\132MatrixSetDiagOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_HARD_SWISH
+    "\133HardSwishOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_IF
+    "\134IfOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_WHILE
+    "\135WhileOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_DEPTH_TO_SPACE
+    "\136DepthToSpaceOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\137NonMaxSuppressionV4Options\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\140NonMaxSuppressionV5Options\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\141ScatterNdOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_SELECT_V2
+    "\142SelectV2Options\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\143DensifyOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\144SegmentSumOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_BATCH_MATMUL
+    "\145BatchMatMulOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_CUMSUM
+    "\146CumsumOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_CALL_ONCE
+    "\147CallOnceOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_BROADCAST_TO
+    "\150BroadcastToOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\151Rfft2dOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\152Conv3DOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\153HashtableOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\154HashtableFindOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\155HashtableImportOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\156HashtableSizeOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_VAR_HANDLE
+    "\157VarHandleOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_READ_VARIABLE
+    "\160ReadVariableOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_ASSIGN_VARIABLE
+    "\161AssignVariableOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\162RandomOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\163BucketizeOptions\0"
+#endif
+#if MICRONN_OPS_ALL || MICRONN_OP_GELU
+    "\164GeluOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\165DynamicUpdateSliceOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\166UnsortedSegmentProdOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\167UnsortedSegmentMaxOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\170UnsortedSegmentMinOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\171UnsortedSegmentSumOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\172ATan2Options\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\173SignOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\174BitcastOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\175BitwiseXorOptions\0"
+#endif
+#if MICRONN_OPS_ALL
+    "\176RightShiftOptions\0"
+#endif
+    "";   /* (the end; also an empty table) */
+
+/* Name of op code i (i < MN_N_OP_NAMES) into buf, which the generator checked is large enough. */
+static const char *op_name(int32_t i, char *buf) {
+    const uint8_t *p = mn_op_names;
     while (i-- > 0) {
-        names += strlen(names) + 1;
+        p += strlen((const char *)p) + 1;
     }
-    return names;
+    char *out = buf;
+    for (; *p; p++) {
+        if (*p < 0x80) {
+            *out++ = (char)*p;
+            continue;
+        }
+        const uint8_t *w = mn_op_words;
+        for (int k = *p - 0x80; k > 0; k--) {
+            while (*w++ < 0x80) {
+            }
+        }
+        do {
+            *out++ = (char)(*w & 0x7f);
+        } while (*w++ < 0x80);
+    }
+    *out = 0;
+    return buf;
 }
 #endif
 
-const char *mn_op_name(int32_t builtin) {
+const char *mn_op_name(int32_t builtin, char *buf) {
     if (builtin == MN_BUILTIN_CUSTOM) {
         return "CUSTOM";
     }
 #if MICRONN_OP_NAMES
-    if (builtin >= 0 && builtin < MN_N_OP_NAMES) {
-        const char *name = nth_name(mn_op_names, builtin);
-        if (*name) {
-            return name;
-        }
+    if (builtin >= 0 && builtin < MN_N_OP_NAMES && *op_name(builtin, buf)) {
+        return buf;
     }
+#else
+    (void)buf;
 #endif
     return "?";
 }
 
+/* TensorType names in code order, each NUL-terminated (no pointer per name). */
+static const char mn_dtype_names[] =
+    "float32\0"
+    "float16\0"
+    "int32\0"
+    "uint8\0"
+    "int64\0"
+    "string\0"
+    "bool\0"
+    "int16\0"
+    "complex64\0"
+    "int8\0"
+    "float64\0"
+    "complex128\0"
+    "uint64\0"
+    "resource\0"
+    "variant\0"
+    "uint32\0"
+    "uint16\0"
+    "int4\0"
+    "bfloat16\0"
+    "int2\0"
+    "uint4\0"
+    "float8_e4m3fn\0"
+    "float8_e5m2\0";
+
 const char *mn_dtype_name(int32_t dtype) {
-    switch (dtype) {
-        case 0: return "float32";
-        case 1: return "float16";
-        case 2: return "int32";
-        case 3: return "uint8";
-        case 4: return "int64";
-        case 5: return "string";
-        case 6: return "bool";
-        case 7: return "int16";
-        case 8: return "complex64";
-        case 9: return "int8";
-        case 10: return "float64";
-        case 11: return "complex128";
-        case 12: return "uint64";
-        case 13: return "resource";
-        case 14: return "variant";
-        case 15: return "uint32";
-        case 16: return "uint16";
-        case 17: return "int4";
-        case 18: return "bfloat16";
-        case 19: return "int2";
-        case 20: return "uint4";
-        case 21: return "float8_e4m3fn";
-        case 22: return "float8_e5m2";
-        default: return "?";
+    if (dtype < 0 || dtype >= 23) {
+        return "?";
     }
+    const char *p = mn_dtype_names;
+    while (dtype-- > 0) {
+        p += strlen(p) + 1;
+    }
+    return p;
 }
 
 const char *mn_options_name(int32_t options_type) {
 #if MICRONN_OP_NAMES
-    if (options_type >= 0 && options_type < MN_N_OPTIONS_NAMES) {
-        const char *name = nth_name(mn_options_names, options_type);
-        if (*name) {
-            return name;
+    for (const char *p = mn_options_names; *p; p += strlen(p) + 1) {
+        if ((uint8_t)*p == options_type) {
+            return p + 1;
         }
     }
 #endif

@@ -193,8 +193,9 @@ static const uint8_t *valid_options(const uint8_t *t, const uint8_t *sizes, uint
 
 static mn_status_t stage_fail(mn_interp_t *it, uint32_t i, const char *why) {
     const mn_config_t *c = &it->cfg;
+    char name[MN_OP_NAME_LEN];
     return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "patch stage (ops %u..%u): op %u %s: %s",
-        (unsigned)c->patch_first, (unsigned)c->patch_last, (unsigned)i, mn_node_name(it, &it->nodes[i]), why);
+        (unsigned)c->patch_first, (unsigned)c->patch_last, (unsigned)i, mn_node_name(it, &it->nodes[i], name), why);
 }
 
 static int is_stage_kernel(const mn_node_t *node) {
@@ -728,8 +729,7 @@ static mn_status_t sized(const mn_model_t *m, const mn_config_t *cfg, void *work
     mn_interp_patch(&it, out);
     if (s == MN_ERR_ARENA) {
         out->arena = MN_ALIGN_UP(it.shortfall) + (MN_ARENA_ALIGN - 1);
-        mn_err_set(&it.err, MN_ERR_ARENA, "patches: dry run: work buffer too small: need at least %zu bytes, "
-            "have %zu", out->arena, work_size);
+        mn_err_set(&it.err, MN_ERR_ARENA, MN_WORK_TOO_SMALL, "patches: dry run", out->arena, work_size);
     }
     if (err) {
         *err = it.err;

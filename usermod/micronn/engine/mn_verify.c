@@ -19,25 +19,26 @@ typedef struct {
     mn_model_t *m;
     const char *where;   /* object being checked, for messages */
     uint32_t sg, idx;    /* subgraph / element index for messages */
+    int in_sg;           /* where is an object of subgraph sg (a tensor or an operator) */
 } vctx_t;
 
+/* "invalid model: <object>: <what><tail>". Objects: "<where> <idx>", "subgraph <sg>" (idx = sg)
+ * and inside one "<where> <idx> (subgraph <sg>)". */
+static mn_status_t vfail_tail(vctx_t *v, const char *what, const char *tail) {
+    if (v->in_sg) {
+        return mn_err_set(&v->m->err, MN_ERR_MODEL, "invalid model: %s %u (subgraph %u): %s%s",
+            v->where, (unsigned)v->idx, (unsigned)v->sg, what, tail);
+    }
+    return mn_err_set(&v->m->err, MN_ERR_MODEL, "invalid model: %s %u: %s%s", v->where, (unsigned)v->idx, what, tail);
+}
+
 static mn_status_t vfail(vctx_t *v, const char *what) {
-    if (strcmp(v->where, "subgraph") == 0) {
-        return mn_err_set(&v->m->err, MN_ERR_MODEL, "invalid model: subgraph %u: %s", (unsigned)v->sg, what);
-    }
-    if (strcmp(v->where, "tensor") != 0 && strcmp(v->where, "operator") != 0) {
-        /* model-level objects: buffers, operator codes, metadata */
-        return mn_err_set(&v->m->err, MN_ERR_MODEL, "invalid model: %s %u: %s", v->where, (unsigned)v->idx, what);
-    }
-    return mn_err_set(&v->m->err, MN_ERR_MODEL, "invalid model: %s %u (subgraph %u): %s",
-        v->where, (unsigned)v->idx, (unsigned)v->sg, what);
+    return vfail_tail(v, what, "");
 }
 
 /* "<what> out of bounds", the verifier's commonest message. */
 static mn_status_t vfail_oob(vctx_t *v, const char *what) {
-    char msg[48];
-    mn_fmt(msg, sizeof msg, "%s out of bounds", what);
-    return vfail(v, msg);
+    return vfail_tail(v, what, " out of bounds");
 }
 
 /* The same for the model table's own fields. */
@@ -150,7 +151,6 @@ static int v_tables(const vctx_t *v, uint32_t first, uint32_t n) {
 
 static mn_status_t v_opcodes(vctx_t *v, uint32_t first, uint32_t n) {
     v->where = "operator code";
-    v->sg = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t oc = fb_vec_table(v->b, first, i), p;
         v->idx = i;
@@ -170,7 +170,6 @@ static mn_status_t v_opcodes(vctx_t *v, uint32_t first, uint32_t n) {
 
 static mn_status_t v_buffers(vctx_t *v, uint32_t first, uint32_t n) {
     v->where = "buffer";
-    v->sg = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t bt = fb_vec_table(v->b, first, i), d, dn, po, ps;
         v->idx = i;
@@ -303,8 +302,7 @@ static mn_status_t v_index_vec(vctx_t *v, uint32_t t, int field, uint32_t n_tens
     uint32_t first, n;
     char msg[80];
     if (!v_vec(v, t, field, 4, &first, &n)) {
-        mn_fmt(msg, sizeof msg, "%s vector out of bounds", what);
-        return vfail(v, msg);
+        return vfail_tail(v, what, " vector out of bounds");
     }
     for (uint32_t i = 0; i < n; i++) {
         int32_t x = mn_ld_i32(v->b + first + 4 * i);
@@ -353,6 +351,7 @@ static mn_status_t v_subgraph(vctx_t *v, uint32_t sgt, uint32_t sgi) {
     v->sg = sgi;
     v->idx = sgi;
     v->where = "subgraph";
+    v->in_sg = 0;
     if (!v_vec(v, sgt, F_SG_TENSORS, 4, &tf, &nt) || !v_tables(v, tf, nt)) {
         return vfail_oob(v, "tensors vector");
     }
@@ -367,6 +366,7 @@ static mn_status_t v_subgraph(vctx_t *v, uint32_t sgt, uint32_t sgi) {
         return s;
     }
     v->where = "tensor";
+    v->in_sg = 1;
     for (uint32_t i = 0; i < nt; i++) {
         v->idx = i;
         if ((s = v_tensor(v, fb_vec_table(v->b, tf, i)))) {
@@ -385,7 +385,6 @@ static mn_status_t v_subgraph(vctx_t *v, uint32_t sgt, uint32_t sgi) {
 
 static mn_status_t v_metadata(vctx_t *v, uint32_t first, uint32_t n) {
     v->where = "metadata";
-    v->sg = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t md = fb_vec_table(v->b, first, i), p;
         v->idx = i;
@@ -400,7 +399,7 @@ static mn_status_t v_metadata(vctx_t *v, uint32_t first, uint32_t n) {
 }
 
 mn_status_t mn_verify(mn_model_t *m) {
-    vctx_t v = { m->buf, m->len, m, "model", 0, 0 };
+    vctx_t v = { m->buf, m->len, m, "model", 0, 0, 0 };
     const uint8_t *b = m->buf;
     uint32_t p, first, n;
     mn_status_t s;
