@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Firmware sizes: every kernel linked, per emulated board, against the board's flash; and, per
 shared model, a firmware that links only the kernels that model needs (OPS=<its op set>
-TYPES=<its type families>, as `make firmware MODELS=` selects them; model not frozen). Builds into build/size/<BOARD>-<what>/ with `make firmware` and prints a Markdown report
+TYPES=<its type families> VARIANTS=<the kernel variants its nodes select on the board's
+backends>, as `make firmware MODELS=` selects them; model not frozen). Builds into build/size/<BOARD>-<what>/ with `make firmware` and prints a Markdown report
 (README, "Firmware size"); --json writes the figures too.
 
     .venv/bin/python tools/firmware_sizes.py [--boards B,...] [--model-boards B,...] [--json OUT]
 """
 import argparse
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,10 +21,10 @@ from micronn_tools import bench_report, opset  # noqa: E402
 EMULATED = ["MPS2_AN386", "MPS2_AN500", "MPS3_AN547", "NETDUINOPLUS2", "VIRT_RV32"]
 
 
-def build(board, name, ops, types="all"):
+def build(board, name, ops, types="all", variants="all"):
     out = ROOT / "build" / "size" / f"{board}-{name}"
     cmd = ["make", "-s", "--no-print-directory", "firmware", f"BOARD={board}", f"FIRMWARE_BUILD={out}",
-           f"OPS={ops}", f"TYPES={types or 'all'}"]
+           f"OPS={ops}", f"TYPES={types or 'all'}", f"VARIANTS={variants or 'none'}"]
     subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     return out
 
@@ -46,6 +48,21 @@ def model_types(path):
     return " ".join(opset.types_used([path.read_bytes()]))
 
 
+def board_kernels(board):
+    """The board's optimized backends (MICRONN_KERNELS in its mpconfigboard.mk), as the Makefile."""
+    for name in ("mpconfigboard.mk", "mpconfigvariant.mk"):
+        f = ROOT / "boards" / board / name
+        for line in f.read_text().splitlines() if f.exists() else ():
+            m = re.match(r"MICRONN_KERNELS\s*\??=\s*(.*)", line)
+            if m:
+                return m.group(1).strip()
+    return ""
+
+
+def model_variants(path, board):
+    return " ".join(opset.variants_used([path.read_bytes()], board_kernels(board)))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--boards", default=",".join(EMULATED), help="boards for the all-kernels build")
@@ -67,7 +84,7 @@ def main(argv=None):
         res["models"][m.stem] = {"ops": ops.split(), "types": types.split()}
         for b in model_boards:
             print(f"building {b} for {m.name}: {ops}; types: {types or 'all'}", file=sys.stderr)
-            res["models"][m.stem][b] = sizes(b, build(b, m.stem, ops, types))
+            res["models"][m.stem][b] = sizes(b, build(b, m.stem, ops, types, model_variants(m, b)))
     print(render(res, model_boards))
     if a.json:
         Path(a.json).write_text(json.dumps(res, indent=1))
