@@ -181,15 +181,21 @@ static uint8_t *get_arena_buffer(mp_obj_t user, size_t size, mp_obj_t *obj, void
 static size_t add_ops_in_state(vstr_t *msg, const mn_model_t *m, const mn_config_t *cfg, int state) {
     size_t n = mn_model_num_ops(m), count = 0;
     for (size_t i = 0; i < n; i++) {
-        mn_op_info_t info;
-        if (mn_model_op_info(m, i, &info) != MN_OK) {
+        // the op's code first: its name is decoded (mn_model_op_info) only for an op listed here
+        int32_t builtin;
+        const char *custom;
+        if (mn_model_op_code(m, i, &builtin, &custom) != MN_OK) {
             raise_copy(MN_ERR_MODEL, &m->err);
         }
         // state -1: ops without a kernel whose name the engine knows (ethos-u), with its reason
-        const char *hint = info.builtin == MN_BUILTIN_CUSTOM ? mn_custom_op_hint(info.name) : NULL;
-        int st = mn_op_kernel_state(cfg, info.builtin, info.name);
+        const char *hint = builtin == MN_BUILTIN_CUSTOM ? mn_custom_op_hint(custom) : NULL;
+        int st = mn_op_kernel_state(cfg, builtin, custom);
         if (state < 0 ? (st != MN_KERNEL_NONE || !hint) : (st != state || (state == MN_KERNEL_NONE && hint))) {
             continue;
+        }
+        mn_op_info_t info;
+        if (mn_model_op_info(m, i, &info) != MN_OK) {
+            raise_copy(MN_ERR_MODEL, &m->err);
         }
         vstr_add_str(msg, count++ ? ", " : "");
         if (info.name[0] == '?' || info.name[0] == '\0') {

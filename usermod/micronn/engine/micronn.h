@@ -218,6 +218,9 @@ typedef struct mn_op_info {
     char name_buf[MN_OP_NAME_LEN];
 } mn_op_info_t;
 mn_status_t mn_model_op_info(const mn_model_t *m, size_t op, mn_op_info_t *out);
+/* Just the builtin code and the custom code string (NULL for a builtin) of operator `op`: what
+ * kernel lookups need, without decoding the op's name (mn_model_op_info does that). */
+mn_status_t mn_model_op_code(const mn_model_t *m, size_t op, int32_t *builtin, const char **custom);
 
 /* Name of tensor `index` (NUL-terminated, in the model; "" if unnamed, NULL if out of range). The
  * descriptors do not carry it (4 bytes less per tensor in the arena). */

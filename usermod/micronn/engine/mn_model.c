@@ -217,13 +217,27 @@ mn_status_t mn_model_tensor(const mn_model_t *m, size_t index, mn_tensor_t *out)
     return MN_OK;
 }
 
+static uint32_t op_opcode(const mn_model_t *m, uint32_t o) {
+    return fb_vec_table(m->buf, m->opcodes, fb_u32(m->buf, o, F_OP_OPCODE_INDEX, 0));
+}
+
+mn_status_t mn_model_op_code(const mn_model_t *m, size_t op, int32_t *builtin, const char **custom) {
+    if (!m || !builtin || !custom || op >= m->n_ops) {
+        return MN_ERR_ARG;
+    }
+    uint32_t oc = op_opcode(m, mn_model_op_table(m, (uint32_t)op));
+    *builtin = mn_opcode_builtin(m->buf, oc);
+    *custom = fb_str(m->buf, oc, F_OC_CUSTOM_CODE);
+    return MN_OK;
+}
+
 mn_status_t mn_model_op_info(const mn_model_t *m, size_t op, mn_op_info_t *out) {
     if (!m || !out || op >= m->n_ops) {
         return MN_ERR_ARG;
     }
     const uint8_t *b = m->buf;
     uint32_t o = mn_model_op_table(m, (uint32_t)op);
-    uint32_t oc = fb_vec_table(b, m->opcodes, fb_u32(b, o, F_OP_OPCODE_INDEX, 0));
+    uint32_t oc = op_opcode(m, o);
     uint32_t n;
     memset(out, 0, sizeof *out);
     out->builtin = mn_opcode_builtin(b, oc);

@@ -820,8 +820,9 @@ static mn_status_t lstm_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             (unsigned)mn_tensor_count(hs), (unsigned)mn_tensor_count(cs), nb, no, nc);
     }
     if (mn_tensor_count(out) != (size_t)nb * nt * no) {
-        return mn_fail(ctx, MN_ERR_MODEL, "output has %u elements, expected %d", (unsigned)mn_tensor_count(out),
-            nb * nt * no);
+        /* the factors, not their product: a malformed model's sizes can overflow int */
+        return mn_fail(ctx, MN_ERR_MODEL, "output has %u elements, expected batch %d x time %d x outputs %d",
+            (unsigned)mn_tensor_count(out), nb, nt, no);
     }
     d->dtype = in->dtype;
     d->hybrid = 0;
