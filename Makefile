@@ -117,7 +117,7 @@ SETUP_DONE := $(MICROPY_DIR)/mpy-cross/build/mpy-cross $(VENV)/bin/micronn $(HOS
 
 # The host build of the engine (used to read models: op sets, inspect, convert checks).
 $(HOST_LIB): $(wildcard usermod/micronn/engine/*.[ch] usermod/micronn/engine/kernels/*/*.[ch] usermod/micronn/engine/kernels/*.[ch] usermod/micronn/engine/tools/*.c)
-	$(MAKE) -s -C tests/engine lib
+	@$(MAKE) --no-print-directory -s -C tests/engine lib
 
 ifeq ($(BOARD),UNIX)
 BUILD_FIRMWARE = $(MAKE) -C $(MICROPY_DIR)/ports/unix -j$(JOBS) \

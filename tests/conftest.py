@@ -62,9 +62,9 @@ def pytest_addoption(parser):
                          "'all': every emulated board)")
     group.addoption("--port", action="store", default=None, metavar="URL",
                     help="run board tests on a real board at this pyserial URL/path")
-    group.addoption("--hil-fs-bytes", action="store", default="307200", metavar="N|max",
+    group.addoption("--hil-fs-bytes", action="store", default="131072", metavar="N|max",
                     help="size of the host->board file round trip in tests/hil/test_fs.py "
-                         "(default 300 KiB: uploads run at UART speed; 'max': all free space)")
+                         "(default 128 KiB: uploads run at UART speed; 'max': all free space)")
 
 
 def pytest_configure(config):

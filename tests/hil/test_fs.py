@@ -30,7 +30,7 @@ def test_large_file_round_trip(board, hil_fs_bytes):
     """Host → board → host with sha256 checks on both sides.
 
     Uploads run at UART-in speed (under QEMU on a busy host: 5-50 KB/s), so by default the file
-    is capped at 300 KiB (``--hil-fs-bytes max`` uses all free space); test_fill_filesystem
+    is capped at 128 KiB (``--hil-fs-bytes max`` uses all free space); test_fill_filesystem
     covers the whole capacity."""
     spec = board.spec
     _remove(board, BIG, OVERFLOW, FULL)

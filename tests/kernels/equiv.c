@@ -296,13 +296,14 @@ static int32_t *rand_bias(int n) {
 /* Conv geometry; depthwise: f_in_c = 1, out_c = in_c * depth_mult. */
 static bool rand_conv_geom(mn_conv_geom_t *g, bool depthwise) {
     memset(g, 0, sizeof *g);
-    const int kind = rr(0, 9);   /* 0-3: 1x1, 4-6: 3x3, 7-9: anything */
+    const int kind = rr(0, 9);   /* 0-3: 1x1, 4-6: 3x3, 7-9: anything (9: windows beyond 5x5 too) */
+    const int f_max = kind == 9 ? 7 : 5;
     g->batches = chance(15) ? rr(2, 3) : 1;
     g->in_h = rr(1, 10);
     g->in_w = rr(1, 10);
-    g->f_h = g->f_w = kind < 4 ? 1 : kind < 7 ? 3 : rr(1, 5);
+    g->f_h = g->f_w = kind < 4 ? 1 : kind < 7 ? 3 : rr(1, f_max);
     if (kind >= 7 && chance(50)) {
-        g->f_w = rr(1, 5);
+        g->f_w = rr(1, f_max);
     }
     g->stride_h = g->stride_w = chance(60) ? 1 : rr(1, 3);
     if (chance(20)) {

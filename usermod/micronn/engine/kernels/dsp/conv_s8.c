@@ -65,7 +65,9 @@ static void conv_column(const mn_conv_geom_t *g, const int8_t *in_b, int p, int3
     dsp_expand_pair(patch, pair, which, (int)(dst - patch), off);
 }
 
-/* The output channel loop for one pixel pair; FAST picks the requantization (a constant). */
+/* The output channel loop for one pixel pair; fast picks the requantization (dsp_out_fast_r, else
+ * the exact one, called), full the clamp (int8 range only). Inlined with constants for the common
+ * case, once more with runtime flags for the rest. */
 static inline __attribute__((always_inline)) void conv_pair(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
     const int16_t *pair, const int8_t *filter, const int32_t *bias, int8_t *o0, bool two, bool fast, bool full) {
     const int K = g->f_h * g->f_w * g->in_c, out_c = g->out_c;
@@ -75,7 +77,7 @@ static inline __attribute__((always_inline)) void conv_pair(const mn_conv_geom_t
     int8_t *const o1 = o0 + out_c;
     const int8_t *w = filter;
 #define CONV_OUT(acc, m, s) (fast ? dsp_out_fast_r(acc, m, ~(s), c1, lo, hi, full) \
-                                 : dsp_out(acc, m, s, out_off, lo, hi))
+                                 : dsp_out_exact(acc, m, s, out_off, lo, hi))
     int oc = 0;
     for (; oc + 2 <= out_c; oc += 2, w += 2 * K) {
         const int32_t b0 = bias ? bias[oc] : 0, b1 = bias ? bias[oc + 1] : 0;
@@ -119,12 +121,11 @@ static void conv_gemm(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const i
             conv_column(g, in_b, p, off, pair, 0, patch);
             conv_column(g, in_b, two ? p + 1 : p, off, pair, 1, patch);
             int8_t *const o0 = out_b + (size_t)p * out_c;
+            /* the common case (no clamp beyond int8) specialized; the rest share one copy */
             if (fast && full) {
                 conv_pair(g, q, pair, filter, bias, o0, two, true, true);
-            } else if (fast) {
-                conv_pair(g, q, pair, filter, bias, o0, two, true, false);
             } else {
-                conv_pair(g, q, pair, filter, bias, o0, two, false, false);
+                conv_pair(g, q, pair, filter, bias, o0, two, fast, false);
             }
         }
     }

@@ -4,10 +4,10 @@
  * Depth multiplier 1: four channels per step. A tap's four input and four weight bytes are split
  * by SXTB16 into halfword pairs and multiplied lane by lane (SMLABB / SMLATT). The input offset
  * is folded into a per-channel bias computed once (bias + offset * sum of the channel's taps), so
- * taps are raw int8 products. With the fast requantization (dsp_fast_requant_ok) and in_c % 4 == 0
- * every output row runs on the row path (dw1_row: window rows copied into a block padded with
- * -offset, weights split once per row and channel group); otherwise pixel by pixel (dw1_pixel),
- * border pixels visiting only their valid taps with the offset added per tap.
+ * taps are raw int8 products. With the fast requantization (dsp_fast_requant_ok), in_c % 4 == 0
+ * and windows up to 5x5, every output row runs on the row path (dw1_row: window rows copied into a
+ * block padded with -offset, weights split once per row and channel group); otherwise pixel by
+ * pixel (dw1_pixel), border pixels visiting only their valid taps with the offset added per tap.
  * One input channel: conv_s8.c (depthwise_s8_c1). Other multipliers: per pixel, a row of int32
  * accumulators swept once per valid tap.
  */
@@ -49,14 +49,15 @@ static void dw1_precompute(const mn_conv_geom_t *g, const mn_conv_quant_t *q, co
     folded[C] = dsp_fast_requant_ok(q->shift, C, bias, taps);
 }
 
-#define DW_OUT(acc, c) (fast ? dsp_out_fast(acc, q->mult[c], -q->shift[c], out_off, lo, hi) \
-                            : dsp_out(acc, q->mult[c], q->shift[c], out_off, lo, hi))
+/* The pixel path is the fallback (no fast requantization, or depth not a multiple of four, or a
+ * window over DW1_MAX_TAPS taps): its requantization is the exact one, called. */
+#define DW_OUT(acc, c) dsp_out_exact(acc, q->mult[c], q->shift[c], out_off, lo, hi)
 
 /* One output pixel, all channels; taps [fy0, fy1) x [fx0, fx1). interior: base = folded bias and
  * raw products; else base = bias (or none) and products with the offset added. */
 static void dw1_pixel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
     const int8_t *in0, const int8_t *filter, const int32_t *base, int8_t *out, int fy0, int fy1, int fx0,
-    int fx1, bool interior, bool fast) {
+    int fx1, bool interior) {
     const int C = g->in_c;
     const int32_t off = q->input_offset, out_off = q->output_offset, lo = q->act_min, hi = q->act_max;
     const int32_t off2 = (int32_t)(((uint32_t)off & 0xffffu) * 0x10001u);
@@ -107,7 +108,7 @@ static void dw1_pixel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
 }
 
 /* Windows of up to this many taps take the row path (dw1_row). */
-#define DW1_MAX_TAPS 16
+#define DW1_MAX_TAPS 25   /* up to 5x5 */
 
 /*
  * Output pixels [ox0, ox1) of one row, fast requantization, from in_row: the window rows, pixel
@@ -120,7 +121,7 @@ static inline __attribute__((always_inline)) void dw1_row_n(const mn_conv_geom_t
     const int32_t *tap_off, bool nine) {
     const int C = g->in_c, taps = nine ? 9 : g->f_h * g->f_w;
     const int32_t out_off = q->output_offset, lo = q->act_min, hi = q->act_max;
-    const bool full = lo == -128 && hi == 127;
+    const bool full = nine && lo == -128 && hi == 127;   /* specialized for 3x3 only */
     const int32_t c1 = 1 + 2 * out_off;
     const size_t px_step = (size_t)g->stride_w * C;
     int32_t wx[2 * DW1_MAX_TAPS];
@@ -259,7 +260,7 @@ static void dw1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int
                 /* in0: the (possibly outside) input position of tap (0, 0); only valid taps are read */
                 const int8_t *in0 = in_b + ((ptrdiff_t)iy0 * g->in_w + ix0) * C;
                 const bool interior = fy0 == 0 && fy1 == g->f_h && fx0 == 0 && fx1 == g->f_w;
-                dw1_pixel(g, q, in0, filter, interior ? folded : bias, out, fy0, fy1, fx0, fx1, interior, fast);
+                dw1_pixel(g, q, in0, filter, interior ? folded : bias, out, fy0, fy1, fx0, fx1, interior);
             }
         }
     }
@@ -322,7 +323,7 @@ static void dw_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8
                 }
                 for (int oc = 0; oc < out_c; ++oc) {
                     out[oc] = fast ? dsp_out_fast((int32_t)acc[oc], q->mult[oc], -q->shift[oc], out_off, lo, hi)
-                                   : dsp_out((int32_t)acc[oc], q->mult[oc], q->shift[oc], out_off, lo, hi);
+                                   : dsp_out_exact((int32_t)acc[oc], q->mult[oc], q->shift[oc], out_off, lo, hi);
                 }
             }
         }

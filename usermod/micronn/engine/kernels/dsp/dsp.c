@@ -13,6 +13,10 @@ bool dsp_fast_requant_ok(const int8_t *shift, int n, const int32_t *bias, int ta
     return max_bias + (int64_t)taps * 255 * 128 < ((int64_t)1 << 30);
 }
 
+int8_t dsp_out_exact(int32_t acc, int32_t mult, int shift, int32_t out_off, int32_t lo, int32_t hi) {
+    return dsp_out(acc, mult, shift, out_off, lo, hi);
+}
+
 /* Expand n int8 to int16 + offset: groups of four as two words [x0 x2] [x1 x3] at dst and
  * dst + gap, next group at dst + step; the tail one value every tail_step. */
 static void expand(const int8_t *src, int16_t *dst, int n, int32_t offset, int gap, int step, int tail_step) {
@@ -37,7 +41,9 @@ void dsp_expand_pair(const int8_t *src, int16_t *pair, int which, int n, int32_t
     /* groups: column 1 two halfwords after column 0; tail pairs: one halfword after */
     const int n4 = n & ~3;
     expand(src, pair + 2 * which, n4, offset, 4, 8, 2);
-    expand(src + n4, pair + 2 * n4 + which, n - n4, offset, 4, 8, 2);
+    for (int i = n4; i < n; ++i) {
+        pair[2 * i + which] = (int16_t)(src[i] + offset);   /* tail pairs: one halfword apart */
+    }
 }
 
 /* int8 variants only: none when the firmware is built without that type family (mn_config.h);

@@ -59,6 +59,10 @@ static inline __attribute__((always_inline)) int8_t dsp_out(int32_t acc, int32_t
     return (int8_t)(v > hi ? hi : v);
 }
 
+/* dsp_out as a call, for the paths that cannot take the fast requantization (rare): keeps the
+ * 64-bit arithmetic out of the inlined loops. */
+int8_t dsp_out_exact(int32_t acc, int32_t mult, int shift, int32_t out_off, int32_t lo, int32_t hi);
+
 /* Fast requantization, exact under two conditions checked once in prepare (dsp_fast_requant_ok):
  * |acc| < 2^30 and shift < 0. Then SaturatingRoundingDoublingHighMul(acc, m) = (2 acc m + 2^31) >> 32
  * is SMMULR(2 acc, m), its result x has |x| < 2^30, and RoundingDivideByPOT by right = -shift >= 1
