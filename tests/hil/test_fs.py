@@ -36,11 +36,11 @@ def test_large_file_round_trip(board, hil_fs_bytes):
     _remove(board, BIG, OVERFLOW, FULL)
     bsize, free = _free_bytes(board)
     size = free - _margin(bsize, free)
-    if hil_fs_bytes:
-        size = min(size, hil_fs_bytes)
     if spec is not None and spec.fs_bytes:
         floor = 300 * 1024 if spec.fs_bytes >= 512 * 1024 else spec.fs_bytes // 2
         assert size >= floor, f"only {size} bytes fit on a {spec.fs_bytes}-byte filesystem"
+    if hil_fs_bytes:
+        size = min(size, hil_fs_bytes)
     data = random.Random(size).randbytes(size)
     seen = []
     try:
