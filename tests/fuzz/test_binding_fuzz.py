@@ -3,7 +3,7 @@ mutated models, random API call sequences (Model, Interpreter with all kinds of 
 buffers, input/output/tensor, item/slice/buffer writes, invoke, reset, stats, profile, gc). The
 process may raise any Python exception; it must never crash, hang or corrupt its heap.
 
-Bounded by CPU time: MICRONN_BINDING_FUZZ_SECONDS (default 30, CPU seconds of micropython) in batches of models, one micropython
+Bounded by CPU time: MICRONN_BINDING_FUZZ_SECONDS (default 15, CPU seconds of micropython) in batches of models, one micropython
 process per batch, each with its own seed. A failing batch is kept in build/fuzz/binding-failure/
 (models, plan.json, the driver) with the command that replays it.
 
@@ -31,9 +31,9 @@ ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "tests" / "engine" / "ops"))
 
-SECONDS = float(os.environ.get("MICRONN_BINDING_FUZZ_SECONDS", "30"))
+SECONDS = float(os.environ.get("MICRONN_BINDING_FUZZ_SECONDS", "15"))
 BATCH = 24
-BATCH_CPU_SECONDS = 120   # a batch uses about 11 s of CPU: more is a hang
+BATCH_CPU_SECONDS = 120   # a batch uses well under 1 s of CPU: more is a hang
 FAIL_DIR = ROOT / "build" / "fuzz" / "binding-failure"
 
 # Runs inside micropython: argv[1] = plan.json ([[file, seed, const_tensors or null], ...]).
