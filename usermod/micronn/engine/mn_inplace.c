@@ -7,6 +7,7 @@
  * computes out[i] from in[i] only, so running it with out == in is exact.
  */
 #include "mn_internal.h"
+#include "kernels/reference/mn_ref.h"
 
 enum { INPLACE_NONE = 0, INPLACE_VIEW = 1, INPLACE_ELEMENTWISE = 2 };
 
@@ -132,4 +133,21 @@ void mn_inplace_resolve(mn_interp_t *it) {
             it->tensors[t].data = it->tensors[mn_inplace_root(it, (int32_t)t)].data;
         }
     }
+}
+
+/* ---- convolutions over their own input ------------------------------------------------------ */
+
+int64_t mn_conv_slide(const mn_conv_geom_t *g, size_t in_size, size_t out_size) {
+    const int64_t row_in = (int64_t)g->in_w * g->in_c * (int64_t)in_size;
+    const int64_t row_out = (int64_t)g->out_w * g->out_c * (int64_t)out_size;
+    int64_t best = INT64_MAX;
+    for (int64_t b = 0; b < g->batches; b++) {
+        for (int64_t y = 0; y < g->out_h; y++) {
+            int64_t first = y * g->stride_h - g->pad_h;   /* (the first tap in the image is no lower) */
+            first = first < 0 ? 0 : first > g->in_h ? g->in_h : first;
+            const int64_t room = (b * g->in_h + first) * row_in - (b * g->out_h + y + 1) * row_out;
+            best = room < best ? room : best;
+        }
+    }
+    return best;
 }

@@ -48,6 +48,17 @@ typedef struct {
     const int8_t *shift;    /* [out_c], > 0 = left (always in [-31, 31]) */
 } mn_conv_quant_t;
 
+/*
+ * In-place convolution (mn_inplace.c): the largest byte offset of the output's start over the
+ * input's start at which CONV_2D / DEPTHWISE_CONV_2D stay exact when output and input overlap,
+ * for elements of in_size / out_size bytes (may be negative: the output then starts lower). Every
+ * compute function (reference and variants; tests/kernels/equiv.c checks each) writes output rows
+ * in order (batch, then row) and, once it has written a row, reads only input rows of the windows
+ * of that row and later ones; so output row r may end where the first input row of rows >= r
+ * starts.
+ */
+int64_t mn_conv_slide(const mn_conv_geom_t *g, size_t in_size, size_t out_size);
+
 void mn_conv_s8_per_channel(const mn_conv_geom_t *g, const mn_conv_quant_t *q,
     const int8_t *input, const int8_t *filter, const int32_t *bias, int8_t *output);
 void mn_conv_f32(const mn_conv_geom_t *g, float act_min, float act_max,
