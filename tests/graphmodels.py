@@ -15,6 +15,7 @@ from ai_edge_litert import schema_py_generated as S
 BO = S.BuiltinOperator
 _TT = {
     np.dtype(np.float32): S.TensorType.FLOAT32,
+    np.dtype(np.int64): S.TensorType.INT64,
     np.dtype(np.int32): S.TensorType.INT32,
     np.dtype(np.int16): S.TensorType.INT16,
     np.dtype(np.int8): S.TensorType.INT8,

@@ -110,6 +110,8 @@ class _PlanInfo(ctypes.Structure):
         ("last", ctypes.c_int32),
         ("size", ctypes.c_size_t),
         ("offset", ctypes.c_size_t),
+        ("over", ctypes.c_int32),
+        ("shift", ctypes.c_int32),
     ]
 
 
@@ -768,7 +770,8 @@ class Interpreter:
             if p.planned:
                 out.append({"tensor": p.index if p.index >= 0 else None,
                             "scratch": -1 - p.index if p.index < 0 else None,
-                            "size": p.size, "first": p.first, "last": p.last, "offset": p.offset})
+                            "size": p.size, "first": p.first, "last": p.last, "offset": p.offset,
+                            "over": p.over if p.over >= 0 else None, "shift": p.shift})
         return out
 
     def patch(self):

@@ -13,7 +13,10 @@ Planners (each returns one offset per buffer):
               Mobile GPUs"): largest first, into the smallest gap that fits
   by-breadth  greedy by breadth (same paper): ops by the bytes alive at them, largest first; each
               op's unplaced buffers largest first, best fit
-  optimal     branch and bound over placement orders (below), within a node and time budget
+  optimal     branch and bound over placement orders (below), within a node and time budget; with
+              convolution slides (a conv's output may overlap its dying input, mn_inplace_slide)
+              first fit no longer reaches every placement, so a local search over placement
+              orders instead (proven optimal only when it reaches the lower bound)
 
 The stored plan fixes the tensors' offsets; the device places the scratch buffers around them
 with its greedy planner, so every plan is scored by simulating that (device_offsets()).
@@ -34,15 +37,29 @@ class PlanError(Exception):
 
 
 class Buf:
-    """One planned buffer: tensor index or scratch index, size (aligned), lifetime [first, last]."""
-    __slots__ = ("k", "tensor", "scratch", "size", "first", "last")
+    """One planned buffer: tensor index or scratch index, size (aligned), lifetime [first, last].
+    over: index (in the buffer list) of the buffer this one may share bytes with, the dying input
+    of the convolution that writes it, provided it starts at most `shift` bytes above it
+    (mn_inplace_slide); None otherwise."""
+    __slots__ = ("k", "tensor", "scratch", "size", "first", "last", "over", "shift")
 
-    def __init__(self, k, tensor, scratch, size, first, last):
+    def __init__(self, k, tensor, scratch, size, first, last, over=None, shift=0):
         self.k, self.tensor, self.scratch = k, tensor, scratch
         self.size, self.first, self.last = size, first, last
+        self.over, self.shift = over, shift
 
     def overlaps(self, o):
         return self.first <= o.last and o.first <= self.last
+
+    def forbidden(self, o, o_off):
+        """The open interval of offsets this buffer may not take next to `o` (at o_off), alive at
+        the same time: normally (o_off - size, o_off + o.size)."""
+        lo, hi = o_off - self.size, o_off + o.size
+        if self.over is not None and self.over == o.k:
+            lo = max(lo, o_off + self.shift)          # o is the input this one slides over
+        if o.over is not None and o.over == self.k:
+            hi = min(hi, max(o_off - o.shift, 0))     # o is the output of this one's op
+        return lo, hi
 
     def label(self):
         return f"t{self.tensor}" if self.tensor is not None else f"scratch{self.scratch}"
@@ -66,14 +83,17 @@ class Problem:
         self.engine_stats = it.stats()
         self.board = board_plan is not None
         if self.board:
-            raw = [{"tensor": i if i >= 0 else None, "scratch": -1 - i if i < 0 else None,
-                    "size": size, "first": first, "last": last, "offset": off}
-                   for i, size, first, last, off in board_plan]
+            raw = [{"tensor": e[0] if e[0] >= 0 else None, "scratch": -1 - e[0] if e[0] < 0 else None,
+                    "size": e[1], "first": e[2], "last": e[3], "offset": e[4],
+                    "over": e[5] if len(e) > 6 and e[5] >= 0 else None, "shift": e[6] if len(e) > 6 else 0}
+                   for e in board_plan]
             self.engine_stats = dict(self.engine_stats,
                                      nonpersistent=max((r["offset"] + r["size"] for r in raw), default=0))
         else:
             raw = it.plan_buffers()
-        self.bufs = [Buf(i, r["tensor"], r["scratch"], r["size"], r["first"], r["last"])
+        by_tensor = {r["tensor"]: i for i, r in enumerate(raw) if r["tensor"] is not None}
+        self.bufs = [Buf(i, r["tensor"], r["scratch"], r["size"], r["first"], r["last"],
+                         by_tensor.get(r.get("over")), r.get("shift") or 0)
                      for i, r in enumerate(raw)]
         # The engine's own greedy offsets (what the device does without a stored plan).
         self.engine_offsets = [r["offset"] for r in raw]
@@ -87,7 +107,27 @@ class Problem:
         return live
 
     def lower_bound(self):
-        return max(self.live_bytes()) if self.bufs else 0
+        return lower_bound(self.bufs, self.n_ops)
+
+
+def _pair_span(x, y):
+    """Fewest bytes input x and output y (sliding over x) can cover together."""
+    return min(x.size + y.size, max(y.size, x.size - min(y.shift, 0)))
+
+
+def lower_bound(bufs, n_ops):
+    """The most bytes alive at one op, where a convolution's output and the input it slides over
+    count as the least they can cover together (a valid bound, exact without slides)."""
+    best = 0
+    for t in range(max(n_ops, 1)):
+        alive = [b for b in bufs if b.first <= t <= b.last]
+        need = sum(b.size for b in alive)
+        for y in alive:
+            if y.over is not None and bufs[y.over].first <= t <= bufs[y.over].last:
+                x = bufs[y.over]
+                need -= x.size + y.size - _pair_span(x, y)
+        best = max(best, need)
+    return best
 
 
 def peak(bufs, offs):
@@ -101,7 +141,8 @@ def check(bufs, offs):
             raise PlanError(f"{a.label()}: offset {offs[i]} is negative or not {ALIGN}-byte aligned")
         for j in range(i):
             b = bufs[j]
-            if a.overlaps(b) and offs[i] < offs[j] + b.size and offs[j] < offs[i] + a.size:
+            lo, hi = a.forbidden(b, offs[j])
+            if a.overlaps(b) and lo < offs[i] < hi:
                 raise PlanError(f"{b.label()} [{offs[j]},{offs[j] + b.size}) and {a.label()} "
                                 f"[{offs[i]},{offs[i] + a.size}) overlap while both alive")
 
@@ -111,31 +152,46 @@ def check(bufs, offs):
 def _first_fit(placed, bufs, offs, x):
     """Lowest offset clear of the placed buffers (sorted by offset) alive with x; mn_planner.c's
     first_fit, step for step."""
-    cand = 0
+    cand, under = 0, None
     for j in placed:
         p = bufs[j]
         if not p.overlaps(x):
             continue
         if offs[j] >= cand and offs[j] - cand >= x.size:
             break
-        cand = max(cand, offs[j] + p.size)
+        lo, hi = x.forbidden(p, offs[j])
+        if x.over == j and cand <= lo:
+            under = (lo, hi)   # x's input: x may overlap it from here
+            continue
+        cand = max(cand, hi)
+        if under is not None and under[0] < cand < under[1]:
+            cand = under[1]
     return cand
+
+
+def _free_gaps(placed, bufs, offs, x):
+    """The offsets x may take, as sorted disjoint [start, end) ranges (end None = unbounded)."""
+    cuts = sorted(x.forbidden(bufs[j], offs[j]) for j in placed if bufs[j].overlaps(x))
+    gaps, start = [], 0
+    for lo, hi in cuts:
+        if lo + 1 > start:
+            gaps.append((start, lo + 1))
+        start = max(start, hi)
+    gaps.append((start, None))
+    return gaps
 
 
 def _best_fit(placed, bufs, offs, x):
     """Start of the smallest gap between placed buffers alive with x that holds x, else the end of
-    the highest of them (the mobile-GPU paper's offset rule)."""
-    end, best, best_gap = 0, None, None
-    for j in placed:
-        p = bufs[j]
-        if not p.overlaps(x):
-            continue
-        if offs[j] >= end:
-            gap = offs[j] - end
-            if gap >= x.size and (best_gap is None or gap < best_gap):
-                best, best_gap = end, gap
-        end = max(end, offs[j] + p.size)
-    return end if best is None else best
+    the highest of them (the mobile-GPU paper's offset rule). With slides a gap is a range of
+    allowed offsets: its room is the range's length plus x's size."""
+    gaps = _free_gaps(placed, bufs, offs, x)
+    best, best_room = None, None
+    for start, end in gaps[:-1]:
+        room = end - start + x.size - 1
+        if best_room is None or room < best_room:
+            best, best_room = start, room
+    return gaps[-1][0] if best is None else best
 
 
 class _Placed:
@@ -203,13 +259,16 @@ def plan_optimal(bufs, n_ops, upper=None, max_nodes=200_000, max_seconds=10.0):
     n = len(bufs)
     t_end = time.monotonic() + max_seconds
     ops = range(max(n_ops, 1))
-    lb = 0
-    for t in ops:
-        lb = max(lb, sum(b.size for b in bufs if b.first <= t <= b.last))
+    lb = lower_bound(bufs, n_ops)
+    # With slides first-fit orders need not reach every placement, and the bound below may count
+    # a slide pair twice: only reaching the lower bound proves a plan optimal then.
+    slides = any(b.over is not None for b in bufs)
     best = list(upper) if upper is not None else plan_ffd(bufs)
     best_peak = peak(bufs, best)
     if n == 0 or best_peak <= lb:
         return best, True, 0
+    if slides:
+        return _search_orders(bufs, best, lb, max_nodes, t_end)
     if n > MAX_SEARCH_BUFFERS:   # one recursion level per buffer
         return best, False, 0
     alive_at = [[j for j in range(n) if bufs[j].first <= t <= bufs[j].last] for t in ops]
@@ -268,8 +327,47 @@ def plan_optimal(bufs, n_ops, upper=None, max_nodes=200_000, max_seconds=10.0):
                 return
 
     rec(0, (-1, -1), 0)
-    proven = not state["stopped"] or state["best_peak"] <= lb
+    proven = (not state["stopped"] and not slides) or state["best_peak"] <= lb
     return state["best"], proven, state["nodes"]
+
+
+def _place_in_order(bufs, order):
+    offs = [None] * len(bufs)
+    placed = _Placed(offs)
+    for j in order:
+        offs[j] = _first_fit(placed.idx, bufs, offs, bufs[j])
+        placed.add(j)
+    return offs
+
+
+def _search_orders(bufs, upper, lb, max_nodes, t_end, patience=5000):
+    """With slides: local search over placement orders (first fit each), from the greedy order and
+    the order of `upper`'s offsets; a move takes one buffer elsewhere in the order, kept when the
+    plan is no higher. Deterministic (fixed seed). Returns (offsets, reached the bound, moves)."""
+    import random
+    n = len(bufs)
+    rng = random.Random(0)
+    best, best_peak, order = list(upper), peak(bufs, upper), None
+    for o in (sorted(range(n), key=lambda j: (-bufs[j].size, bufs[j].first)),
+              sorted(range(n), key=lambda j: (upper[j], j))):
+        offs = _place_in_order(bufs, o)
+        if order is None or peak(bufs, offs) <= best_peak:
+            order = o
+            if peak(bufs, offs) < best_peak:
+                best, best_peak = offs, peak(bufs, offs)
+    moves = stale = 0
+    while best_peak > lb and moves < max_nodes and stale < patience and time.monotonic() < t_end:
+        moves += 1
+        o = list(order)
+        o.insert(rng.randrange(n), o.pop(rng.randrange(n)))
+        offs = _place_in_order(bufs, o)
+        pk = peak(bufs, offs)
+        stale = 0 if pk < best_peak else stale + 1
+        if pk <= best_peak:
+            order = o
+            if pk < best_peak:
+                best, best_peak = offs, pk
+    return best, best_peak <= lb, moves
 
 
 # ---- what the device makes of a stored plan ---------------------------------------------------------

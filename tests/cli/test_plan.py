@@ -193,7 +193,16 @@ def test_written_plans_are_used_and_bit_exact(plan, engine, name):
     p = plan.Problem(data)
     res = plan.run_planners(p, max_seconds=2.0)
     plans = {n: r["offsets"] for n, r in res.items()}
-    plans["mirrored"] = mirrored(plan, p, res["ffd"]["offsets"])
+    mirror = mirrored(plan, p, res["ffd"]["offsets"])
+    try:
+        plan.check(p.bufs, mirror)
+        plans["mirrored"] = mirror
+    except plan.PlanError:
+        # Upside down, a convolution's output lies above the input it overlaps (person_detect):
+        # the engine refuses such a plan just as check() does.
+        new = plan.with_offline_plan(data, plan.offline_vector(p, mirror))
+        with pytest.raises(engine.MicronnError, match="offline memory plan: tensors .* overlap"):
+            engine.Interpreter(engine.Model(new), planner="offline")
     # Every tensor apart: far larger than any reusing plan, so the engine's figure shows the plan was read.
     spread, acc = [], 0
     for b in p.bufs:
@@ -225,7 +234,8 @@ def test_plan_cli_text_json_write_and_pictures(cli, model, tmp_path, engine):
     assert "wrote" in r.err and "OfflineMemoryAllocation" in r.err
     m = engine.Model(out.read_bytes())
     it = engine.Interpreter(m, planner="offline")
-    assert it.stats()["nonpersistent"] == 64512
+    # (by size: 55,680, as the greedy planner; the convolutions' outputs overlap their inputs)
+    assert it.stats()["nonpersistent"] == 55680
     # PNG: a real picture with more than one colour; SVG: XML with one rectangle per buffer.
     from PIL import Image
     with Image.open(png) as im:
@@ -234,11 +244,13 @@ def test_plan_cli_text_json_write_and_pictures(cli, model, tmp_path, engine):
     root = ET.parse(svg).getroot()
     assert root.tag.endswith("svg")
     text = svg.read_text()
-    assert "lower bound 64,512 B" in text and text.count("<path") > 33
+    assert "lower bound 46,464 B" in text and text.count("<path") > 33
     j = json.loads(cli("plan", pd, "--json").out)
-    assert j["lower_bound"] == 64512 and j["engine_greedy"] == 64512
+    assert j["lower_bound"] == 46464 and j["engine_greedy"] == 55680
     assert set(j["planners"]) == {"ffd", "by-size", "by-breadth", "optimal"}
-    assert j["planners"]["optimal"]["proven"] is True and j["arena"] == 64512
+    # The search over placement orders finds 46,848 (the bound counts each slide pair at its
+    # least; 384 bytes above it, not proven).
+    assert j["planners"]["optimal"]["proven"] is False and j["arena"] == 46848
     md = cli("plan", model("hello_world_int8.tflite"), model("keyword_scrambled.tflite"), "--markdown")
     assert md.code == 0 and sum(ln.startswith("| ") for ln in md.out.splitlines()) == 3 and "| keyword_scrambled.tflite |" in md.out
 
@@ -253,7 +265,7 @@ def test_plan_write_tables(cli, model, tmp_path, engine):
     assert "micronn_quant_v1" in r.err and "tables" in r.err
     before = json.loads(cli("inspect", pd, "--json").out)["arena"]
     after = json.loads(cli("inspect", out, "--json").out)["arena"]
-    assert after["nonpersistent"] == before["nonpersistent"]
+    assert after["nonpersistent"] == 46848 < before["nonpersistent"] == 55680   # the stored plan: see above
     assert after["persistent"] < before["persistent"] - 15000   # 2,738 channels' multipliers + folded biases
     data = open(pd, "rb").read()
     x = np.random.default_rng(3).integers(-128, 128, size=(1, 96, 96, 1), dtype=np.int8)

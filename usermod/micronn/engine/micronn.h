@@ -435,6 +435,9 @@ typedef struct mn_plan_info {
     int32_t first, last;
     size_t size;
     size_t offset;
+    int32_t over;       /* tensor whose buffer this one may share bytes with (a convolution's dying
+                         * input; the output then starts at most `shift` bytes above it), or -1 */
+    int32_t shift;
 } mn_plan_info_t;
 /* Buffer k (0 <= k < n_tensors + stats.n_scratch) after a successful prepare. */
 mn_status_t mn_interp_plan_buffer(const mn_interp_t *it, size_t k, mn_plan_info_t *out);

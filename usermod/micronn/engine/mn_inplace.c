@@ -137,17 +137,78 @@ void mn_inplace_resolve(mn_interp_t *it) {
 
 /* ---- convolutions over their own input ------------------------------------------------------ */
 
+/* Bytes from the end of output row y of batch b to the first input row its windows (and those
+ * of later rows) read. */
+static int64_t conv_room(const mn_conv_geom_t *g, int64_t in_row, int64_t out_row, int64_t b, int64_t y) {
+    int64_t first = y * g->stride_h - g->pad_h;   /* (the first tap inside the image is no lower) */
+    first = first < 0 ? 0 : first > g->in_h ? g->in_h : first;
+    return (b * g->in_h + first) * in_row - (b * g->out_h + y + 1) * out_row;
+}
+
 int64_t mn_conv_slide(const mn_conv_geom_t *g, size_t in_size, size_t out_size) {
-    const int64_t row_in = (int64_t)g->in_w * g->in_c * (int64_t)in_size;
-    const int64_t row_out = (int64_t)g->out_w * g->out_c * (int64_t)out_size;
+    const int64_t in_row = (int64_t)g->in_w * g->in_c * (int64_t)in_size;
+    const int64_t out_row = (int64_t)g->out_w * g->out_c * (int64_t)out_size;
+    const int64_t s = g->stride_h > 0 ? g->stride_h : 1;
+    /* conv_room is linear in b, and in y between the rows where the first input row stops being
+     * clamped to 0 (y0) and starts being clamped to in_h (y1): its minimum is at one of these. */
+    const int64_t y0 = (g->pad_h + s - 1) / s, y1 = ((int64_t)g->in_h + g->pad_h + s - 1) / s;
+    const int64_t ys[6] = { 0, y0 - 1, y0, y1 - 1, y1, (int64_t)g->out_h - 1 };
     int64_t best = INT64_MAX;
-    for (int64_t b = 0; b < g->batches; b++) {
-        for (int64_t y = 0; y < g->out_h; y++) {
-            int64_t first = y * g->stride_h - g->pad_h;   /* (the first tap in the image is no lower) */
-            first = first < 0 ? 0 : first > g->in_h ? g->in_h : first;
-            const int64_t room = (b * g->in_h + first) * row_in - (b * g->out_h + y + 1) * row_out;
+    for (int k = 0; k < 12; k++) {
+        const int64_t b = k < 6 ? 0 : (int64_t)g->batches - 1, y = ys[k % 6];
+        if (y >= 0 && y < g->out_h && b >= 0) {
+            const int64_t room = conv_room(g, in_row, out_row, b, y);
             best = room < best ? room : best;
         }
     }
     return best;
+}
+
+/* The slide of output t over the input of CONV_2D / DEPTHWISE_CONV_2D node i (see the header). */
+static int conv_slide(const mn_interp_t *it, uint32_t i, int32_t t, int32_t *x, int32_t *shift) {
+    const mn_node_t *node = &it->nodes[i];
+    const int dw = node->builtin == MN_BUILTIN_DEPTHWISE_CONV_2D;
+    int32_t first, last;
+    if ((!dw && node->builtin != MN_BUILTIN_CONV_2D) || node->n_outputs != 1 || node->n_inputs < 2
+        || node->inputs[0] < 0 || node->inputs[1] < 0 || node->inputs[0] == t
+        || node->kernel != mn_registry_find(NULL, node->builtin, NULL) || mn_subgraph_at(it, i)
+        || mn_patch_runs(it, i)) {
+        return 0;
+    }
+    const mn_tensor_t *a = &it->tensors[node->inputs[0]], *w = &it->tensors[node->inputs[1]], *o = &it->tensors[t];
+    const int32_t r = mn_inplace_root(it, node->inputs[0]);
+    /* int8, int16x8 and float32 (not hybrid: that quantizes its input first anyway) */
+    if (a->dtype != o->dtype || (a->dtype == MN_FLOAT32 ? w->dtype != MN_FLOAT32 : a->dtype != MN_INT8 && a->dtype != MN_INT16)
+        || a->ndim != 4 || o->ndim != 4 || w->ndim != 4 || !plannable(o) || (o->flags & (MN_TF_INPLACE | MN_TF_INPUT))
+        || !mn_tensor_lifetime(it, (uint32_t)t, &first, &last) || first != (int32_t)i
+        || !plannable(&it->tensors[r]) || !group_dies_at(it, r, i)) {
+        return 0;
+    }
+    mn_conv_geom_t g;
+    memset(&g, 0, sizeof g);
+    g.batches = a->dims[0];
+    g.in_h = a->dims[1];
+    g.in_w = a->dims[2];
+    g.in_c = a->dims[3];
+    g.out_h = o->dims[1];
+    g.out_w = o->dims[2];
+    g.out_c = o->dims[3];
+    g.stride_h = mn_opt_i32(node, MN_CONV2D_STRIDE_H, 1);   /* = MN_DWCONV_STRIDE_H */
+    g.dil_h = mn_opt_i32(node, dw ? MN_DWCONV_DILATION_H : MN_CONV2D_DILATION_H, 1);
+    g.pad_h = mn_conv_padding(g.stride_h, g.dil_h, g.in_h, w->dims[1], g.out_h);   /* as prepare */
+    const int64_t es = (int64_t)mn_dtype_size(a->dtype), s = mn_conv_slide(&g, (size_t)es, (size_t)es);
+    /* (offsets are multiples of the alignment: round down) */
+    const int64_t aligned = s - (int64_t)(((uint64_t)s) & (MN_ARENA_ALIGN - 1));
+    if (aligned + (int64_t)o->bytes <= 0) {
+        return 0;   /* entirely below the input: no overlap to allow */
+    }
+    *x = r;
+    *shift = aligned > INT32_MAX / 2 ? INT32_MAX / 2 & ~(int32_t)(MN_ARENA_ALIGN - 1) : (int32_t)aligned;
+    return 1;
+}
+
+int mn_inplace_slide(const mn_interp_t *it, int32_t t, int32_t first, int32_t *x, int32_t *shift) {
+    /* (a tensor written at op `first` and used no earlier: that op is its first writer) */
+    return first >= 0 && (uint32_t)first < it->n_nodes && it->nodes[first].n_outputs >= 1
+        && it->nodes[first].outputs[0] == t && conv_slide(it, (uint32_t)first, t, x, shift);
 }

@@ -169,6 +169,8 @@ typedef struct mn_plan_buf {
     int32_t last;      /* last op index using it (inclusive) */
     int32_t id;        /* tensor index, or -1 - scratch index */
     int32_t fixed;     /* offset preset (offline plan) */
+    int32_t over;      /* 1 + id of the buffer this one may overlap (mn_inplace_slide); 0 = none */
+    int32_t shift;     /* with over: the most this offset may exceed that buffer's when they share bytes */
 } mn_plan_buf_t;
 
 /* Place buffers; returns the total bytes needed (high-water mark). `work` is temp space of 2n ints. */
@@ -203,6 +205,8 @@ int mn_tensor_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int32_
 mn_status_t mn_patch_setup(mn_interp_t *it);
 /* The stage's input lives until the stage runs (its last op). */
 void mn_patch_lifetime(const mn_interp_t *it, uint32_t t, int32_t *last);
+/* Whether op i runs inside the patch stage (no stage: 0). */
+int mn_patch_runs(const mn_interp_t *it, uint32_t i);
 
 /* ---- in-place ops (mn_inplace.c) ------------------------------------------------------------ */
 
@@ -215,6 +219,11 @@ void mn_inplace_clear(mn_interp_t *it);
 void mn_inplace_resolve(mn_interp_t *it);
 /* The tensor whose planned memory t uses (t itself unless it is an in-place output). */
 int32_t mn_inplace_root(const mn_interp_t *it, int32_t t);
+/* Convolutions write their output over their input where they can (mn_conv_slide): if tensor t,
+ * first used at op `first`, is the output of such a node, *x = the buffer (group root) of its
+ * input and *shift = the most t's offset may exceed x's when the two share bytes (a multiple of
+ * MN_ARENA_ALIGN); else 0. */
+int mn_inplace_slide(const mn_interp_t *it, int32_t t, int32_t first, int32_t *x, int32_t *shift);
 
 /* Scratch request record (persistent, linked, newest first; 16 bytes on 32-bit targets). The
  * list holds requests n_scratch-1 ... 0 in that order, so a record's index is its position. */

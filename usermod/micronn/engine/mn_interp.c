@@ -541,6 +541,9 @@ static int src_get(void *c, int32_t k, mn_plan_buf_t *out) {
         }
         out->size = MN_BLOCK(it->tensors[k].bytes);
         out->id = k;
+        if (it->cfg.planner != MN_PLANNER_NO_REUSE && mn_inplace_slide(it, k, out->first, &out->over, &out->shift)) {
+            out->over++;
+        }
         if (pc->offline && mn_ld_i32(pc->offline + 4 * (uint32_t)k) >= 0) {
             out->offset = (size_t)mn_ld_i32(pc->offline + 4 * (uint32_t)k);
             out->fixed = 1;
@@ -650,7 +653,10 @@ static mn_status_t check_offline_plan(mn_interp_t *it, plan_ctx_t *pc) {
                 continue;
             }
             const size_t ea = a.offset + t->bytes, eb = b.offset + it->tensors[j].bytes;
-            if (a.first <= b.last && b.first <= a.last && a.offset < eb && b.offset < ea) {
+            /* (an output may start at most `shift` above the dying input it overlaps) */
+            const int slides = (a.over == (int32_t)j + 1 && (int64_t)a.offset - (int64_t)b.offset <= a.shift)
+                || (b.over == (int32_t)k + 1 && (int64_t)b.offset - (int64_t)a.offset <= b.shift);
+            if (a.first <= b.last && b.first <= a.last && a.offset < eb && b.offset < ea && !slides) {
                 return plan_fail(it, MN_ERR_MODEL,
                     "tensors %u [%zu,%zu) and %u [%zu,%zu) overlap, both alive at op %d ('%s', '%s')",
                     (unsigned)j, b.offset, eb, (unsigned)k, a.offset, ea, (int)(a.first > b.first ? a.first : b.first),
@@ -1150,6 +1156,7 @@ mn_status_t mn_interp_plan_buffer(const mn_interp_t *it, size_t k, mn_plan_info_
         return MN_ERR_ARG;
     }
     memset(out, 0, sizeof *out);
+    out->over = -1;
     if (k < it->n_tensors) {
         plan_ctx_t pc = { (mn_interp_t *)it, NULL };
         mn_plan_buf_t b;
@@ -1160,6 +1167,8 @@ mn_status_t mn_interp_plan_buffer(const mn_interp_t *it, size_t k, mn_plan_info_
             out->first = b.first;
             out->last = b.last;
             out->offset = it->tensors[k].data ? (size_t)((uint8_t *)it->tensors[k].data - it->arena) : 0;
+            out->over = b.over - 1;
+            out->shift = b.shift;
         }
         return MN_OK;
     }

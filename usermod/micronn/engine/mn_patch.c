@@ -68,6 +68,11 @@ void mn_patch_lifetime(const mn_interp_t *it, uint32_t t, int32_t *last) {
     }
 }
 
+int mn_patch_runs(const mn_interp_t *it, uint32_t i) {
+    const mn_patch_t *p = it->patch;
+    return p && i >= p->first && i < (uint32_t)p->first + p->n;
+}
+
 #if PATCHES_BUILT
 
 /* ---- band geometry ------------------------------------------------------------------------------ */
@@ -118,7 +123,7 @@ static void plan_block(mn_patch_t *p) {
         const patch_op_t *op = &p->op[k];
         if (op->buf_rows) {
             const size_t bytes = row_bytes(op->in_dims, p->es) * (size_t)op->buf_rows;
-            bufs[n++] = (mn_plan_buf_t) { MN_BLOCK(bytes), 0, k ? (int32_t)k - 1 : 0, (int32_t)k, (int32_t)k, 0 };
+            bufs[n++] = (mn_plan_buf_t) { MN_BLOCK(bytes), 0, k ? (int32_t)k - 1 : 0, (int32_t)k, (int32_t)k, 0, 0, 0 };
         }
     }
     p->block = (uint32_t)mn_plan(bufs, n, MN_PLANNER_GREEDY, work);

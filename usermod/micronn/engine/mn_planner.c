@@ -25,8 +25,26 @@ static void insert_placed(const mn_plan_buf_t *bufs, int32_t *placed, int32_t *n
     (*np)++;
 }
 
+/* A convolution's output may share bytes with its dying input (mn_inplace_slide), as long as it
+ * starts at most `shift` above it: x's lowest clear offset past p, where p would otherwise push
+ * x to p's end. */
+static size_t clear_of(const mn_plan_buf_t *p, const mn_plan_buf_t *x) {
+    const size_t end = p->offset + p->size;
+    if (p->over && p->over == x->id + 1 && (int64_t)end > (int64_t)p->offset - p->shift) {
+        /* p is the output of x's op: x may start where p starts `shift` above it */
+        return (int64_t)p->offset - p->shift > 0 ? (size_t)((int64_t)p->offset - p->shift) : 0;
+    }
+    return end;
+}
+
+/* Whether offset cand is allowed for x next to p as x's input (x = an output sliding over p). */
+static int slides_over(const mn_plan_buf_t *p, const mn_plan_buf_t *x, size_t cand) {
+    return x->over && x->over == p->id + 1 && (int64_t)cand - (int64_t)p->offset <= x->shift;
+}
+
 static size_t first_fit(const mn_plan_buf_t *bufs, const int32_t *placed, int32_t np, const mn_plan_buf_t *x) {
     size_t cand = 0;
+    const mn_plan_buf_t *under = NULL;   /* x's input, placed, which x may overlap at cand */
     for (int32_t i = 0; i < np; i++) {
         const mn_plan_buf_t *p = &bufs[placed[i]];
         if (!overlap_in_time(p, x)) {
@@ -35,8 +53,16 @@ static size_t first_fit(const mn_plan_buf_t *bufs, const int32_t *placed, int32_
         if (p->offset >= cand && p->offset - cand >= x->size) {
             break;  /* the gap before p is large enough */
         }
-        if (p->offset + p->size > cand) {
-            cand = p->offset + p->size;
+        if (slides_over(p, x, cand)) {
+            under = p;
+            continue;
+        }
+        const size_t end = clear_of(p, x);
+        if (end > cand) {
+            cand = end;
+        }
+        if (under && !slides_over(under, x, cand) && cand < under->offset + under->size) {
+            cand = under->offset + under->size;   /* pushed out of the range it may overlap */
         }
     }
     return cand;
@@ -111,12 +137,12 @@ size_t mn_plan_nomem(const mn_plan_src_t *src, int kind) {
         }
     }
     int have_prev = 0;
-    mn_plan_buf_t prev = { 0, 0, 0, 0, 0, 0 };
+    mn_plan_buf_t prev = { 0, 0, 0, 0, 0, 0, 0, 0 };
     int32_t kprev = -1;
     for (;;) {
         /* Next buffer in greedy order: the first one after `prev`. */
         int32_t kx = -1;
-        mn_plan_buf_t best = { 0, 0, 0, 0, 0, 0 };
+        mn_plan_buf_t best = { 0, 0, 0, 0, 0, 0, 0, 0 };
         for (int32_t k = 0; k < src->n; k++) {
             if (!src->get(src->ctx, k, &x) || x.fixed) {
                 continue;
@@ -143,8 +169,9 @@ size_t mn_plan_nomem(const mn_plan_src_t *src, int kind) {
                     continue;
                 }
                 p.offset = off;
-                if (overlap_in_time(&p, &best) && p.offset < cand + best.size && cand < p.offset + p.size) {
-                    cand = p.offset + p.size;
+                if (overlap_in_time(&p, &best) && p.offset < cand + best.size && cand < p.offset + p.size
+                    && !slides_over(&p, &best, cand) && clear_of(&p, &best) > cand) {
+                    cand = clear_of(&p, &best);
                     moved = 1;
                 }
             }
