@@ -111,11 +111,11 @@ def test_interpreter_plan_on_unix_equals_host_library():
     if not spec.firmware_path.is_file():
         pytest.fail(f"{spec.firmware_path} missing: `make firmware-test` (or `{spec.build_command}`)")
     with open_board("UNIX") as b:
-        for name in ("keyword_scrambled.tflite", "trained_lstm_int8.tflite"):
+        for name in ("keyword_scrambled.tflite", "trained_lstm_int8.tflite", "person_detect.tflite"):
             data = open(os.path.join(MODELS, name), "rb").read()
             b.put(data, "m.tflite")
             got = b.eval("_it.plan()", pre="import micronn\n_it = micronn.Interpreter(micronn.load_file('m.tflite'))")
             host = engine.Interpreter(engine.Model(data)).plan_buffers()
             want = [(h["tensor"] if h["tensor"] is not None else -1 - h["scratch"], h["size"], h["first"],
-                     h["last"], h["offset"]) for h in host]
+                     h["last"], h["offset"], -1 if h["over"] is None else h["over"], h["shift"]) for h in host]
             assert [tuple(g) for g in got] == want, name

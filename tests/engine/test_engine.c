@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "mn_internal.h"
+#include "kernels/reference/mn_ref.h"
 
 static int failures, checks;
 static const char *models_dir = "../shared/models";
@@ -289,8 +290,8 @@ static void test_fuzz(void) {
 static void test_planner(void) {
     /* Five buffers over four ops; check no two live-at-once buffers overlap in memory. */
     mn_plan_buf_t bufs[6] = {
-        { 64, 0, 0, 1, 0, 0 }, { 32, 0, 1, 2, 1, 0 }, { 48, 0, 2, 3, 2, 0 },
-        { 16, 0, 0, 3, 3, 0 }, { 64, 0, 3, 3, 4, 0 }, { 128, 0, 1, 1, 5, 0 },
+        { 64, 0, 0, 1, 0, 0, 0, 0 }, { 32, 0, 1, 2, 1, 0, 0, 0 }, { 48, 0, 2, 3, 2, 0, 0, 0 },
+        { 16, 0, 0, 3, 3, 0, 0, 0 }, { 64, 0, 3, 3, 4, 0, 0, 0 }, { 128, 0, 1, 1, 5, 0, 0, 0 },
     };
     int32_t work[12];
     size_t total = mn_plan(bufs, 6, MN_PLANNER_GREEDY, work);
@@ -307,9 +308,62 @@ static void test_planner(void) {
     size_t total2 = mn_plan(bufs, 6, MN_PLANNER_NO_REUSE, work);
     CHECK(total2 == 64 + 32 + 48 + 16 + 64 + 128);
     /* Fixed (offline) buffer stays where it is and others avoid it. */
-    mn_plan_buf_t fx[2] = { { 32, 100, 0, 1, 0, 1 }, { 200, 0, 0, 1, 1, 0 } };
+    mn_plan_buf_t fx[2] = { { 32, 100, 0, 1, 0, 1, 0, 0 }, { 200, 0, 0, 1, 1, 0, 0, 0 } };
     total = mn_plan(fx, 2, MN_PLANNER_GREEDY, work);
     CHECK(fx[0].offset == 100 && fx[1].offset == 132 && total == 332);
+    /* A convolution's output (1) over its dying input (0), starting at most 32 below it: the
+     * input goes first (larger) at 0, the output cannot start 32 below 0, so above it; with the
+     * output larger it goes first at 0 and the input 32 above it. */
+    mn_plan_buf_t sl[2] = { { 64, 0, 0, 1, 0, 0, 0, 0 }, { 48, 0, 1, 2, 1, 0, 1, -32 } };
+    total = mn_plan(sl, 2, MN_PLANNER_GREEDY, work);
+    CHECK_MSG(sl[0].offset == 0 && sl[1].offset == 64 && total == 112, "%zu %zu", sl[1].offset, total);
+    sl[1].size = 96;
+    total = mn_plan(sl, 2, MN_PLANNER_GREEDY, work);
+    CHECK_MSG(sl[1].offset == 0 && sl[0].offset == 32 && total == 96, "%zu %zu", sl[0].offset, total);
+}
+
+/* Whether a and b may sit where they are: not alive together, apart, or a convolution's output
+ * over its input within its shift. */
+static int plan_pair_ok(const mn_plan_buf_t *a, const mn_plan_buf_t *b) {
+    int live = a->first <= b->last && b->first <= a->last;
+    int mem = a->offset < b->offset + b->size && b->offset < a->offset + a->size;
+    int slides = (a->over == b->id + 1 && (long long)a->offset - (long long)b->offset <= a->shift)
+        || (b->over == a->id + 1 && (long long)b->offset - (long long)a->offset <= b->shift);
+    return !(live && mem) || slides;
+}
+
+/* mn_conv_slide against every output row, on random geometries. */
+static void test_conv_slide(void) {
+    for (int iter = 0; iter < 3000; iter++) {
+        mn_conv_geom_t g;
+        memset(&g, 0, sizeof g);
+        g.batches = 1 + (int)(rnd() % 3);
+        g.in_h = 1 + (int)(rnd() % 20);
+        g.in_w = 1 + (int)(rnd() % 9);
+        g.in_c = 1 + (int)(rnd() % 9);
+        g.out_w = 1 + (int)(rnd() % 9);
+        g.out_c = 1 + (int)(rnd() % 9);
+        g.stride_h = 1 + (int)(rnd() % 3);
+        g.pad_h = (int)(rnd() % 4);
+        g.out_h = 1 + (int)(rnd() % (g.in_h + 4));
+        size_t es_in = 1 + rnd() % 4, es_out = 1 + rnd() % 4;
+        long long in_row = (long long)g.in_w * g.in_c * (long long)es_in, out_row = (long long)g.out_w * g.out_c * (long long)es_out;
+        long long best = 0;
+        int have = 0;
+        for (int b = 0; b < g.batches; b++) {
+            for (int y = 0; y < g.out_h; y++) {
+                long long first = (long long)y * g.stride_h - g.pad_h;
+                first = first < 0 ? 0 : first > g.in_h ? g.in_h : first;
+                long long room = ((long long)b * g.in_h + first) * in_row - ((long long)b * g.out_h + y + 1) * out_row;
+                if (!have || room < best) {
+                    best = room;
+                    have = 1;
+                }
+            }
+        }
+        long long got = (long long)mn_conv_slide(&g, es_in, es_out);
+        CHECK_MSG(got == best, "iter %d: slide %lld, every row %lld", iter, got, best);
+    }
 }
 
 typedef struct {
@@ -342,6 +396,16 @@ static void test_planner_equivalence(void) {
             a[i].id = i;
             a[i].fixed = (iter % 3 == 0) && (rnd() % 7 == 0);
             a[i].offset = a[i].fixed ? 16 * (rnd() % 10) : 0;
+            a[i].over = 0;
+            a[i].shift = 0;
+            /* now and then a convolution's output over a buffer dying where it starts */
+            for (int32_t j = 0; j < i && iter % 2 == 0 && !a[i].fixed; j++) {
+                if (a[j].last == a[i].first && a[j].first < a[i].first && rnd() % 2 == 0) {
+                    a[i].over = j + 1;
+                    a[i].shift = 16 * ((int32_t)(rnd() % 9) - 6);
+                    break;
+                }
+            }
             b[i] = a[i];
         }
         int kind = iter % 4 == 1 ? MN_PLANNER_NO_REUSE : MN_PLANNER_GREEDY;
@@ -355,9 +419,19 @@ static void test_planner_equivalence(void) {
         for (int32_t i = 0; i < n; i++) {
             CHECK_MSG(s.off[i] == a[i].offset + 1, "iter %d buf %d", iter, (int)i);
             for (int32_t j = i + 1; j < n && kind == MN_PLANNER_GREEDY && !a[i].fixed && !a[j].fixed; j++) {
-                int live = a[i].first <= a[j].last && a[j].first <= a[i].last;
-                int mem = a[i].offset < a[j].offset + a[j].size && a[j].offset < a[i].offset + a[i].size;
-                CHECK_MSG(!(live && mem), "iter %d: buffers %d and %d overlap", iter, (int)i, (int)j);
+                CHECK_MSG(plan_pair_ok(&a[i], &a[j]), "iter %d: buffers %d and %d overlap", iter, (int)i, (int)j);
+            }
+            /* first fit: a non-fixed buffer one alignment step lower would collide (or be < 0) */
+            if (kind == MN_PLANNER_GREEDY && !a[i].fixed && a[i].offset >= 16) {
+                mn_plan_buf_t lower = a[i];
+                lower.offset -= 16;
+                int clash = 0;
+                for (int32_t j = 0; j < n && !clash; j++) {
+                    clash = j != i && (a[j].fixed || a[j].size > a[i].size || (a[j].size == a[i].size
+                        && (a[j].first < a[i].first || (a[j].first == a[i].first && j < i))))
+                        && !plan_pair_ok(&lower, &a[j]);
+                }
+                CHECK_MSG(clash, "iter %d: buffer %d at %zu could go 16 lower", iter, (int)i, a[i].offset);
             }
         }
     }
@@ -673,6 +747,7 @@ int main(int argc, char **argv) {
     printf("planner\n");
     test_planner();
     test_planner_equivalence();
+    test_conv_slide();
     printf("arena + fake kernels\n");
     test_arena_and_fake_kernels();
     printf("should_stop (abort between ops)\n");

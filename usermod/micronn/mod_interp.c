@@ -688,9 +688,11 @@ static mp_obj_t interp_backends(mp_obj_t self_in) {
     return tuple;
 }
 static MP_DEFINE_CONST_FUN_OBJ_1(interp_backends_obj, interp_backends);
-// plan() -> [(buffer, size, first_op, last_op, offset), ...]: the non-persistent plan, one entry
-// per planned buffer (buffer = tensor index, or -1 - scratch index for kernel scratch), as
-// mn_interp_plan_buffer reports it. `micronn plan --board` plans offline with these.
+// plan() -> [(buffer, size, first_op, last_op, offset, over, shift), ...]: the non-persistent
+// plan, one entry per planned buffer (buffer = tensor index, or -1 - scratch index for kernel
+// scratch; over = the tensor whose buffer it may overlap, a convolution's dying input, starting at
+// most shift bytes above it, or -1), as mn_interp_plan_buffer reports it. `micronn plan --board`
+// plans offline with these.
 static mp_obj_t interp_plan(mp_obj_t self_in) {
     micronn_interp_obj_t *self = get_self(self_in);
     mn_arena_stats_t s;
@@ -704,11 +706,12 @@ static mp_obj_t interp_plan(mp_obj_t self_in) {
             micronn_raise(st, "plan not available");
         }
         if (b.planned) {
-            mp_obj_t item[5] = {
+            mp_obj_t item[7] = {
                 mp_obj_new_int(b.index), mp_obj_new_int_from_uint(b.size), mp_obj_new_int(b.first),
-                mp_obj_new_int(b.last), mp_obj_new_int_from_uint(b.offset),
+                mp_obj_new_int(b.last), mp_obj_new_int_from_uint(b.offset), mp_obj_new_int(b.over),
+                mp_obj_new_int(b.shift),
             };
-            mp_obj_list_append(list, mp_obj_new_tuple(5, item));
+            mp_obj_list_append(list, mp_obj_new_tuple(7, item));
         }
     }
     return list;

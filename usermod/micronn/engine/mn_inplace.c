@@ -137,31 +137,27 @@ void mn_inplace_resolve(mn_interp_t *it) {
 
 /* ---- convolutions over their own input ------------------------------------------------------ */
 
-/* Bytes from the end of output row y of batch b to the first input row its windows (and those
- * of later rows) read. */
-static int64_t conv_room(const mn_conv_geom_t *g, int64_t in_row, int64_t out_row, int64_t b, int64_t y) {
-    int64_t first = y * g->stride_h - g->pad_h;   /* (the first tap inside the image is no lower) */
-    first = first < 0 ? 0 : first > g->in_h ? g->in_h : first;
-    return (b * g->in_h + first) * in_row - (b * g->out_h + y + 1) * out_row;
-}
-
 int64_t mn_conv_slide(const mn_conv_geom_t *g, size_t in_size, size_t out_size) {
     const int64_t in_row = (int64_t)g->in_w * g->in_c * (int64_t)in_size;
     const int64_t out_row = (int64_t)g->out_w * g->out_c * (int64_t)out_size;
-    const int64_t s = g->stride_h > 0 ? g->stride_h : 1;
-    /* conv_room is linear in b, and in y between the rows where the first input row stops being
-     * clamped to 0 (y0) and starts being clamped to in_h (y1): its minimum is at one of these. */
-    const int64_t y0 = (g->pad_h + s - 1) / s, y1 = ((int64_t)g->in_h + g->pad_h + s - 1) / s;
-    const int64_t ys[6] = { 0, y0 - 1, y0, y1 - 1, y1, (int64_t)g->out_h - 1 };
+    const int32_t s = g->stride_h > 0 ? g->stride_h : 1;
+    /* Bytes from the end of output row r (over all batches) to the first input row the windows of
+     * rows >= r read: linear in the batch, and in the row between where that first row stops
+     * being clamped to 0 (y0) and starts being clamped to in_h (y1); so the least is at one of
+     * these rows of the first or the last batch. */
+    const int32_t y0 = (g->pad_h + s - 1) / s, y1 = (g->in_h + g->pad_h + s - 1) / s;
+    const int32_t ys[4] = { y0 - 1, y0, y1 - 1, g->out_h - 1 };
     int64_t best = INT64_MAX;
-    for (int k = 0; k < 12; k++) {
-        const int64_t b = k < 6 ? 0 : (int64_t)g->batches - 1, y = ys[k % 6];
+    for (int k = 0; k < 8; k++) {
+        const int32_t b = k < 4 ? 0 : g->batches - 1, y = ys[k & 3];
         if (y >= 0 && y < g->out_h && b >= 0) {
-            const int64_t room = conv_room(g, in_row, out_row, b, y);
+            int32_t first = y * s - g->pad_h;   /* (the first tap inside the image is no lower) */
+            first = first < 0 ? 0 : first > g->in_h ? g->in_h : first;
+            const int64_t room = ((int64_t)b * g->in_h + first) * in_row - ((int64_t)b * g->out_h + y + 1) * out_row;
             best = room < best ? room : best;
         }
     }
-    return best;
+    return best == INT64_MAX ? 0 : best;   /* (no rows: nothing to write) */
 }
 
 /* The slide of output t over the input of CONV_2D / DEPTHWISE_CONV_2D node i (see the header). */
@@ -177,9 +173,10 @@ static int conv_slide(const mn_interp_t *it, uint32_t i, int32_t t, int32_t *x, 
     }
     const mn_tensor_t *a = &it->tensors[node->inputs[0]], *w = &it->tensors[node->inputs[1]], *o = &it->tensors[t];
     const int32_t r = mn_inplace_root(it, node->inputs[0]);
-    /* int8, int16x8 and float32 (not hybrid: that quantizes its input first anyway) */
-    if (a->dtype != o->dtype || (a->dtype == MN_FLOAT32 ? w->dtype != MN_FLOAT32 : a->dtype != MN_INT8 && a->dtype != MN_INT16)
-        || a->ndim != 4 || o->ndim != 4 || w->ndim != 4 || !plannable(o) || (o->flags & (MN_TF_INPLACE | MN_TF_INPUT))
+    /* int8, int16x8 and float32, not hybrid (that quantizes its input first anyway); prepare
+     * checked the shapes */
+    if (a->dtype != o->dtype || w->dtype != (a->dtype == MN_FLOAT32 ? MN_FLOAT32 : MN_INT8)
+        || !plannable(o) || (o->flags & (MN_TF_INPLACE | MN_TF_INPUT))
         || !mn_tensor_lifetime(it, (uint32_t)t, &first, &last) || first != (int32_t)i
         || !plannable(&it->tensors[r]) || !group_dies_at(it, r, i)) {
         return 0;
