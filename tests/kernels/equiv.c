@@ -6,12 +6,22 @@
  * whose fits() accepts it, not only the one the selector would pick. int8 results must match bit
  * for bit; float32 within 1e-5 of the sum of |terms| (summation order may differ).
  *
+ * In place (CONV_2D / DEPTHWISE_CONV_2D), as the memory planner places a convolution over its
+ * dying input: on every INPLACE_EVERY-th case every variant that fits (and on every other one of
+ * those the reference function) runs again with the input copied into a shared region (16-byte
+ * aligned, as in the arena) and the output at input + d, d = mn_conv_slide() floored to a multiple
+ * of 16 (on a quarter of them 16 * k lower still). The result must match the separate-buffer
+ * reference and nothing outside the output may change (the row contract, mn_ref.h).
+ *
  * Runs on the host (under ASan/UBSan) and bare metal under QEMU (tests/kernels/Makefile).
- * Output: one line per variant with its case count, then "N passed, M failed" as the last line.
- * Exit status non-zero on any mismatch or when a compiled-in variant ran no case.
+ * Output: one line per variant with its case count (convolutions: and in-place run count; the
+ * reference functions have in-place runs only), then "N passed, M failed" as the last line.
+ * Exit status non-zero on any mismatch or when a compiled-in variant ran no case (or no in-place
+ * case).
  * Host usage: equiv [cases-per-function-scale] [seed]
  */
 #include <float.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +181,8 @@ static bool bufs_ok(const mn_vbuf_t *buf, size_t data, size_t scratch) {
 static struct {
     const char *name;
     unsigned runs, fails;
+    unsigned ip_runs, ip_fails;   /* in-place runs (convolutions) */
+    bool conv, ref;               /* checked in place; a reference function (in-place runs only) */
 } stats[MAX_VARIANTS];
 static int n_stats;
 static unsigned passed, failed, reported;
@@ -189,19 +201,26 @@ static int stat_index(const char *name) {
     return n_stats++;
 }
 
-/* Record one variant run; on a mismatch print the case (first few only). */
-static void record(const char *name, bool ok, const char *what, long at, long got, long want) {
+/* Record one variant run (in_place: an in-place run); on a mismatch print the case (the first
+ * few overall and the first two of each variant and mode). Returns whether it printed a failure. */
+static bool record_run(const char *name, bool in_place, bool ok, const char *what, long at, long got, long want) {
     const int i = stat_index(name);
-    ++stats[i].runs;
+    ++*(in_place ? &stats[i].ip_runs : &stats[i].runs);
     if (ok) {
         ++passed;
-        return;
+        return false;
     }
     ++failed;
-    ++stats[i].fails;
-    if (++reported <= 12) {
+    const unsigned fails = ++*(in_place ? &stats[i].ip_fails : &stats[i].fails);
+    if (++reported <= 12 || fails <= 2) {
         printf("FAIL %s: %s: element %ld: got %ld, want %ld\n", name, what, at, got, want);
+        return true;
     }
+    return false;
+}
+
+static void record(const char *name, bool ok, const char *what, long at, long got, long want) {
+    record_run(name, false, ok, what, at, got, want);
 }
 
 /* First index where two int8 buffers differ, or -1. */
@@ -242,6 +261,155 @@ static void check_f32(const char *name, const char *what, const float *got, cons
         for (const TYPE *const *v_ = (LIST), *V; v_ && (V = *v_) != NULL; ++v_)
 
 static const mn_backend_t *const *backends;
+
+/* ---- in place: a convolution's output over its own input (mn_conv_slide) --------------------- */
+
+/* Stats names of the reference functions' in-place runs (stat_index compares pointers). */
+static const char REF_CONV_S8[] = "reference.conv_s8", REF_DW_S8[] = "reference.depthwise_s8",
+                  REF_CONV_F32[] = "reference.conv_f32", REF_DW_F32[] = "reference.depthwise_f32";
+
+/* In-place runs on every INPLACE_EVERY-th case of each test; of the reference function (the
+ * slowest) on every other one of those. */
+#ifndef INPLACE_EVERY
+#define INPLACE_EVERY 2
+#endif
+
+/* Its own xorshift stream, so the cases drawn from rnd() are the same with or without it. */
+static uint32_t rng_ip = 0x2545f491u;
+
+static uint32_t rnd_ip(void) {
+    rng_ip ^= rng_ip << 13;
+    rng_ip ^= rng_ip >> 17;
+    rng_ip ^= rng_ip << 5;
+    return rng_ip;
+}
+
+/* One shared region: input at in (16-aligned, as in the arena), output at in + d; offsets
+ * relative to in, the region [lo, hi) = the union of both, GUARD bytes either side. */
+typedef struct {
+    uint8_t *in;
+    long d, lo, hi;
+    int64_t slide;
+    size_t in_bytes, out_bytes;
+    bool ref;             /* run the reference function in place too */
+    const uint8_t *src;   /* the input */
+} inplace_t;
+
+/* Sets up ip for this case (every INPLACE_EVERY-th call per counter); false: no in-place run. */
+static bool inplace_init(inplace_t *ip, unsigned *counter, const mn_conv_geom_t *g, size_t es, const void *src,
+    size_t n_in, size_t n_out) {
+    const unsigned n = (*counter)++;
+    if (n % INPLACE_EVERY) {
+        return false;
+    }
+    ip->ref = n % (2 * INPLACE_EVERY) == 0;
+    ip->slide = mn_conv_slide(g, es, es);
+    int64_t d = ip->slide / 16 * 16;
+    if (d > ip->slide) {
+        d -= 16;   /* floor, also below zero */
+    }
+    if (rnd_ip() % 4 == 0) {
+        d -= 16 * (int64_t)(1 + rnd_ip() % 4);
+    }
+    ip->in_bytes = n_in * es;
+    ip->out_bytes = n_out * es;
+    if (d >= (int64_t)ip->in_bytes || d + (int64_t)ip->out_bytes <= 0) {
+        return false;   /* no overlap: nothing the separate-buffer run does not check */
+    }
+    ip->d = (long)d;
+    ip->lo = ip->d < 0 ? ip->d : 0;
+    ip->hi = ip->d + (long)ip->out_bytes > (long)ip->in_bytes ? ip->d + (long)ip->out_bytes : (long)ip->in_bytes;
+    uint8_t *p = alloc((size_t)(ip->hi - ip->lo) + 2 * GUARD + 15);
+    p = (uint8_t *)(((uintptr_t)p + 15) & ~(uintptr_t)15);
+    ip->in = p + GUARD - ip->lo;
+    ip->src = src;
+    return true;
+}
+
+/* Before each run: the input, noise in the rest of the output, guard bytes around. */
+static void inplace_fill(const inplace_t *ip) {
+    memset(ip->in + ip->lo - GUARD, GUARD_BYTE, GUARD);
+    memset(ip->in + ip->hi, GUARD_BYTE, GUARD);
+    memcpy(ip->in, ip->src, ip->in_bytes);
+    for (long i = ip->lo; i < 0; ++i) {
+        ip->in[i] = (uint8_t)rnd_ip();
+    }
+    for (long i = (long)ip->in_bytes; i < ip->hi; ++i) {
+        ip->in[i] = (uint8_t)rnd_ip();
+    }
+}
+
+/* What inplace_fill left at offset i (outside the output): input or guard. */
+static uint8_t inplace_byte(const inplace_t *ip, long i) {
+    return i >= 0 && i < (long)ip->in_bytes ? ip->src[i] : GUARD_BYTE;
+}
+
+/* The first offset (from the input's start) outside the output, within the guards, where a byte
+ * is no longer what inplace_fill left (the guards or the input's bytes the output does not
+ * cover: the region is the union of both), or LONG_MIN. */
+static long inplace_outside_at(const inplace_t *ip) {
+    const long end = ip->d + (long)ip->out_bytes;
+    if (memcmp(ip->in, ip->src, (size_t)(ip->d > 0 ? ip->d : 0)) == 0 &&
+        (end >= (long)ip->in_bytes || memcmp(ip->in + end, ip->src + end, ip->in_bytes - (size_t)end) == 0)) {
+        long i = ip->lo - GUARD;
+        while (i < ip->lo && ip->in[i] == GUARD_BYTE) {
+            ++i;
+        }
+        if (i == ip->lo) {
+            for (i = ip->hi; i < ip->hi + GUARD && ip->in[i] == GUARD_BYTE; ++i) {
+            }
+            if (i == ip->hi + GUARD) {
+                return LONG_MIN;
+            }
+        }
+        return i;
+    }
+    for (long i = 0;; ++i) {
+        if ((i < ip->d || i >= end) && ip->in[i] != ip->src[i]) {
+            return i;
+        }
+    }
+}
+
+static void print_geom(const mn_conv_geom_t *g, const inplace_t *ip) {
+    printf("  case: batches %d, in %dx%dx%d, filter %dx%d (in_c %d), stride %d,%d, dilation %d,%d, pad %d,%d, "
+           "out %dx%dx%d, depth_mult %d; d %ld (slide %ld), in %lu B, out %lu B\n",
+        g->batches, g->in_h, g->in_w, g->in_c, g->f_h, g->f_w, g->f_in_c, g->stride_h, g->stride_w, g->dil_h,
+        g->dil_w, g->pad_h, g->pad_w, g->out_h, g->out_w, g->out_c, g->depth_mult, ip->d, (long)ip->slide,
+        (unsigned long)ip->in_bytes, (unsigned long)ip->out_bytes);
+}
+
+/* Check an in-place run of name against want (int8: bit-exact; float: bound as check_f32). */
+static void inplace_check(const char *name, const char *what, const inplace_t *ip, const mn_conv_geom_t *g,
+    const void *want, const float *bound) {
+    bool printed;
+    const long out_at = inplace_outside_at(ip);
+    if (out_at != LONG_MIN) {
+        /* wrote outside its output: element = byte offset from the output's start */
+        printed = record_run(name, true, false, what, out_at - ip->d, (int8_t)ip->in[out_at],
+            (int8_t)inplace_byte(ip, out_at));
+        if (printed) {
+            printf("  (wrote outside its output)\n");
+        }
+    } else if (!bound) {
+        const int8_t *got = (const int8_t *)(ip->in + ip->d), *w = want;
+        const long at = diff_s8(got, w, ip->out_bytes);
+        printed = record_run(name, true, at < 0, what, at, at < 0 ? 0 : got[at], at < 0 ? 0 : w[at]);
+    } else {
+        const float *got = (const float *)(void *)(ip->in + ip->d), *w = want;
+        const size_t n = ip->out_bytes / sizeof(float);
+        long at = -1;
+        for (size_t i = 0; i < n && at < 0; ++i) {
+            const float e = got[i] > w[i] ? got[i] - w[i] : w[i] - got[i];
+            at = e <= 1e-5f * bound[i] + FLT_MIN ? -1 : (long)i;
+        }
+        printed = record_run(name, true, at < 0, what, at, at < 0 ? 0 : (long)(got[at] * 1e6f),
+            at < 0 ? 0 : (long)(w[at] * 1e6f));
+    }
+    if (printed) {
+        print_geom(g, ip);
+    }
+}
 
 /* ---- case generators -------------------------------------------------------------------------- */
 
@@ -374,8 +542,19 @@ static void test_conv_s8(bool depthwise) {
     const int8_t *in = rand_s8(n_in), *f = rand_s8(n_f);
     const int32_t *bias = rand_bias(g.out_c);
     int8_t *want = out_buf(n_out);
-    (depthwise ? mn_depthwise_conv_s8_per_channel : mn_conv_s8_per_channel)(&g, &q, in, f, bias, want);
+    void (*ref)(const mn_conv_geom_t *, const mn_conv_quant_t *, const int8_t *, const int8_t *, const int32_t *,
+        int8_t *) = depthwise ? mn_depthwise_conv_s8_per_channel : mn_conv_s8_per_channel;
+    ref(&g, &q, in, f, bias, want);
     const char *what = depthwise ? "depthwise_s8" : "conv_s8";
+    const char *what_ip = depthwise ? "depthwise_s8 in place" : "conv_s8 in place";
+    static unsigned counter[2];
+    inplace_t ip;
+    const bool in_place = inplace_init(&ip, &counter[depthwise], &g, 1, in, n_in, n_out);
+    if (in_place && ip.ref) {
+        inplace_fill(&ip);
+        ref(&g, &q, (const int8_t *)ip.in, f, bias, (int8_t *)(ip.in + ip.d));
+        inplace_check(depthwise ? REF_DW_S8 : REF_CONV_S8, what_ip, &ip, &g, want, NULL);
+    }
     FOR_EACH_VARIANT(mn_conv_s8_variant_t, depthwise ? (*b_)->depthwise_s8 : (*b_)->conv_s8, v) {
         if (!v->fits(&g, &q)) {
             continue;
@@ -396,6 +575,15 @@ static void test_conv_s8(bool depthwise) {
             continue;
         }
         check_s8(v->name, what, got, want, n_out);
+        if (in_place) {
+            inplace_fill(&ip);
+            v->run(&g, &q, (const int8_t *)ip.in, f, bias, (int8_t *)(ip.in + ip.d), &buf);
+            if (!bufs_ok(&buf, data, scratch)) {
+                record_run(v->name, true, false, "wrote past its data or scratch (in place)", 0, 0, 0);
+                continue;
+            }
+            inplace_check(v->name, what_ip, &ip, &g, want, NULL);
+        }
     }
 }
 
@@ -415,14 +603,33 @@ static void test_conv_f32(bool depthwise) {
     ref(&g, -FLT_MAX, FLT_MAX, abs_f32(in, n_in), abs_f32(f, n_f), bias ? abs_f32(bias, (size_t)g.out_c) : NULL,
         bound);
     const char *what = depthwise ? "depthwise_f32" : "conv_f32";
+    const char *what_ip = depthwise ? "depthwise_f32 in place" : "conv_f32 in place";
+    static unsigned counter[2];
+    inplace_t ip;
+    const bool in_place = inplace_init(&ip, &counter[depthwise], &g, sizeof(float), in, n_in, n_out);
+    if (in_place && ip.ref) {
+        inplace_fill(&ip);
+        ref(&g, lo, hi, (const float *)(void *)ip.in, f, bias, (float *)(void *)(ip.in + ip.d));
+        inplace_check(depthwise ? REF_DW_F32 : REF_CONV_F32, what_ip, &ip, &g, want, bound);
+    }
     FOR_EACH_VARIANT(mn_conv_f32_variant_t, depthwise ? (*b_)->depthwise_f32 : (*b_)->conv_f32, v) {
         if (!v->fits(&g)) {
             continue;
         }
-        mn_vbuf_t buf = { scratch_buf(v->scratch_bytes ? v->scratch_bytes(&g) : 0), NULL };
+        const size_t scratch = v->scratch_bytes ? v->scratch_bytes(&g) : 0;
+        mn_vbuf_t buf = { scratch_buf(scratch), NULL };
         float *got = out_buf(n_out * sizeof(float));
         v->run(&g, lo, hi, in, f, bias, got, &buf);
         check_f32(v->name, what, got, want, bound, n_out);
+        if (in_place) {
+            inplace_fill(&ip);
+            v->run(&g, lo, hi, (const float *)(void *)ip.in, f, bias, (float *)(void *)(ip.in + ip.d), &buf);
+            if (!bufs_ok(&buf, 0, scratch)) {
+                record_run(v->name, true, false, "wrote past its scratch (in place)", 0, 0, 0);
+                continue;
+            }
+            inplace_check(v->name, what_ip, &ip, &g, want, bound);
+        }
     }
 }
 
@@ -766,6 +973,12 @@ static void t_avgpool(void) {
     FOR_EACH_VARIANT(TYPE, (*b_)->FIELD, v) { \
         stat_index(v->name); \
     }
+/* Convolutions: also checked in place, as are the reference functions (which have only those runs). */
+#define REGISTER_CONV(TYPE, FIELD, REF) \
+    stats[stat_index(REF)].ref = stats[stat_index(REF)].conv = true; \
+    FOR_EACH_VARIANT(TYPE, (*b_)->FIELD, v) { \
+        stats[stat_index(v->name)].conv = true; \
+    }
 
 int main(int argc, char **argv) {
     int scale = EQUIV_SCALE;
@@ -782,10 +995,10 @@ int main(int argc, char **argv) {
         printf(" %s", backends[i]->name);
     }
     printf("\n");
-    REGISTER(mn_conv_s8_variant_t, conv_s8);
-    REGISTER(mn_conv_s8_variant_t, depthwise_s8);
-    REGISTER(mn_conv_f32_variant_t, conv_f32);
-    REGISTER(mn_conv_f32_variant_t, depthwise_f32);
+    REGISTER_CONV(mn_conv_s8_variant_t, conv_s8, REF_CONV_S8);
+    REGISTER_CONV(mn_conv_s8_variant_t, depthwise_s8, REF_DW_S8);
+    REGISTER_CONV(mn_conv_f32_variant_t, conv_f32, REF_CONV_F32);
+    REGISTER_CONV(mn_conv_f32_variant_t, depthwise_f32, REF_DW_F32);
     REGISTER(mn_fc_s8_variant_t, fc_s8);
     REGISTER(mn_fc_f32_variant_t, fc_f32);
     REGISTER(mn_add_s8_variant_t, add_s8);
@@ -811,9 +1024,18 @@ int main(int argc, char **argv) {
     }
     int idle = 0;
     for (int i = 0; i < n_stats; ++i) {
-        printf("%-32s %6u cases %4u failed%s\n", stats[i].name, stats[i].runs, stats[i].fails,
-            stats[i].runs ? "" : "  <- never ran");
-        idle += stats[i].runs == 0;
+        const bool ran = stats[i].runs || stats[i].ref, ran_ip = stats[i].ip_runs || !stats[i].conv;
+        if (stats[i].ref) {
+            printf("%-32s %25s  ", stats[i].name, "");
+        } else {
+            printf("%-32s %6u cases %4u failed%s", stats[i].name, stats[i].runs, stats[i].fails,
+                stats[i].conv ? ", " : "");
+        }
+        if (stats[i].conv) {
+            printf("%5u in place %4u failed", stats[i].ip_runs, stats[i].ip_fails);
+        }
+        printf("%s%s\n", ran ? "" : "  <- never ran", ran_ip ? "" : "  <- never ran in place");
+        idle += !ran || !ran_ip;
     }
     if (idle) {
         printf("%d variant(s) ran no case\n", idle);
