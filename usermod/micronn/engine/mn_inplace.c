@@ -1,6 +1,7 @@
 /*
  * In-place ops: before planning, the output of a shape-only op (RESHAPE, SQUEEZE, EXPAND_DIMS)
- * or of an element-wise op whose input dies there is made to share its input's memory. The
+ * or of an element-wise op (unary, or ADD / SUB / MUL with input 0 of the output's shape) whose
+ * input dies there is made to share its input's memory. The
  * planner then sees one buffer per group (the first tensor of the chain, with the union of the
  * lifetimes); afterwards every member gets the group's pointer. Kernels need no change: a
  * shape-only kernel skips its copy when input and output coincide, and an element-wise kernel
@@ -9,7 +10,7 @@
 #include "mn_internal.h"
 #include "kernels/reference/mn_ref.h"
 
-enum { INPLACE_NONE = 0, INPLACE_VIEW = 1, INPLACE_ELEMENTWISE = 2 };
+enum { INPLACE_NONE = 0, INPLACE_VIEW = 1, INPLACE_ELEMENTWISE = 2, INPLACE_BINARY = 3 };
 
 static int inplace_kind(int32_t builtin) {
     switch (builtin) {
@@ -43,6 +44,12 @@ static int inplace_kind(int32_t builtin) {
         case MN_BUILTIN_ROUND:
         case MN_BUILTIN_SQUARE:
             return INPLACE_ELEMENTWISE;
+        /* out[k] from in1[k] and in2[k or its broadcast element] only (MN_BCAST_FOR): the output
+         * may take input 0's memory when input 0 is not broadcast (a residual ADD) */
+        case MN_BUILTIN_ADD:
+        case MN_BUILTIN_SUB:
+        case MN_BUILTIN_MUL:
+            return INPLACE_BINARY;
         default:
             return INPLACE_NONE;
     }
@@ -119,7 +126,11 @@ void mn_inplace_mark(mn_interp_t *it, const uint8_t *offline) {
             continue;
         }
         int32_t r = mn_inplace_root(it, in);
-        if (kind == INPLACE_ELEMENTWISE && (node->n_inputs != 1 || !group_dies_at(it, r, i))) {
+        /* (input 1 must not live in input 0's memory under another shape: ADD(a, reshape(a))) */
+        if ((kind == INPLACE_ELEMENTWISE && node->n_inputs != 1)
+            || (kind == INPLACE_BINARY && (node->n_inputs != 2 || node->inputs[1] < 0
+                || (node->inputs[1] != in && mn_inplace_root(it, node->inputs[1]) == r)))
+            || (kind != INPLACE_VIEW && !group_dies_at(it, r, i))) {
             continue;
         }
         o->flags |= MN_TF_INPLACE;
