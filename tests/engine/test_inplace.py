@@ -150,3 +150,58 @@ def test_shared_models_unchanged_with_no_reuse(engine):
     m = engine.Model(data)
     src, dst = m.op_tensors(k)[0], m.op_tensors(k, engine.OP_OUTPUTS)[0]
     assert it.tensor_address(src) == it.tensor_address(dst)
+
+
+def residual_model():
+    """x -> RELU -> a; TANH(a) -> b; ADD(a, b) -> c (residual); MUL(c, k) -> d (k broadcast);
+    SUB(d, b2) -> y with b2 = TANH(a) kept alive past ADD by being read here: a dies at ADD, so c
+    takes a's memory; d takes c's (the constant k is the broadcast input 1); y takes d's."""
+    import graphmodels
+    g = graphmodels.Graph()
+    x = g.input("x", np.int8, (1, N), scale=Q_IN[0], zp=Q_IN[1])
+    a = g.op(BO.RELU, [x], np.int8, (1, N), name="a", scale=Q_RELU[0], zp=Q_RELU[1])
+    b = g.op(BO.TANH, [a], np.int8, (1, N), name="b", scale=Q_TANH[0], zp=Q_TANH[1])
+    c = g.op(BO.ADD, [a, b], np.int8, (1, N), S.BuiltinOptions.AddOptions, S.AddOptionsT(), name="c",
+             scale=0.04, zp=-20)
+    k = g.const("k", np.array([77], np.int8), scale=0.02, zp=1)
+    d = g.op(BO.MUL, [c, k], np.int8, (1, N), S.BuiltinOptions.MulOptions, S.MulOptionsT(), name="d",
+             scale=0.05, zp=4)
+    y = g.op(BO.SUB, [d, b], np.int8, (1, N), S.BuiltinOptions.SubOptions, S.SubOptionsT(), name="y",
+             scale=0.06, zp=-3)
+    g.output(y)
+    return g.tflite(), dict(x=x, a=a, b=b, c=c, d=d, y=y)
+
+
+def test_binary_ops_in_place(engine):
+    data, t = residual_model()
+    want = oracle.run(data, _inputs())[0]
+    _, got_nr = _run(engine, data, planner="no_reuse")
+    np.testing.assert_array_equal(got_nr, want)
+    for reuse in (False, True):
+        it, got = _run(engine, data, reuse_inputs=reuse)
+        np.testing.assert_array_equal(got, want)
+        addr = {name: it.tensor_address(k) for name, k in t.items()}
+        assert addr["c"] == addr["a"] and addr["d"] == addr["c"] and addr["y"] == addr["d"]
+        assert addr["b"] != addr["a"], "b is read by SUB after ADD"
+        assert (addr["x"] == addr["a"]) == reuse
+        # x (unless reused) and the two chains a/c/d/y and b
+        assert it.stats()["nonpersistent"] == (2 if reuse else 3) * BLOCK
+
+
+def test_binary_op_keeps_input_read_later(engine):
+    """ADD(a, b) with a read again later: the output must not take a's memory (nor b's: only
+    input 0 is ever shared)."""
+    import graphmodels
+    g = graphmodels.Graph()
+    x = g.input("x", np.int8, (1, N), scale=Q_IN[0], zp=Q_IN[1])
+    a = g.op(BO.RELU, [x], np.int8, (1, N), scale=Q_RELU[0], zp=Q_RELU[1])
+    b = g.op(BO.TANH, [a], np.int8, (1, N), scale=Q_TANH[0], zp=Q_TANH[1])
+    c = g.op(BO.ADD, [a, b], np.int8, (1, N), S.BuiltinOptions.AddOptions, S.AddOptionsT(), scale=0.04, zp=-20)
+    y = g.op(BO.MUL, [c, a], np.int8, (1, N), S.BuiltinOptions.MulOptions, S.MulOptionsT(), scale=0.05, zp=4)
+    g.output(y)
+    data = g.tflite()
+    want = oracle.run(data, _inputs())[0]
+    it, got = _run(engine, data)
+    np.testing.assert_array_equal(got, want)
+    assert it.tensor_address(c) not in (it.tensor_address(a), it.tensor_address(b))
+    assert it.tensor_address(y) == it.tensor_address(c)   # MUL: c dies there, a is input 1

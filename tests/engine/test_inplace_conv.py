@@ -1,7 +1,7 @@
-"""Convolutions over their own input (engine/mn_inplace.c, mn_inplace_slide): a CONV_2D or
-DEPTHWISE_CONV_2D whose input dies there may write its output over it, starting at most
-mn_conv_slide() bytes above it. Random chains of convolutions (int8, int16x8, float32; strides,
-dilations, SAME/VALID padding, depth multipliers, batch 2) stay bit-exact against the LiteRT
+"""Convolutions over their own input (engine/mn_inplace.c, mn_inplace_slide): a CONV_2D,
+DEPTHWISE_CONV_2D or pool whose input dies there may write its output over it, starting at most
+mn_conv_slide() bytes above it. Random chains of convolutions and pools (int8, int16x8, float32;
+strides, dilations, SAME/VALID padding, depth multipliers, batch 2) stay bit-exact against the LiteRT
 reference kernels with the engine's planner, with reused inputs and with a stored plan from the
 host's search; the plans really overlap and never need more than without overlapping."""
 import numpy as np
@@ -20,8 +20,9 @@ def _out_size(n, f, s, d, padding):
     return -(-n // s) if padding == "SAME" else (n - eff) // s + 1
 
 
-def _layer(rng):
-    return dict(kind=rng.choice(["conv", "dw"]), f=(int(rng.integers(1, 4)), int(rng.integers(1, 4))),
+def _layer(rng, dtype):
+    pools = ["avg", "max"] + (["l2"] if dtype == np.float32 else [])
+    return dict(kind=rng.choice(["conv", "dw", "conv", "dw"] + pools), f=(int(rng.integers(1, 4)), int(rng.integers(1, 4))),
                 s=(int(rng.integers(1, 3)), int(rng.integers(1, 3))),
                 d=(1, 1) if rng.random() < 0.8 else (int(rng.integers(1, 3)), int(rng.integers(1, 3))),
                 padding=rng.choice(["SAME", "VALID"]), c=int(rng.integers(1, 13)), mult=int(rng.integers(1, 3)))
@@ -60,12 +61,28 @@ def chain_model(rng, dtype, n_layers=3):
     x = g.input("x", dtype, (b, h, w, c), **q.act(scale))
     t = x
     for k in range(n_layers):
-        L = _layer(rng)
+        L = _layer(rng, dtype)
         fh, fw = L["f"]
         oh = _out_size(h, fh, L["s"][0], L["d"][0], L["padding"])
         ow = _out_size(w, fw, L["s"][1], L["d"][1], L["padding"])
         if oh < 1 or ow < 1:
             return None
+        if L["kind"] in ("avg", "max", "l2"):
+            if L["d"] != (1, 1):
+                oh = _out_size(h, fh, L["s"][0], 1, L["padding"])
+                ow = _out_size(w, fw, L["s"][1], 1, L["padding"])
+                if oh < 1 or ow < 1:
+                    return None
+            o = S.Pool2DOptionsT()
+            o.padding = PAD[L["padding"]]
+            o.strideH, o.strideW = L["s"]
+            o.filterHeight, o.filterWidth = fh, fw
+            o.fusedActivationFunction = S.ActivationFunctionType.NONE
+            code = {"avg": BO.AVERAGE_POOL_2D, "max": BO.MAX_POOL_2D, "l2": BO.L2_POOL_2D}[L["kind"]]
+            # (TFLite's quantized pools keep the input's scale and zero point)
+            t = g.op(code, [t], dtype, (b, oh, ow, c), S.BuiltinOptions.Pool2DOptions, o, **q.act(scale))
+            h, w = oh, ow
+            continue
         if L["kind"] == "dw":
             oc = c * L["mult"]
             f, fq = q.filt(rng, (1, fh, fw, oc))

@@ -1,6 +1,7 @@
 /*
  * In-place ops: before planning, the output of a shape-only op (RESHAPE, SQUEEZE, EXPAND_DIMS)
- * or of an element-wise op whose input dies there is made to share its input's memory. The
+ * or of an element-wise op (unary, or ADD / SUB / MUL with input 0 of the output's shape) whose
+ * input dies there is made to share its input's memory. The
  * planner then sees one buffer per group (the first tensor of the chain, with the union of the
  * lifetimes); afterwards every member gets the group's pointer. Kernels need no change: a
  * shape-only kernel skips its copy when input and output coincide, and an element-wise kernel
@@ -9,7 +10,7 @@
 #include "mn_internal.h"
 #include "kernels/reference/mn_ref.h"
 
-enum { INPLACE_NONE = 0, INPLACE_VIEW = 1, INPLACE_ELEMENTWISE = 2 };
+enum { INPLACE_NONE = 0, INPLACE_VIEW = 1, INPLACE_ELEMENTWISE = 2, INPLACE_BINARY = 3 };
 
 static int inplace_kind(int32_t builtin) {
     switch (builtin) {
@@ -43,6 +44,12 @@ static int inplace_kind(int32_t builtin) {
         case MN_BUILTIN_ROUND:
         case MN_BUILTIN_SQUARE:
             return INPLACE_ELEMENTWISE;
+        /* out[k] from in1[k] and in2[k or its broadcast element] only (MN_BCAST_FOR): the output
+         * may take input 0's memory when input 0 is not broadcast (a residual ADD) */
+        case MN_BUILTIN_ADD:
+        case MN_BUILTIN_SUB:
+        case MN_BUILTIN_MUL:
+            return INPLACE_BINARY;
         default:
             return INPLACE_NONE;
     }
@@ -119,7 +126,11 @@ void mn_inplace_mark(mn_interp_t *it, const uint8_t *offline) {
             continue;
         }
         int32_t r = mn_inplace_root(it, in);
-        if (kind == INPLACE_ELEMENTWISE && (node->n_inputs != 1 || !group_dies_at(it, r, i))) {
+        /* (input 1 must not live in input 0's memory under another shape: ADD(a, reshape(a))) */
+        if ((kind == INPLACE_ELEMENTWISE && node->n_inputs != 1)
+            || (kind == INPLACE_BINARY && (node->n_inputs != 2 || node->inputs[1] < 0
+                || (node->inputs[1] != in && mn_inplace_root(it, node->inputs[1]) == r)))
+            || (kind != INPLACE_VIEW && !group_dies_at(it, r, i))) {
             continue;
         }
         o->flags |= MN_TF_INPLACE;
@@ -160,22 +171,24 @@ int64_t mn_conv_slide(const mn_conv_geom_t *g, size_t in_size, size_t out_size) 
     return best == INT64_MAX ? 0 : best;   /* (no rows: nothing to write) */
 }
 
-/* The slide of output t over the input of CONV_2D / DEPTHWISE_CONV_2D node i (see the header). */
+/* The slide of output t over the input of CONV_2D / DEPTHWISE_CONV_2D / pooling node i (see the
+ * header; the pooling kernels keep the same contract as the convolutions). */
 static int conv_slide(const mn_interp_t *it, uint32_t i, int32_t t, int32_t *x, int32_t *shift) {
     const mn_node_t *node = &it->nodes[i];
-    const int dw = node->builtin == MN_BUILTIN_DEPTHWISE_CONV_2D;
+    const int op = node->builtin, dw = op == MN_BUILTIN_DEPTHWISE_CONV_2D;
+    const int pool = op == MN_BUILTIN_AVERAGE_POOL_2D || op == MN_BUILTIN_MAX_POOL_2D || op == MN_BUILTIN_L2_POOL_2D;
     int32_t first, last;
-    if ((!dw && node->builtin != MN_BUILTIN_CONV_2D) || node->n_outputs != 1 || node->n_inputs < 2
-        || node->inputs[0] < 0 || node->inputs[1] < 0 || node->inputs[0] == t
-        || node->kernel != mn_registry_find(NULL, node->builtin, NULL) || mn_subgraph_at(it, i)
-        || mn_patch_runs(it, i)) {
+    if ((!dw && !pool && op != MN_BUILTIN_CONV_2D) || node->n_outputs != 1 || node->n_inputs < 2 - pool
+        || node->inputs[0] < 0 || (!pool && node->inputs[1] < 0) || node->inputs[0] == t
+        || node->kernel != mn_registry_find(NULL, op, NULL) || mn_subgraph_at(it, i) || mn_patch_runs(it, i)) {
         return 0;
     }
-    const mn_tensor_t *a = &it->tensors[node->inputs[0]], *w = &it->tensors[node->inputs[1]], *o = &it->tensors[t];
+    const mn_tensor_t *a = &it->tensors[node->inputs[0]], *o = &it->tensors[t];
+    const mn_tensor_t *w = pool ? NULL : &it->tensors[node->inputs[1]];
     const int32_t r = mn_inplace_root(it, node->inputs[0]);
-    /* int8, int16x8 and float32, not hybrid (that quantizes its input first anyway); prepare
+    /* int8, int16(x8) and float32, not hybrid (that quantizes its input first anyway); prepare
      * checked the shapes */
-    if (a->dtype != o->dtype || w->dtype != (a->dtype == MN_FLOAT32 ? MN_FLOAT32 : MN_INT8)
+    if (a->dtype != o->dtype || (w && w->dtype != (a->dtype == MN_FLOAT32 ? MN_FLOAT32 : MN_INT8))
         || !plannable(o) || (o->flags & (MN_TF_INPLACE | MN_TF_INPUT))
         || !mn_tensor_lifetime(it, (uint32_t)t, &first, &last) || first != (int32_t)i
         || !plannable(&it->tensors[r]) || !group_dies_at(it, r, i)) {
@@ -190,9 +203,10 @@ static int conv_slide(const mn_interp_t *it, uint32_t i, int32_t t, int32_t *x, 
     g.out_h = o->dims[1];
     g.out_w = o->dims[2];
     g.out_c = o->dims[3];
-    g.stride_h = mn_opt_i32(node, MN_CONV2D_STRIDE_H, 1);   /* = MN_DWCONV_STRIDE_H */
-    g.dil_h = mn_opt_i32(node, dw ? MN_DWCONV_DILATION_H : MN_CONV2D_DILATION_H, 1);
-    g.pad_h = mn_conv_padding(g.stride_h, g.dil_h, g.in_h, w->dims[1], g.out_h);   /* as prepare */
+    g.stride_h = mn_opt_i32(node, MN_CONV2D_STRIDE_H, 1);   /* = MN_DWCONV_STRIDE_H, MN_POOL_STRIDE_H */
+    g.dil_h = pool ? 1 : mn_opt_i32(node, dw ? MN_DWCONV_DILATION_H : MN_CONV2D_DILATION_H, 1);
+    g.pad_h = mn_conv_padding(g.stride_h, g.dil_h, g.in_h, w ? w->dims[1] : mn_opt_i32(node, MN_POOL_FILTER_H, 1),
+        g.out_h);   /* as prepare */
     const int64_t es = (int64_t)mn_dtype_size(a->dtype), s = mn_conv_slide(&g, (size_t)es, (size_t)es);
     /* (offsets are multiples of the alignment: round down) */
     const int64_t aligned = s - (int64_t)(((uint64_t)s) & (MN_ARENA_ALIGN - 1));

@@ -219,8 +219,8 @@ void mn_inplace_clear(mn_interp_t *it);
 void mn_inplace_resolve(mn_interp_t *it);
 /* The tensor whose planned memory t uses (t itself unless it is an in-place output). */
 int32_t mn_inplace_root(const mn_interp_t *it, int32_t t);
-/* Convolutions write their output over their input where they can (mn_conv_slide): if tensor t,
- * first used at op `first`, is the output of such a node, *x = the buffer (group root) of its
+/* Convolutions and pools write their output over their input where they can (mn_conv_slide): if
+ * tensor t, first used at op `first`, is the output of such a node, *x = the buffer (group root) of its
  * input and *shift = the most t's offset may exceed x's when the two share bytes (a multiple of
  * MN_ARENA_ALIGN); else 0. */
 int mn_inplace_slide(const mn_interp_t *it, int32_t t, int32_t first, int32_t *x, int32_t *shift);

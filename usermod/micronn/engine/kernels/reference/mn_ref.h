@@ -50,7 +50,8 @@ typedef struct {
 
 /*
  * In-place convolution (mn_inplace.c): the largest byte offset of the output's start over the
- * input's start at which CONV_2D / DEPTHWISE_CONV_2D stay exact when output and input overlap,
+ * input's start at which CONV_2D / DEPTHWISE_CONV_2D (and the pools, over the same geometry with
+ * in_c = out_c) stay exact when output and input overlap,
  * for elements of in_size / out_size bytes (may be negative: the output then starts lower). Every
  * compute function (reference and variants; tests/kernels/equiv.c checks each) writes output rows
  * in order (batch, then row) and, once it has written a row, reads only input rows of the windows
