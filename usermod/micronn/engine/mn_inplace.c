@@ -76,6 +76,12 @@ int32_t mn_inplace_root(const mn_interp_t *it, int32_t t) {
     return t;
 }
 
+/* Whether the node runs the engine's own kernel for its op (only those are known to cope with
+ * shared memory): always, unless the caller passed extra kernels (mn_config_t.ops). */
+static int own_kernel(const mn_interp_t *it, const mn_node_t *node) {
+    return !it->cfg.ops || node->kernel == mn_registry_find(NULL, node->builtin, NULL);
+}
+
 static int plannable(const mn_tensor_t *t) {
     return !(t->flags & (MN_TF_CONST | MN_TF_VARIABLE | MN_TF_PATCH)) && t->bytes > 0;
 }
@@ -85,10 +91,11 @@ static int plannable(const mn_tensor_t *t) {
 static int group_dies_at(const mn_interp_t *it, int32_t r, uint32_t i) {
     int32_t first, last;
     uint8_t guarded = MN_TF_OUTPUT | ((it->cfg.flags & MN_CFG_REUSE_INPUTS) ? 0 : MN_TF_INPUT);
-    if (!mn_tensor_lifetime(it, (uint32_t)r, &first, &last) || last != (int32_t)i) {
+    if (!mn_tensor_lifetime(it, (uint32_t)r, &first, &last) || last != (int32_t)i
+        || (it->tensors[r].flags & guarded)) {
         return 0;
     }
-    for (uint32_t u = 0; u < it->n_tensors; u++) {
+    for (uint32_t u = 0; (it->tensors[r].flags & MN_TF_ALIASED) && u < it->n_tensors; u++) {
         if ((it->tensors[u].flags & guarded) && (u == (uint32_t)r
             || ((it->tensors[u].flags & MN_TF_INPLACE) && mn_inplace_root(it, (int32_t)u) == r))) {
             return 0;
@@ -108,8 +115,7 @@ void mn_inplace_mark(mn_interp_t *it, const uint8_t *offline) {
         const mn_node_t *node = &it->nodes[i];
         int kind = inplace_kind(node->builtin);
         /* Only the engine's own kernels are known to handle out == in. */
-        if (!kind || node->n_outputs != 1 || node->n_inputs < 1
-            || node->kernel != mn_registry_find(NULL, node->builtin, NULL)) {
+        if (!kind || node->n_outputs != 1 || node->n_inputs < 1 || !own_kernel(it, node)) {
             continue;
         }
         int32_t in = node->inputs[0], out = node->outputs[0];
@@ -149,9 +155,14 @@ void mn_inplace_resolve(mn_interp_t *it) {
 /* ---- convolutions over their own input ------------------------------------------------------ */
 
 int64_t mn_conv_slide(const mn_conv_geom_t *g, size_t in_size, size_t out_size) {
-    const int64_t in_row = (int64_t)g->in_w * g->in_c * (int64_t)in_size;
-    const int64_t out_row = (int64_t)g->out_w * g->out_c * (int64_t)out_size;
+    const int64_t in_row64 = (int64_t)g->in_w * g->in_c * (int64_t)in_size;
+    const int64_t out_row64 = (int64_t)g->out_w * g->out_c * (int64_t)out_size;
     const int32_t s = g->stride_h > 0 ? g->stride_h : 1;
+    /* (32-bit factors, 64-bit products: one multiply instruction each on a 32-bit core) */
+    if (in_row64 > INT32_MAX || out_row64 > INT32_MAX || (int64_t)g->batches * (g->in_h + g->out_h) > INT32_MAX) {
+        return INT64_MIN / 2;   /* beyond any arena: no overlap */
+    }
+    const int32_t in_row = (int32_t)in_row64, out_row = (int32_t)out_row64;
     /* Bytes from the end of output row r (over all batches) to the first input row the windows of
      * rows >= r read: linear in the batch, and in the row between where that first row stops
      * being clamped to 0 (y0) and starts being clamped to in_h (y1); so the least is at one of
@@ -159,12 +170,12 @@ int64_t mn_conv_slide(const mn_conv_geom_t *g, size_t in_size, size_t out_size) 
     const int32_t y0 = (g->pad_h + s - 1) / s, y1 = (g->in_h + g->pad_h + s - 1) / s;
     const int32_t ys[4] = { y0 - 1, y0, y1 - 1, g->out_h - 1 };
     int64_t best = INT64_MAX;
-    for (int k = 0; k < 8; k++) {
+    for (int k = 0; k < (g->batches > 1 ? 8 : 4); k++) {
         const int32_t b = k < 4 ? 0 : g->batches - 1, y = ys[k & 3];
         if (y >= 0 && y < g->out_h && b >= 0) {
             int32_t first = y * s - g->pad_h;   /* (the first tap inside the image is no lower) */
             first = first < 0 ? 0 : first > g->in_h ? g->in_h : first;
-            const int64_t room = ((int64_t)b * g->in_h + first) * in_row - ((int64_t)b * g->out_h + y + 1) * out_row;
+            const int64_t room = (int64_t)(b * g->in_h + first) * in_row - (int64_t)(b * g->out_h + y + 1) * out_row;
             best = room < best ? room : best;
         }
     }
@@ -177,10 +188,8 @@ static int conv_slide(const mn_interp_t *it, uint32_t i, int32_t t, int32_t *x, 
     const mn_node_t *node = &it->nodes[i];
     const int op = node->builtin, dw = op == MN_BUILTIN_DEPTHWISE_CONV_2D;
     const int pool = op == MN_BUILTIN_AVERAGE_POOL_2D || op == MN_BUILTIN_MAX_POOL_2D || op == MN_BUILTIN_L2_POOL_2D;
-    int32_t first, last;
     if ((!dw && !pool && op != MN_BUILTIN_CONV_2D) || node->n_outputs != 1 || node->n_inputs < 2 - pool
-        || node->inputs[0] < 0 || (!pool && node->inputs[1] < 0) || node->inputs[0] == t
-        || node->kernel != mn_registry_find(NULL, op, NULL) || mn_subgraph_at(it, i) || mn_patch_runs(it, i)) {
+        || node->inputs[0] < 0 || (!pool && node->inputs[1] < 0) || node->inputs[0] == t) {
         return 0;
     }
     const mn_tensor_t *a = &it->tensors[node->inputs[0]], *o = &it->tensors[t];
@@ -189,9 +198,8 @@ static int conv_slide(const mn_interp_t *it, uint32_t i, int32_t t, int32_t *x, 
     /* int8, int16(x8) and float32, not hybrid (that quantizes its input first anyway); prepare
      * checked the shapes */
     if (a->dtype != o->dtype || (w && w->dtype != (a->dtype == MN_FLOAT32 ? MN_FLOAT32 : MN_INT8))
-        || !plannable(o) || (o->flags & (MN_TF_INPLACE | MN_TF_INPUT))
-        || !mn_tensor_lifetime(it, (uint32_t)t, &first, &last) || first != (int32_t)i
-        || !plannable(&it->tensors[r]) || !group_dies_at(it, r, i)) {
+        || !plannable(o) || (o->flags & (MN_TF_INPLACE | MN_TF_INPUT)) || !plannable(&it->tensors[r]) || !group_dies_at(it, r, i)
+        || !own_kernel(it, node) || mn_subgraph_at(it, i) || mn_patch_runs(it, i)) {
         return 0;
     }
     mn_conv_geom_t g;

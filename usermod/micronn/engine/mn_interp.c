@@ -416,6 +416,7 @@ static mn_status_t prepare_node(mn_interp_t *it, uint32_t i) {
 typedef struct {
     mn_interp_t *it;
     const uint8_t *offline;
+    int no_slides;      /* only counting buffers: leave over/shift out (mn_inplace_slide) */
 } plan_ctx_t;
 
 /* Every tensor's first and last using op, in one pass over the operand lists: a temporary (NULL
@@ -541,7 +542,8 @@ static int src_get(void *c, int32_t k, mn_plan_buf_t *out) {
         }
         out->size = MN_BLOCK(it->tensors[k].bytes);
         out->id = k;
-        if (it->cfg.planner != MN_PLANNER_NO_REUSE && mn_inplace_slide(it, k, out->first, &out->over, &out->shift)) {
+        if (it->cfg.planner != MN_PLANNER_NO_REUSE && !pc->no_slides
+            && mn_inplace_slide(it, k, out->first, &out->over, &out->shift)) {
             out->over++;
         }
         if (pc->offline && mn_ld_i32(pc->offline + 4 * (uint32_t)k) >= 0) {
@@ -668,7 +670,7 @@ static mn_status_t check_offline_plan(mn_interp_t *it, plan_ctx_t *pc) {
 }
 
 static mn_status_t plan_memory(mn_interp_t *it) {
-    plan_ctx_t pc = { it, NULL };
+    plan_ctx_t pc = { it, NULL, 0 };
     mn_status_t s;
     /* The planner's temporaries are optional, so they do not count towards the arena needed. */
     size_t np, saved_needed = it->stats.needed, saved_peak = it->stats.temp_peak;
@@ -697,6 +699,7 @@ static mn_status_t plan_memory(mn_interp_t *it) {
     }
     int32_t n = 0;
     size_t sum = 0;
+    pc.no_slides = 1;
     for (int32_t k = 0; k < src.n; k++) {
         if (src_get(&pc, k, &tmp)) {
             n++;
@@ -709,6 +712,7 @@ static mn_status_t plan_memory(mn_interp_t *it) {
             }
         }
     }
+    pc.no_slides = 0;
     /* Fast path with temporaries if they fit; otherwise the memory-less planner (same result). */
     mn_plan_buf_t *bufs = n ? mn_arena_temp(it, mn_mul((size_t)n, sizeof *bufs)) : NULL;
     int32_t *work = bufs ? mn_arena_temp(it, mn_mul((size_t)n, 2 * sizeof(int32_t))) : NULL;
@@ -1158,7 +1162,7 @@ mn_status_t mn_interp_plan_buffer(const mn_interp_t *it, size_t k, mn_plan_info_
     memset(out, 0, sizeof *out);
     out->over = -1;
     if (k < it->n_tensors) {
-        plan_ctx_t pc = { (mn_interp_t *)it, NULL };
+        plan_ctx_t pc = { (mn_interp_t *)it, NULL, 0 };
         mn_plan_buf_t b;
         out->index = (int32_t)k;
         if (src_get(&pc, (int32_t)k, &b)) {

@@ -53,11 +53,14 @@ static size_t first_fit(const mn_plan_buf_t *bufs, const int32_t *placed, int32_
         if (p->offset >= cand && p->offset - cand >= x->size) {
             break;  /* the gap before p is large enough */
         }
-        if (slides_over(p, x, cand)) {
-            under = p;
-            continue;
+        size_t end = p->offset + p->size;
+        if (x->over | p->over) {   /* (rare: maybe a convolution's output and its input) */
+            if (slides_over(p, x, cand)) {
+                under = p;
+                continue;
+            }
+            end = clear_of(p, x);
         }
-        const size_t end = clear_of(p, x);
         if (end > cand) {
             cand = end;
         }
