@@ -12,12 +12,15 @@ and every kernel scratch buffer, with the lifetimes and 16-byte-rounded sizes th
 uses (read from the host engine after a prepare). Inputs stay alive to the end unless
 --reuse-inputs (then the plan is only valid for Interpreter(m, reuse_inputs=True)).
 
-lower bound   the most bytes alive at any one op: no plan can need less
+lower bound   the most bytes alive at any one op: no plan can need less (a convolution's output
+              and the dying input it may overlap count as the least they can cover together)
 ffd           greedy first-fit-decreasing, the device's own planner (what you get without a plan)
 by-size       greedy by size, best fit (Lee et al. 2019, mobile-GPU inference paper)
 by-breadth    greedy by breadth, best fit (same paper)
 optimal       branch and bound from the best greedy plan; "proven" when it finished the search
-              (or met the lower bound) within --max-seconds / --max-nodes
+              (or met the lower bound) within --max-seconds / --max-nodes; when convolutions may
+              overlap their inputs, a local search over placement orders instead, proven only at
+              the lower bound
 
 Each figure is the planned part of the arena the engine ends up with for that plan: the stored
 plan fixes tensor offsets and the engine places scratch buffers around them (simulated here, and
