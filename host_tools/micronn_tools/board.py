@@ -93,6 +93,10 @@ class TransferError(BoardError):
     """A put/get failed or the board's sha256 did not match the host's."""
 
 
+class StreamStallError(TransferError):
+    """A streamed put to an emulated board stopped: the board took no byte for the timeout."""
+
+
 class NoSpaceError(TransferError):
     """The file does not fit the board's filesystem. ``size`` bytes to write, ``free`` bytes
     free (os.statvfs on the board), ``needed`` the estimate with the filesystem's overhead.
@@ -936,6 +940,7 @@ class QemuBoard(SerialBoard):
         self._ensure_raw()
         what = remote or "ROMFS"
         ser = self._ser
+        off = 0
         try:
             self.transport.exec_raw_no_follow(
                 f"_mn_recv({remote!r}, {len(enc)}, {self.STREAM_BLOCK})")
@@ -951,11 +956,12 @@ class QemuBoard(SerialBoard):
                     progress(sent * len(data) // len(enc), len(data))
             out, err = self._follow(max(timeout, 10))
         except serial.SerialTimeoutException:
+            seen = self._stall_report(enc, off)
             recovered = self._recover_after_timeout()
             if remote:
                 self._remove_quietly(remote)
-            raise TransferError(f"{self.name}: put {what}: the board took no data for "
-                                f"{timeout} s (recovered by: {recovered})") from None
+            raise StreamStallError(f"{self.name}: put {what}: the board took no data for "
+                                   f"{timeout} s ({seen}; recovered by: {recovered})") from None
         except (TransportError, OSError, serial.SerialException) as e:
             self.dirty = True
             raise TransferError(f"{self.name}: put {what}: link failed: {e}") from None
@@ -980,6 +986,18 @@ class QemuBoard(SerialBoard):
             self._raise_put_error(e, remote, len(data), "during the transfer", last)
         if progress and not data:
             progress(0, 0)
+
+    def _stall_report(self, enc, off):
+        """What the host knows when a stream stalls: how far it got, where the board is (its pc
+        and return address, in the firmware's functions) and anything it printed."""
+        ser = self._ser
+        try:
+            said = ser.read(ser.in_waiting) if ser.in_waiting else b""
+        except (OSError, serial.SerialException):
+            said = b""
+        state = f"board at {self.qemu.describe_where()}" if self.qemu.alive() else "QEMU exited"
+        return (f"{off} of {len(enc)} stream bytes written, {state}"
+                + (f", board said {said[-200:]!r}" if said else ""))
 
     def _rom_write(self, image, progress, timeout):
         self._stream(image, None, progress, timeout)

@@ -95,9 +95,13 @@ class QemuProcess:
         self._pty_seen.clear()
         self._open_storage(keep_snapshot)
         extra = list(self.extra_args)
-        if self.storage_file and self.spec.storage_region:
-            self._gdb_dir = tempfile.mkdtemp(prefix="micronn-gdb-")
-            extra += ["-S", "-gdb", f"unix:{self._gdb_dir}/gdb.sock,server=on,wait=off"]
+        # Every board gets a gdbstub (idle until connected): where() reads the registers of a
+        # board that stopped answering. A storage region is loaded through it before the board
+        # runs (-S holds it at reset).
+        self._gdb_dir = tempfile.mkdtemp(prefix="micronn-gdb-")
+        extra += ["-gdb", f"unix:{self._gdb_dir}/gdb.sock,server=on,wait=off"]
+        if self._has_region():
+            extra.append("-S")
         self.argv = self.spec.qemu_argv(serial=self.serial, firmware=self.firmware,
                                         extra=extra, storage=self.storage_file)
         try:
@@ -121,13 +125,44 @@ class QemuProcess:
                     self.stop()
                     raise QemuError(f"{self.spec.name}: QEMU {why}.\ncommand: "
                                     f"{' '.join(argv)}\noutput:\n{self.output()}")
-        if self._gdb_dir:
+        if self._has_region():
             try:
                 self._region_restore(timeout)
             except (OSError, QemuError) as e:
                 self.stop(save=False)
                 raise QemuError(f"{self.spec.name}: cannot load the storage image: {e}") from None
         return self
+
+    def where(self, timeout=3.0):
+        """Where the guest is: ``{"pc": ..., "lr"/"ra": ..., "sp": ...}`` read through the gdbstub
+        (the machine pauses for the read and runs on), or None when it cannot be read."""
+        if not self._gdb_dir or not self.alive():
+            return None
+        try:
+            with self._gdb(timeout) as g:
+                regs = g.command(b"g")
+                g.detach()
+            words = [int.from_bytes(bytes.fromhex(regs[i:i + 8].decode()), "little")
+                     for i in range(0, len(regs) - 7, 8)]
+        except (OSError, ValueError, QemuError):
+            return None
+        # GDB's register order: Arm r0-r15 (sp r13, lr r14, pc r15); RISC-V x0-x31 then pc
+        index = ({"pc": 32, "ra": 1, "sp": 2} if self.argv[0].endswith("riscv32")
+                 else {"pc": 15, "lr": 14, "sp": 13})
+        return {k: words[i] for k, i in index.items() if i < len(words)}
+
+    def describe_where(self, timeout=3.0):
+        """where() as text, each address with its function and source line in the firmware
+        (the toolchain's addr2line), for reports of a board that stopped answering."""
+        regs = self.where(timeout)
+        if not regs:
+            return "registers not readable"
+        names = _addr2line(self.argv[0], self.firmware, list(regs.values()))
+        return ", ".join(f"{k} 0x{v:08x}" + (f" ({names[i]})" if names[i] else "")
+                         for i, (k, v) in enumerate(regs.items()))
+
+    def _has_region(self):
+        return bool(self.storage_file and self.spec.storage_region)
 
     # -- storage region (machines without file-backed RAM) ----------------------------------
     def _gdb(self, timeout):
@@ -229,7 +264,7 @@ class QemuProcess:
         """Terminate QEMU and its process group; SIGKILL after ``grace`` seconds. Idempotent.
         A board with a storage region has it saved to its image first (``save``); a private
         snapshot is deleted unless ``keep_snapshot`` (a restart: a power cycle keeps the files)."""
-        if save and self._gdb_dir and (self._snapshot is None or keep_snapshot) and self.alive():
+        if save and self._has_region() and (self._snapshot is None or keep_snapshot) and self.alive():
             try:
                 self._region_save()
             except (OSError, QemuError) as e:
@@ -276,6 +311,21 @@ class QemuProcess:
             self.stop()
         except Exception:
             pass
+
+
+def _addr2line(qemu, elf, addrs):
+    """Function and file:line of each address, "" where unknown (no toolchain, no symbols)."""
+    tool = "riscv64-unknown-elf-addr2line" if qemu.endswith("riscv32") else "arm-none-eabi-addr2line"
+    try:
+        out = subprocess.run([tool, "-f", "-e", str(elf)] + [hex(a) for a in addrs],
+                             capture_output=True, text=True, timeout=10).stdout.splitlines()
+    except (OSError, subprocess.SubprocessError):
+        return [""] * len(addrs)
+    names = []
+    for i in range(len(addrs)):
+        fn, line = (out[2 * i:2 * i + 2] + ["??", "??"])[:2]
+        names.append("" if fn == "??" else f"{fn} {os.path.basename(line)}")
+    return names
 
 
 class _GdbLink:

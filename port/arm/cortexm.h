@@ -14,6 +14,7 @@
 #define SYST_CSR_CLKSOURCE  (1u << 2)
 
 #define NVIC_ISER(n)        MP_REG32(0xe000e100 + 4 * (n))
+#define NVIC_ICER(n)        MP_REG32(0xe000e180 + 4 * (n))
 #define NVIC_ICPR(n)        MP_REG32(0xe000e280 + 4 * (n))
 #define NVIC_ISPR(n)        MP_REG32(0xe000e200 + 4 * (n))
 

@@ -45,11 +45,16 @@ void mp_port_uart_service(void) {
         mp_port_stdin_push(c);
     }
     // RXNE is level-triggered: with a byte left unread (ring full) the IRQ
-    // would fire forever, so it is masked until the polled service makes room.
+    // would fire forever, so it is disabled at the NVIC until the polled
+    // service makes room; a pending RXNE then fires on re-enable. Clearing
+    // RXNEIE instead does not lower the line of QEMU 7.2's USART model: the
+    // handler was re-entered without end and the thread that drains the
+    // ring crawled (host->board transfers to NETDUINOPLUS2 stalled).
+    const uint32_t bit = 1u << (MICROPY_HW_UART_IRQ % 32);
     if (mp_port_stdin_room()) {
-        USART->CR1 |= CR1_RXNEIE;
+        NVIC_ISER(MICROPY_HW_UART_IRQ / 32) = bit;
     } else {
-        USART->CR1 &= ~CR1_RXNEIE;
+        NVIC_ICER(MICROPY_HW_UART_IRQ / 32) = bit;
     }
 }
 

@@ -4,15 +4,17 @@ board finalises every file handle — is absent, its previous version, or the co
 Never a partial file reported (or later turned) good."""
 import os
 import random
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
 
 from micronn_tools.board import TMP_SUFFIX, BoardError, NoSpaceError, QemuBoard, SerialBoard, \
-    TransferError
+    StreamStallError, TransferError
 
 NAME = "hil_atomic.bin"
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -187,3 +189,79 @@ def test_put_checks_free_space_first(board):
     assert e.value.free == free and e.value.size == free + bsize
     assert _state(board) == (None, [])
     assert board.free_space(NAME)[1] == free
+
+
+def test_stalled_stream_says_where_the_board_is(board):
+    """A streamed put whose board stops taking data (its QEMU stopped) for longer than the put's
+    timeout fails with what the host saw: how far it got and where the board was (or that its
+    registers could not be read). The board is recovered, keeps no partial file and takes the
+    next put."""
+    if not isinstance(board, QemuBoard) or not board.spec.default:
+        pytest.skip("runs on the default emulated board (it stops a QEMU of its own)")
+    own = QemuBoard(board.spec, storage=False)
+    data = random.Random(4).randbytes(48 * 1024)   # more than a pty buffers (a few KB)
+    timers = []
+
+    def stop_once(done, total):
+        if not timers:   # stopped 8 s after the first write; the put gives up after 5
+            pid = own.qemu.proc.pid
+            os.kill(pid, signal.SIGSTOP)
+            timers.append(threading.Timer(8.0, os.kill, (pid, signal.SIGCONT)))
+            timers[0].start()
+
+    try:
+        with pytest.raises(StreamStallError, match=r"took no data for 5 s \(\d+ of \d+ stream bytes "
+                                                   r"written, board at (pc 0x|registers not read)"):
+            own.put(data, NAME, progress=stop_once, timeout=5)
+        timers[0].join()
+        assert own.eval("1 + 1", timeout=30) == 2
+        assert _state(own) == (None, [])
+        own.put(data, NAME)
+        assert _state(own) == (_sha(data), [])
+    finally:
+        for t in timers:
+            t.cancel()
+        own.close()
+
+
+@pytest.mark.serial_only
+def test_stream_into_a_busy_board_is_not_slowed(board):
+    """The host streams while the board is busy elsewhere, so the board's input ring (4 KB)
+    fills up and its UART holds the next byte. That must not slow the board down: it used to on
+    NETDUINOPLUS2, whose UART interrupt fired without end once the ring was full (QEMU's STM32
+    USART keeps its line up when the interrupt is masked in the USART), so the busy loop and then
+    the reads crawled at a few bytes a second and transfers stalled."""
+    if not isinstance(board, QemuBoard):
+        pytest.skip("the back-pressure of an emulated board's UART")
+    n = 12 * 1024
+    data = bytes(32 + (i * 7) % 95 for i in range(n))   # printable: no REPL control characters
+    board._ensure_raw()
+    start = time.monotonic()
+    board.transport.exec_raw_no_follow(
+        "import sys, time\n"
+        "t = time.ticks_ms()\n"
+        "x = 0\n"
+        "for i in range(300000):\n"
+        "    x += i\n"
+        "busy = time.ticks_diff(time.ticks_ms(), t)\n"
+        f"d = sys.stdin.buffer.read({n})\n"
+        "print(len(d), sum(d), busy)\n")
+    board._ser.write(data)
+    out, err = board._follow(60)
+    took = time.monotonic() - start
+    assert not err, err
+    size, total, busy = (int(v) for v in out.split())
+    assert (size, total) == (n, sum(data))
+    assert took < 30, f"{n} bytes into a busy board took {took:.1f} s"
+
+
+def test_where_names_the_firmware_function(board):
+    """where() reads the board's registers through the gdbstub and names the firmware function
+    they point into (what a stall report says); the board runs on afterwards."""
+    if not isinstance(board, QemuBoard):
+        pytest.skip("needs QEMU's gdbstub")
+    regs = board.qemu.where()
+    assert regs and set(regs) >= {"pc", "sp"}, regs
+    text = board.qemu.describe_where()
+    assert text.startswith("pc 0x") and "(" in text, text
+    assert board.eval("1 + 1") == 2
