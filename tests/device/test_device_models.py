@@ -145,14 +145,9 @@ def test_trained_lstm_int8(dev):
     _check(dev, "trained_lstm_int8", sets)
 
 
-def test_person_detect_patches(dev, board_spec):
+def test_person_detect_patches(dev):
     """Interpreter(m, patches=True): the early layers run in a patch stage on the board too,
     bit-exact, and Model.arena_needed(patches=True) is the smaller arena it prepares in."""
-    if board_spec.heap_bytes and board_spec.heap_bytes < 150_000:
-        # NETDUINOPLUS2 (110 KB): input file transfers beside the 60 KB patched arena timed out
-        # in 1 of 2 runs; its kernels (dsp) are the ones MPS2_AN386 checks
-        pytest.skip(f"needs 150000 bytes of heap (a 60 KB arena beside file transfers); "
-                    f"this board has {board_spec.heap_bytes}")
     rng = np.random.default_rng(3)
     sets = [[_bmp("person.bmp")], [rng.integers(-128, 128, 9216, dtype=np.int8)]]
     got = _check(dev, "person_detect", sets, timeout=600, extra_args=", reuse_inputs=True, patches=True")
