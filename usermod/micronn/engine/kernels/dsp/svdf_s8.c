@@ -1,8 +1,8 @@
 /*
  * SVDF int8 (int16 state) on Armv7E-M. Per batch, four filters per pass (then two, then one):
- *   feature matmul: each input word split once by SXTB16 into its even and odd int16 pairs, met by
- *   the four filters' weight words (SXTB16 + SMLAD); the input zero point is folded into a
- *   per-filter constant (-zp * sum of the filter's weights, prepare);
+ *   feature matmul: each input word split once by SXTB16 into its even and odd int16 pairs, the
+ *   input offset added (SADD16), met by the four filters' weight words (SXTB16 + SMLAD); nothing
+ *   is kept per filter;
  *   state shift + time weights fused per filter: with an even memory, the shifted memory's word j
  *   is the old memory's halfwords 2j+1, 2j+2 (one unaligned load), stored back in place and fed
  *   to SMLAD with the time weights; the last word takes the new activation. The shift of the
@@ -14,31 +14,18 @@
 
 #if MICRONN_OP_SVDF
 
-static size_t svdf_data_bytes(const mn_svdf_params_t *p) {
-    return sizeof(int32_t) * (size_t)p->filters;
-}
-
-static void svdf_precompute(const mn_svdf_params_t *p, const int8_t *w_feature, void *data) {
-    int32_t *folded = (int32_t *)data;
-    for (int f = 0; f < p->filters; ++f) {
-        uint32_t sum = 0;
-        for (int c = 0; c < p->input_size; ++c) {
-            sum += (uint32_t)w_feature[(size_t)f * p->input_size + c];
-        }
-        folded[f] = (int32_t)((uint32_t)-p->input_zp * sum);
-    }
-}
-
 static inline void st32(void *p, uint32_t v) {
     memcpy(p, &v, 4);
 }
 
-/* acc[0..3] += x . rows w0, w0 + s, w2, w2 + s (n values each; fewer rows by passing w2 = w0 and/or
- * s = 0). Per input word, one SXTB16 pair feeds four weight words. Written in assembly: the
- * compiler's allocation of these 13 live registers spills the row pointers inside the loop. */
+/* acc[0..3] += (x + off) . rows w0, w0 + s, w2, w2 + s (n values each; fewer rows by passing
+ * w2 = w0 and/or s = 0). Per input word, one SXTB16 pair plus the offset (SADD16, off2 = the
+ * offset in both halves) feeds four weight words. Written in assembly: the compiler's allocation
+ * of these 14 live registers spills the row pointers inside the loop. */
 static inline __attribute__((always_inline)) void feature_dot(const int8_t *x, const int8_t *w0, const int8_t *w2,
-    int s, int n, int32_t acc[4]) {
+    int s, int n, int32_t off, int32_t acc[4]) {
     int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    const int32_t off2 = (int32_t)(((uint32_t)off & 0xffffu) * 0x10001u);
     int k = n >> 2;
     if (k) {
         int32_t u, v, xe, t;
@@ -47,6 +34,8 @@ static inline __attribute__((always_inline)) void feature_dot(const int8_t *x, c
             "ldr %[u], [%[x]], #4\n"
             "sxtb16 %[xe], %[u]\n"
             "sxtb16 %[u], %[u], ror #8\n"
+            "sadd16 %[xe], %[xe], %[off2]\n"
+            "sadd16 %[u], %[u], %[off2]\n"
             "ldr %[v], [%[w0], %[s]]\n"
             "sxtb16 %[t], %[v]\n"
             "smlad %[a1], %[t], %[xe], %[a1]\n"
@@ -71,11 +60,11 @@ static inline __attribute__((always_inline)) void feature_dot(const int8_t *x, c
             "bne 1b\n"
             : [a0] "+r" (a0), [a1] "+r" (a1), [a2] "+r" (a2), [a3] "+r" (a3), [x] "+r" (x), [w0] "+r" (w0),
               [w2] "+r" (w2), [k] "+r" (k), [u] "=&r" (u), [v] "=&r" (v), [xe] "=&r" (xe), [t] "=&r" (t)
-            : [s] "r" (s)
+            : [s] "r" (s), [off2] "r" (off2)
             : "cc", "memory");
     }
     for (int c = 0; c < (n & 3); ++c) {
-        const int32_t xc = x[c];
+        const int32_t xc = x[c] + off;
         MAC1(a0, xc, w0[c]);
         MAC1(a1, xc, w0[s + c]);
         MAC1(a2, xc, w2[c]);
@@ -107,7 +96,8 @@ static void svdf_run(const mn_svdf_params_t *p, const int8_t *input, const int8_
     const mn_vbuf_t *buf) {
     (void)scratch_out;
     const int nb = p->batches, ni = p->input_size, nf = p->filters, nu = p->units, nr = p->rank, nm = p->memory;
-    const int32_t *const folded = (const int32_t *)buf->data;
+    (void)buf;
+    const int32_t off = -p->input_zp;
     const int32_t mult1 = p->mult1, mult2 = p->mult2, out_zp = p->output_zp;
     const int shift1 = p->shift1, shift2 = p->shift2;
     for (int b = 0; b < nb; ++b) {
@@ -119,9 +109,9 @@ static void svdf_run(const mn_svdf_params_t *p, const int8_t *input, const int8_
             rows = nf - f >= 4 ? 4 : nf - f >= 2 ? 2 : 1;
             const int8_t *w = w_feature + (size_t)f * ni;
             int32_t acc[4] = { 0, 0, 0, 0 };
-            feature_dot(in, w, rows == 4 ? w + 2 * ni : w, rows > 1 ? ni : 0, ni, acc);
+            feature_dot(in, w, rows == 4 ? w + 2 * ni : w, rows > 1 ? ni : 0, ni, off, acc);
             for (int r = 0; r < rows; ++r) {
-                const int32_t v = dsp_requant((int32_t)((uint32_t)acc[r] + (uint32_t)folded[f + r]), mult1, shift1);
+                const int32_t v = dsp_requant(acc[r], mult1, shift1);
                 const int16_t a = (int16_t)(v < INT16_MIN ? INT16_MIN : v > INT16_MAX ? INT16_MAX : v);
                 sc[f + r] = shift_dot(s + (size_t)(f + r) * nm, w_time + (size_t)(f + r) * nm, nm, a);
             }
@@ -137,7 +127,7 @@ static void svdf_run(const mn_svdf_params_t *p, const int8_t *input, const int8_
 }
 
 const mn_svdf_s8_variant_t mn_dsp_svdf_s8 = {
-    "dsp.svdf_s8", mn_dsp_svdf_s8_fits, svdf_data_bytes, svdf_precompute, svdf_run,
+    "dsp.svdf_s8", mn_dsp_svdf_s8_fits, NULL, NULL, svdf_run,
 };
 
 #endif /* MICRONN_OP_SVDF */

@@ -55,7 +55,7 @@ void mn_generic_fold_offset(int rows, int cols, int32_t offset, const int8_t *w,
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline void dot4_s8(const int8_t *x, const int8_t *w, int cols, uint32_t acc[4]) {
+static inline void dot4_s8(const int8_t *x, const int8_t *w, int cols, int32_t off, uint32_t acc[4]) {
     const int8_t *w0 = w, *w1 = w0 + cols, *w2 = w1 + cols, *w3 = w2 + cols;
     const int8_t *const end = x + cols;
     uint32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
@@ -63,7 +63,7 @@ static inline void dot4_s8(const int8_t *x, const int8_t *w, int cols, uint32_t 
      * what costs (GCC indexes every row from the counter otherwise), and four columns spread the
      * five pointer steps and the branch over 16 multiply-adds. */
     while (x + 4 <= end) {
-        const int32_t v = x[0], u = x[1], y = x[2], z = x[3];
+        const int32_t v = x[0] + off, u = x[1] + off, y = x[2] + off, z = x[3] + off;
         a0 += (uint32_t)(w0[0] * v + w0[1] * u + w0[2] * y + w0[3] * z);
         a1 += (uint32_t)(w1[0] * v + w1[1] * u + w1[2] * y + w1[3] * z);
         a2 += (uint32_t)(w2[0] * v + w2[1] * u + w2[2] * y + w2[3] * z);
@@ -71,7 +71,7 @@ static inline void dot4_s8(const int8_t *x, const int8_t *w, int cols, uint32_t 
         x += 4, w0 += 4, w1 += 4, w2 += 4, w3 += 4;
     }
     while (x < end) {
-        const int32_t v = *x++;
+        const int32_t v = *x++ + off;
         a0 += (uint32_t)(*w0++ * v);
         a1 += (uint32_t)(*w1++ * v);
         a2 += (uint32_t)(*w2++ * v);
@@ -81,19 +81,22 @@ static inline void dot4_s8(const int8_t *x, const int8_t *w, int cols, uint32_t 
 }
 
 void mn_generic_dot4_s8(const int8_t *x, const int8_t *w, int cols, uint32_t acc[4]) {
-    dot4_s8(x, w, cols, acc);
+    dot4_s8(x, w, cols, 0, acc);
 }
 
-void mn_generic_matvec_acc(const int8_t *x, const int8_t *w, const int32_t *init, int cols, int rows, uint32_t *acc) {
+void mn_generic_matvec_acc(const int8_t *x, const int8_t *w, const int32_t *init, int32_t off, int cols, int rows,
+    uint32_t *acc) {
     int o = 0;
     for (; o + 4 <= rows; o += 4) {
         for (int k = 0; k < 4; ++k) {
             acc[o + k] = init ? (uint32_t)init[o + k] : 0u;
         }
-        dot4_s8(x, w + (size_t)o * cols, cols, acc + o);
+        dot4_s8(x, w + (size_t)o * cols, cols, off, acc + o);
     }
     for (; o < rows; ++o) {
-        acc[o] = (init ? (uint32_t)init[o] : 0u) + (uint32_t)mn_generic_dot_s8(x, w + (size_t)o * cols, cols);
+        const int8_t *row = w + (size_t)o * cols;
+        acc[o] = (init ? (uint32_t)init[o] : 0u) + (uint32_t)mn_generic_dot_s8(x, row, cols) +
+            (off ? (uint32_t)off * (uint32_t)mn_generic_sum_s8(row, cols) : 0u);
     }
 }
 
@@ -103,7 +106,7 @@ void mn_generic_matvec_s8(const int8_t *x, const int8_t *w, const int32_t *folde
     for (; o + 4 <= rows; o += 4) {
         uint32_t acc[4] = { (uint32_t)folded[o], (uint32_t)folded[o + 1], (uint32_t)folded[o + 2],
                             (uint32_t)folded[o + 3] };
-        dot4_s8(x, w + (size_t)o * cols, cols, acc);
+        dot4_s8(x, w + (size_t)o * cols, cols, 0, acc);
         for (int k = 0; k < 4; ++k) {
             out[o + k] = mn_generic_out(rq, o + k, acc[k]);
         }

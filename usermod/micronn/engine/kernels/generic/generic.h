@@ -57,8 +57,11 @@ void mn_generic_fold_offset(int rows, int cols, int32_t offset, const int8_t *w,
 /* acc[r] += sum_c w[r * cols + c] * x[c] for four rows r: each input value loaded once. */
 void mn_generic_dot4_s8(const int8_t *x, const int8_t *w, int cols, uint32_t acc[4]);
 
-/* acc[o] = init[o] (or 0) + sum_c w[o][c] * x[c] for o < rows (wrapping 32-bit). */
-void mn_generic_matvec_acc(const int8_t *x, const int8_t *w, const int32_t *init, int cols, int rows, uint32_t *acc);
+/* acc[o] = init[o] (or 0) + sum_c w[o][c] * (x[c] + off) for o < rows (wrapping 32-bit). The offset
+ * is added to each input as it is loaded (one add per input per four rows): for a matrix-vector
+ * product that is cheaper than keeping off * sum_c w[o][c] for every row in RAM. */
+void mn_generic_matvec_acc(const int8_t *x, const int8_t *w, const int32_t *init, int32_t off, int cols, int rows,
+    uint32_t *acc);
 
 /* out[o] = requant(folded[o] + sum_c w[o][c] * x[c]) for o < rows. */
 void mn_generic_matvec_s8(const int8_t *x, const int8_t *w, const int32_t *folded, int cols, int rows,

@@ -1,8 +1,8 @@
 /*
- * Portable int8 SVDF: the reference's steps with the input offset folded into a per-filter
- * constant at prepare (sum_c w[c] * (x[c] - zp) = sum_c w[c] * x[c] - zp * sum_c w[c], exact in
- * wrapping 32-bit arithmetic), unrolled dot products for the feature and time matmuls, the state
- * shift fused into the time matmul and the cheaper exact requantization (mn_generic_requant).
+ * Portable int8 SVDF: the reference's steps with the input offset added to each input as it is
+ * loaded (four filters per pass: nothing kept per filter), unrolled dot products for the feature
+ * and time matmuls, the state shift fused into the time matmul and the cheaper exact
+ * requantization (mn_generic_requant).
  */
 #include "generic.h"
 
@@ -10,14 +10,6 @@
 
 static bool svdf_fits(const mn_svdf_params_t *p) {
     return p->mult1 != INT32_MIN && p->mult2 != INT32_MIN;   /* mn_generic_requant exact */
-}
-
-static size_t svdf_data_bytes(const mn_svdf_params_t *p) {
-    return sizeof(int32_t) * (size_t)p->filters;
-}
-
-static void svdf_precompute(const mn_svdf_params_t *p, const int8_t *w_feature, void *data) {
-    mn_generic_fold_offset(p->filters, p->input_size, -p->input_zp, w_feature, NULL, (int32_t *)data);
 }
 
 /* Shifts one filter's memory s[0..nm) left by one, stores the newest value and returns the time-
@@ -57,13 +49,13 @@ static void svdf_run(const mn_svdf_params_t *p, const int8_t *input, const int8_
     (void)scratch_out;   /* the rank reduction is summed in registers */
     const int nb = p->batches, ni = p->input_size, nf = p->filters, nm = p->memory;
     const int nu = p->units, nr = p->rank;
-    const int32_t *const folded = (const int32_t *)buf->data;
+    (void)buf;
     const int32_t mult1 = p->mult1, mult2 = p->mult2, out_zp = p->output_zp;
     const int shift1 = p->shift1, shift2 = p->shift2;
     for (int b = 0; b < nb; ++b) {
         /* scratch holds the feature sums until the time-weighted sums overwrite them */
         uint32_t *acc = (uint32_t *)scratch + (size_t)b * nf;
-        mn_generic_matvec_acc(input + (size_t)b * ni, w_feature, folded, ni, nf, acc);
+        mn_generic_matvec_acc(input + (size_t)b * ni, w_feature, NULL, -p->input_zp, ni, nf, acc);
         int16_t *s = state + (size_t)b * nf * nm;
         for (int f = 0; f < nf; ++f) {
             const int32_t v = mn_clamp_i32(mn_generic_requant((int32_t)acc[f], mult1, shift1), INT16_MIN, INT16_MAX);
@@ -84,7 +76,7 @@ static void svdf_run(const mn_svdf_params_t *p, const int8_t *input, const int8_
 }
 
 const mn_svdf_s8_variant_t mn_generic_svdf_s8 = {
-    "generic.svdf_s8", svdf_fits, svdf_data_bytes, svdf_precompute, svdf_run,
+    "generic.svdf_s8", svdf_fits, NULL, NULL, svdf_run,
 };
 
 #endif /* MICRONN_OP_SVDF */
