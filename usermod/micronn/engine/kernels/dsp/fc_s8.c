@@ -10,8 +10,9 @@
 
 #if MICRONN_OP_FULLY_CONNECTED && MICRONN_TYPE_INT8
 
+/* one expanded input row, or two interleaved when there are batch rows to pair */
 static size_t fc_scratch_bytes(const mn_fc_params_t *p) {
-    return 2 * (size_t)p->depth * sizeof(int16_t);
+    return (p->batches > 1 ? 2 : 1) * (size_t)p->depth * sizeof(int16_t);
 }
 
 static int32_t row_sum(const int8_t *x, int n) {
