@@ -119,6 +119,15 @@ def types_used(model_bytes_list):
     return [f for f in FAMILIES if f in found]
 
 
+def _query_prepare(model, **kw):
+    """An Interpreter prepared while a variant query runs. In a query every selection returns
+    NULL (the reference path) except in the sizing run, which sizes with the variants; a
+    reference path may request buffers its variant does not (SVDF's output scratch), so the
+    arena gets room beyond the sized figure."""
+    need = model.arena_needed(**kw)
+    return engine.Interpreter(model, arena_size=2 * need + 4096, **kw)
+
+
 def variants_used(model_bytes_list, kernels):
     """Sorted names of the variants the models' nodes select with the optimized backends `kernels`
     ("mve dsp generic", in order of preference), as a firmware with those backends selects them."""
@@ -131,9 +140,9 @@ def variants_used(model_bytes_list, kernels):
     try:
         for data in model_bytes_list:
             model = engine.Model(data)
-            engine.Interpreter(model)   # its prepare evaluates every selection
+            _query_prepare(model)   # its prepare evaluates every selection
             if stores_patch_stage([data]):   # a patch stage's nodes select for their bands
-                engine.Interpreter(model, patches=True)
+                _query_prepare(model, patches=True)
         names, i = [], 0
         while (name := L.mn_variants_query_name(i)) is not None:
             names.append(name.decode())

@@ -363,8 +363,11 @@ static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         p->input_zp = in->zero_point;
         p->output_zp = out->zero_point;
         elem = sizeof(int32_t);
-        REF_TRY(mn_request_scratch(ctx, (size_t)p->batches * p->units * sizeof(int32_t), &d->scratch_out_idx));
         REF_TRY(svdf_select(ctx, node, d, wf));
+        d->scratch_out_idx = -1;
+        if (!d->variant) {   /* the variants sum the rank reduction in registers */
+            REF_TRY(mn_request_scratch(ctx, (size_t)p->batches * p->units * sizeof(int32_t), &d->scratch_out_idx));
+        }
     } else {
         return ref_fail_dtype(ctx, "input", in);
     }
