@@ -42,13 +42,8 @@ class MicronnError(Exception):
 class _Tensor(ctypes.Structure):
     _fields_ = [
         ("data", ctypes.c_void_p),
-        ("bytes", ctypes.c_size_t),
-        ("q_scale_raw", ctypes.c_void_p),
-        ("q_zp_raw", ctypes.c_void_p),
-        ("scale", ctypes.c_float),
-        ("zero_point", ctypes.c_int32),
-        ("q_count", ctypes.c_int32),
         ("dims", ctypes.POINTER(ctypes.c_int32)),
+        ("quant", ctypes.c_void_p),
         ("ndim", ctypes.c_uint8),
         ("dtype", ctypes.c_uint8),
         ("flags", ctypes.c_uint8),
@@ -240,6 +235,10 @@ def lib(path=None):
         "mn_op_kernel_info": (S, [SZ, ctypes.POINTER(_KernelInfo)]),
         "mn_custom_op_info": (S, [SZ, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(_KernelInfo)]),
         "mn_options_name": (ctypes.c_char_p, [I32]),
+        "mn_tensor_q_count": (I32, [P]),
+        "mn_tensor_bytes": (SZ, [P]),
+        "mn_tensor_scales": (ctypes.c_void_p, [P]),
+        "mn_tensor_zero_points": (ctypes.c_void_p, [P]),
     }
     for name, (res, args) in protos.items():
         f = getattr(L, name)
@@ -286,10 +285,12 @@ def _tensor_info(t, index=None, model=None):
     """Descriptor dict from an mn_tensor_t (no data); the name comes from the model."""
     shape = tuple(t.dims[i] for i in range(t.ndim))
     scales, zps = [], []
-    if t.q_count > 0 and t.q_scale_raw:
-        scales = list(np.frombuffer(ctypes.string_at(t.q_scale_raw, 4 * t.q_count), dtype="<f4").astype(float))
-        zps = (list(np.frombuffer(ctypes.string_at(t.q_zp_raw, 8 * t.q_count), dtype="<i8").astype(int))
-               if t.q_zp_raw else [0] * t.q_count)
+    L = model._L if model is not None else lib()
+    n = L.mn_tensor_q_count(ctypes.byref(t))
+    if n > 0:
+        scales = list(np.frombuffer(ctypes.string_at(L.mn_tensor_scales(ctypes.byref(t)), 4 * n), dtype="<f4").astype(float))
+        zp_raw = L.mn_tensor_zero_points(ctypes.byref(t))
+        zps = list(np.frombuffer(ctypes.string_at(zp_raw, 8 * n), dtype="<i8").astype(int)) if zp_raw else [0] * n
     return {
         "index": index,
         "name": ((model._L.mn_model_tensor_name(model._m, index) or b"") if model is not None and index is not None
@@ -297,9 +298,9 @@ def _tensor_info(t, index=None, model=None):
         "dtype": lib().mn_dtype_name(t.dtype).decode(errors="replace"),
         "dtype_code": t.dtype,
         "shape": shape,
-        "bytes": t.bytes,
-        "scale": float(t.scale),
-        "zero_point": int(t.zero_point),
+        "bytes": L.mn_tensor_bytes(ctypes.byref(t)),
+        "scale": float(scales[0]) if scales else 0.0,
+        "zero_point": int(zps[0]) if zps else 0,
         "scales": scales,
         "zero_points": zps,
         "quantized_dimension": int(t.q_dim),
@@ -313,7 +314,7 @@ def _array(t):
     if not t.data:
         return None
     dt = DTYPES.get(t.dtype)
-    raw = ctypes.string_at(t.data, t.bytes)
+    raw = ctypes.string_at(t.data, lib().mn_tensor_bytes(ctypes.byref(t)))
     if dt is None:
         return np.frombuffer(raw, dtype=np.uint8).copy()
     shape = tuple(t.dims[i] for i in range(t.ndim))
@@ -718,8 +719,9 @@ class Interpreter:
     def set_input(self, i, value):
         t = self._input(i)
         raw = value.tobytes() if isinstance(value, np.ndarray) else bytes(value)
-        if len(raw) != t.bytes:
-            raise ValueError("input %d needs %d bytes, got %d" % (i, t.bytes, len(raw)))
+        need = self._L.mn_tensor_bytes(ctypes.byref(t))
+        if len(raw) != need:
+            raise ValueError("input %d needs %d bytes, got %d" % (i, need, len(raw)))
         ctypes.memmove(t.data, raw, len(raw))
 
     def invoke(self):

@@ -232,7 +232,7 @@ static int run_any(const uint8_t *buf, size_t len, const mn_config_t *cfg) {
     for (size_t i = 0; i < mn_interp_num_inputs(&it); i++) {
         mn_tensor_t *t = mn_interp_input(&it, i);
         if (t && t->data) {
-            memset(t->data, 1, t->bytes);
+            memset(t->data, 1, mn_tensor_bytes(t));
         }
     }
     mn_status_t s = mn_interp_invoke(&it);
@@ -460,7 +460,7 @@ static void test_arena_and_fake_kernels(void) {
         CHECK(mn_interp_init(&it, &m, arena + mis, need, &cfg) == MN_OK);
         CHECK_MSG(mn_interp_prepare(&it) == MN_OK, "misalign %d: %s", mis, it.err.msg);
         mn_tensor_t *in = mn_interp_input(&it, 0);
-        CHECK(in && in->data && in->bytes == 1 && in->dtype == MN_INT8);
+        CHECK(in && in->data && mn_tensor_bytes(in) == 1 && in->dtype == MN_INT8);
         ((int8_t *)in->data)[0] = 40;
         n_calls = 0;
         CHECK_MSG(mn_interp_invoke(&it) == MN_OK, "%s", it.err.msg);
@@ -717,7 +717,7 @@ static void test_real_models(void) {
         CHECK_MSG(s == MN_OK, "%s: %s", model_names[k], it.err.msg);
         if (s == MN_OK) {
             for (size_t i = 0; i < mn_interp_num_inputs(&it); i++) {
-                memset(mn_interp_input(&it, i)->data, 0, mn_interp_input(&it, i)->bytes);
+                memset(mn_interp_input(&it, i)->data, 0, mn_tensor_bytes(mn_interp_input(&it, i)));
             }
             s = mn_interp_invoke(&it);
             CHECK_MSG(s == MN_OK, "%s: %s", model_names[k], it.err.msg);

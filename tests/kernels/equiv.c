@@ -879,13 +879,10 @@ static void test_svdf_s8(void) {
         }
         int16_t *state = out_buf(n_state * sizeof(int16_t));
         memcpy(state, state0, n_state * sizeof(int16_t));
-        int32_t *scratch = scratch_buf((size_t)p.batches * p.filters * sizeof(int32_t));
-        int32_t *scratch_out = scratch_buf(n_out * sizeof(int32_t));
         int8_t *got = out_buf(n_out);
-        v->run(&p, in, wf, wt, bias, state, scratch, scratch_out, got, &buf);
-        if (!bufs_ok(&buf, data, 0) || !guard_ok(scratch, (size_t)p.batches * p.filters * sizeof(int32_t)) ||
-            !guard_ok(scratch_out, n_out * sizeof(int32_t)) || !guard_ok(state, n_state * sizeof(int16_t))) {
-            record(v->name, false, "wrote past its data, scratch or state", 0, 0, 0);
+        v->run(&p, in, wf, wt, bias, state, got, &buf);   /* no scratch */
+        if (!bufs_ok(&buf, data, 0) || !guard_ok(state, n_state * sizeof(int16_t))) {
+            record(v->name, false, "wrote past its data or state", 0, 0, 0);
             continue;
         }
         long at = -1;

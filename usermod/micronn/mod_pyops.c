@@ -70,7 +70,7 @@ static mp_obj_t view(const mn_tensor_t *t, bool writable) {
         return mp_const_none;
     }
     char tc = micronn_dtype_typecode(t->dtype);
-    size_t n = t->bytes / mp_binary_get_size('@', tc, NULL);
+    size_t n = mn_tensor_bytes(t) / mp_binary_get_size('@', tc, NULL);
     return mp_obj_new_memoryview(tc | (writable ? MP_OBJ_ARRAY_TYPECODE_FLAG_RW : 0), n, t->data);
 }
 

@@ -30,8 +30,8 @@ mp_obj_t micronn_tensor_info(const mn_tensor_t *t, const char *name) {
         mp_obj_new_str_from_cstr(name ? name : ""),
         micronn_shape_tuple(t),
         mp_obj_new_str_from_cstr(mn_dtype_name(t->dtype)),
-        mp_obj_new_float_from_f(t->scale),
-        MP_OBJ_NEW_SMALL_INT(t->zero_point),
+        mp_obj_new_float_from_f(mn_tensor_scale(t, 0)),
+        MP_OBJ_NEW_SMALL_INT(mn_tensor_zero_point(t, 0)),
     };
     return mp_obj_new_tuple(5, item);
 }
@@ -42,7 +42,7 @@ static size_t tensor_itemsize(const mn_tensor_t *t) {
 
 // Number of elements as seen through the buffer protocol.
 static size_t tensor_len(const mn_tensor_t *t) {
-    return t->bytes / tensor_itemsize(t);
+    return mn_tensor_bytes(t) / tensor_itemsize(t);
 }
 
 static void *tensor_data(const mn_tensor_t *t) {
@@ -148,8 +148,8 @@ static void tensor_print(const mp_print_t *print, mp_obj_t self_in, mp_print_kin
         mp_printf(print, i ? ", %d" : "%d", (int)t->dims[i]);
     }
     mp_printf(print, t->ndim == 1 ? ",)" : ")");
-    if (t->q_count > 0) {
-        mp_printf(print, " scale=%f zero_point=%d", (double)t->scale, (int)t->zero_point);
+    if (t->quant) {
+        mp_printf(print, " scale=%f zero_point=%d", (double)mn_tensor_scale(t, 0), (int)mn_tensor_zero_point(t, 0));
     }
     mp_printf(print, ">");
 }
@@ -160,7 +160,7 @@ static mp_int_t tensor_get_buffer(mp_obj_t self_in, mp_buffer_info_t *bufinfo, m
         return 1;
     }
     bufinfo->buf = t->data;
-    bufinfo->len = t->bytes;
+    bufinfo->len = mn_tensor_bytes(t);
     bufinfo->typecode = micronn_dtype_typecode(t->dtype);
     return 0;
 }
@@ -342,22 +342,22 @@ static void tensor_attr(mp_obj_t self_in, qstr attr, mp_obj_t *dest) {
             dest[0] = mp_obj_new_str_from_cstr(mn_dtype_name(t->dtype));
             break;
         case MP_QSTR_scale:
-            dest[0] = mp_obj_new_float_from_f(t->scale);
+            dest[0] = mp_obj_new_float_from_f(mn_tensor_scale(t, 0));
             break;
         case MP_QSTR_zero_point:
-            dest[0] = MP_OBJ_NEW_SMALL_INT(t->zero_point);
+            dest[0] = MP_OBJ_NEW_SMALL_INT(mn_tensor_zero_point(t, 0));
             break;
         case MP_QSTR_constant:
             dest[0] = mp_obj_new_bool(tensor_is_const(t));
             break;
         case MP_QSTR_quantized:
-            dest[0] = mp_obj_new_bool(t->q_count > 0);
+            dest[0] = mp_obj_new_bool(t->quant != NULL);
             break;
         case MP_QSTR_name:
             dest[0] = mp_obj_new_str_from_cstr(tensor_name(self_in));
             break;
         case MP_QSTR_nbytes:
-            dest[0] = mp_obj_new_int_from_uint(t->bytes);
+            dest[0] = mp_obj_new_int_from_uint(mn_tensor_bytes(t));
             break;
         case MP_QSTR_itemsize:
             dest[0] = MP_OBJ_NEW_SMALL_INT(tensor_itemsize(t));
@@ -390,9 +390,9 @@ static mp_obj_t tensor_readinto(mp_obj_t self_in, mp_obj_t dst) {
     mn_tensor_t *t = get_live_tensor(self_in);
     mp_buffer_info_t b;
     mp_get_buffer_raise(dst, &b, MP_BUFFER_WRITE);
-    if (b.len != t->bytes) {
+    if (b.len != mn_tensor_bytes(t)) {
         mp_raise_msg_varg(&mp_type_ValueError, MP_ERROR_TEXT("size mismatch: tensor has %u bytes, buffer %u"),
-            (unsigned)t->bytes, (unsigned)b.len);
+            (unsigned)mn_tensor_bytes(t), (unsigned)b.len);
     }
     memcpy(b.buf, tensor_data(t), b.len);
     return mp_const_none;

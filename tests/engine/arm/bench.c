@@ -99,7 +99,7 @@ static void bench_patches(const mn_model_t *m) {
         return;
     }
     for (size_t i = 0; i < mn_interp_num_inputs(&it); i++) {
-        memset(mn_interp_input(&it, i)->data, 0, mn_interp_input(&it, i)->bytes);
+        memset(mn_interp_input(&it, i)->data, 0, mn_tensor_bytes(mn_interp_input(&it, i)));
     }
     mn_interp_invoke(&it);
     t0 = ticks();
@@ -162,7 +162,7 @@ static void bench(const char *dir, const char *name) {
         return;
     }
     for (size_t i = 0; i < mn_interp_num_inputs(&it); i++) {
-        memset(mn_interp_input(&it, i)->data, 0, mn_interp_input(&it, i)->bytes);
+        memset(mn_interp_input(&it, i)->data, 0, mn_tensor_bytes(mn_interp_input(&it, i)));
     }
     mn_interp_invoke(&it);
     t0 = ticks();

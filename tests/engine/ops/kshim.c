@@ -165,7 +165,6 @@ static const mn_kernel_t *find(int32_t builtin) {
 /* Tensor description from Python (flat, stable layout). */
 typedef struct {
     void *data;
-    int64_t bytes;
     const float *scales;      /* q_count floats, or NULL */
     const int64_t *zps;       /* q_count int64, or NULL */
     int32_t q_count, q_dim;
@@ -180,6 +179,31 @@ static int32_t n_pending_intermediates;
 void kshim_set_intermediates(const int32_t *idx, int32_t n) {
     n_pending_intermediates = n < 0 ? 0 : (n > 8 ? 8 : n);
     memcpy(pending_intermediates, idx, sizeof(int32_t) * (size_t)n_pending_intermediates);
+}
+
+/* The engine reads quantization from the model (mn_tensor_t.quant): a QuantizationParameters
+ * flatbuffer table with the scale and zero_point vectors (zps may be NULL: none stored).
+ * Layout: vtable (fields 0-3), table, scale vector, zero-point vector; host is little-endian. */
+static const uint8_t *quant_table(kshim_t *k, const float *scales, const int64_t *zps, int32_t n) {
+    const size_t sv = 24, zv = sv + 4 + 4 * (size_t)n;
+    uint8_t *b = (uint8_t *)track(k, zv + 4 + 8 * (size_t)n);
+    if (!b) {
+        return NULL;
+    }
+    const uint16_t vt[6] = { 12, 12, 0, 0, 4, (uint16_t)(zps ? 8 : 0) };
+    const int32_t soff = 12;
+    const uint32_t to_sv = (uint32_t)(sv - 16), to_zv = (uint32_t)(zv - 20), len = (uint32_t)n;
+    memcpy(b, vt, sizeof vt);
+    memcpy(b + 12, &soff, 4);
+    memcpy(b + 16, &to_sv, 4);
+    memcpy(b + 20, &to_zv, 4);
+    memcpy(b + sv, &len, 4);
+    memcpy(b + sv + 4, scales, 4 * (size_t)n);
+    if (zps) {
+        memcpy(b + zv, &len, 4);
+        memcpy(b + zv + 4, zps, 8 * (size_t)n);
+    }
+    return b + 12;
 }
 
 /* Build, init and prepare.  Returns a handle, or NULL with *status/err set. */
@@ -199,14 +223,9 @@ void *kshim_prepare(int32_t builtin, const kshim_tensor_t *ts, int32_t n_tensors
     for (int i = 0; i < n_tensors; ++i) {
         mn_tensor_t *t = &tensors[i];
         t->data = ts[i].data;
-        t->bytes = (size_t)ts[i].bytes;
-        t->q_count = ts[i].q_count;
         t->q_dim = (int8_t)ts[i].q_dim;
         if (ts[i].q_count > 0) {
-            t->q_scale_raw = (const uint8_t *)ts[i].scales;  /* host is little-endian */
-            t->q_zp_raw = (const uint8_t *)ts[i].zps;
-            t->scale = ts[i].scales[0];
-            t->zero_point = ts[i].zps ? (int32_t)ts[i].zps[0] : 0;
+            t->quant = quant_table(k, ts[i].scales, ts[i].zps, ts[i].q_count);
         }
         t->ndim = (uint8_t)ts[i].ndim;
         t->dtype = (uint8_t)ts[i].dtype;

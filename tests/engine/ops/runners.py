@@ -52,7 +52,7 @@ class _Opt(ctypes.Structure):
 
 
 class _Tensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("bytes", ctypes.c_int64),
+    _fields_ = [("data", ctypes.c_void_p),
                 ("scales", ctypes.c_void_p), ("zps", ctypes.c_void_p),
                 ("q_count", ctypes.c_int32), ("q_dim", ctypes.c_int32),
                 ("ndim", ctypes.c_int32), ("dtype", ctypes.c_int32), ("flags", ctypes.c_int32),
@@ -130,7 +130,6 @@ def run_kshim(model, inputs, invokes=1, presets=None, read=()):
         arrays[i] = a
         ct = ts[i]
         ct.data = a.ctypes.data   # never NULL, as in the engine (zero-element tensors included)
-        ct.bytes = a.nbytes
         if t.quantized:
             sc = np.array(t.scale, dtype=np.float32)
             zp = np.array(t.zp, dtype=np.int64)

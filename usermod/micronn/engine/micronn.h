@@ -138,20 +138,18 @@ static inline float mn_ld_f32(const uint8_t *p) {
  * dims: ndim sizes (read-only). They point into the model's shape vector when that is 4-byte
  * aligned (any 4-byte aligned model), otherwise to a copy in the interpreter's arena (or, for
  * mn_model_tensor() on such a model, to a buffer in mn_model_t that the next call reuses).
- * Quantization: `scale`/`zero_point` hold channel 0 (per-tensor case). Per-channel parameters
- * stay in the model buffer (possibly unaligned); read them with mn_tensor_scale()/
- * mn_tensor_zero_point(). q_count is 0 when the tensor is not quantized, 1 for per-tensor, and
- * the number of channels along dimension q_dim for per-channel quantization.
+ * Quantization stays in the model: `quant` points to the tensor's QuantizationParameters table
+ * (a flatbuffer table in the model buffer; NULL when the tensor is not quantized, i.e. has no
+ * scales). Read it with mn_tensor_scale() / mn_tensor_zero_point() / mn_tensor_q_count(): q_count
+ * is 0 when the tensor is not quantized, 1 for per-tensor, and the number of channels along
+ * dimension q_dim for per-channel quantization. The size in bytes is mn_tensor_bytes(). With
+ * the parameters in the model and the size computed, the record is 16 bytes on a 32-bit target
+ * (every tensor of a model has one in the arena); kernels read them at prepare, not per invoke.
  */
 typedef struct mn_tensor {
     void *data;                 /* NULL until prepared (never after, even with zero elements) */
-    size_t bytes;               /* element size * element count */
-    const uint8_t *q_scale_raw; /* little-endian float32[q_count] in the model, or NULL */
-    const uint8_t *q_zp_raw;    /* little-endian int64[q_count] in the model, or NULL (= zeros) */
-    float scale;                /* per-tensor scale (channel 0); 0.0f when not quantized */
-    int32_t zero_point;         /* per-tensor zero point (channel 0) */
-    int32_t q_count;
     const int32_t *dims;        /* [ndim], see above; ndim <= MN_MAX_DIMS */
+    const uint8_t *quant;       /* QuantizationParameters table in the model, or NULL */
     uint8_t ndim;
     uint8_t dtype;              /* mn_dtype_t */
     uint8_t flags;              /* MN_TF_* */
@@ -159,14 +157,20 @@ typedef struct mn_tensor {
                                  * bias; values outside int8 saturate: per-channel ones are < ndim) */
 } mn_tensor_t;
 
-static inline float mn_tensor_scale(const mn_tensor_t *t, int32_t ch) {
-    return (t->q_scale_raw && ch >= 0 && ch < t->q_count) ? mn_ld_f32(t->q_scale_raw + 4 * (size_t)ch) : t->scale;
-}
-static inline int32_t mn_tensor_zero_point(const mn_tensor_t *t, int32_t ch) {
-    return (t->q_zp_raw && ch >= 0 && ch < t->q_count) ? (int32_t)mn_ld_u64(t->q_zp_raw + 8 * (size_t)ch) : t->zero_point;
-}
+/* Quantization of channel ch (0 <= ch < q_count; any other ch: channel 0): the scale (0.0f when
+ * not quantized) and zero point (0 when the model stores none). */
+float mn_tensor_scale(const mn_tensor_t *t, int32_t ch);
+int32_t mn_tensor_zero_point(const mn_tensor_t *t, int32_t ch);
+/* Number of scales: 0 when not quantized, 1 per-tensor, else per-channel. */
+int32_t mn_tensor_q_count(const mn_tensor_t *t);
+/* The scales as stored (q_count little-endian float32, possibly unaligned), or NULL; the zero
+ * points (q_count little-endian int64), or NULL when the model stores none (all zero). */
+const uint8_t *mn_tensor_scales(const mn_tensor_t *t);
+const uint8_t *mn_tensor_zero_points(const mn_tensor_t *t);
 /* Number of elements (product of dims; 1 for a scalar). */
 size_t mn_tensor_count(const mn_tensor_t *t);
+/* Bytes of its data: element size * element count (int4: two elements per byte, rounded up). */
+size_t mn_tensor_bytes(const mn_tensor_t *t);
 
 /* ---- model ------------------------------------------------------------------------------------- */
 

@@ -83,7 +83,7 @@ static int own_kernel(const mn_interp_t *it, const mn_node_t *node) {
 }
 
 static int plannable(const mn_tensor_t *t) {
-    return !(t->flags & (MN_TF_CONST | MN_TF_VARIABLE | MN_TF_PATCH)) && t->bytes > 0;
+    return !(t->flags & (MN_TF_CONST | MN_TF_VARIABLE | MN_TF_PATCH)) && mn_tensor_bytes(t) > 0;
 }
 
 /* May the group of root r be overwritten at op i: nothing reads it later and the caller does
@@ -127,7 +127,7 @@ void mn_inplace_mark(mn_interp_t *it, const uint8_t *offline) {
             continue;   /* a stored plan gave it a place of its own */
         }
         mn_tensor_t *a = &it->tensors[in], *o = &it->tensors[out];
-        if (!plannable(a) || !plannable(o) || a->bytes != o->bytes || mn_tensor_count(a) != mn_tensor_count(o)
+        if (!plannable(a) || !plannable(o) || mn_tensor_bytes(a) != mn_tensor_bytes(o) || mn_tensor_count(a) != mn_tensor_count(o)
             || (o->flags & (MN_TF_INPUT | MN_TF_INPLACE | MN_TF_ALIASED))) {
             continue;
         }
@@ -218,7 +218,7 @@ static int conv_slide(const mn_interp_t *it, uint32_t i, int32_t t, int32_t *x, 
     const int64_t es = (int64_t)mn_dtype_size(a->dtype), s = mn_conv_slide(&g, (size_t)es, (size_t)es);
     /* (offsets are multiples of the alignment: round down) */
     const int64_t aligned = s - (int64_t)(((uint64_t)s) & (MN_ARENA_ALIGN - 1));
-    if (aligned + (int64_t)o->bytes <= 0) {
+    if (aligned + (int64_t)mn_tensor_bytes(o) <= 0) {
         return 0;   /* entirely below the input: no overlap to allow */
     }
     *x = r;

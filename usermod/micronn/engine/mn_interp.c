@@ -155,8 +155,8 @@ static void free_kernels(mn_interp_t *it);
 
 /* Value a variable tensor starts from (TFLM: the zero point for int8, zero otherwise). */
 static void reset_variable(mn_tensor_t *t) {
-    int v = (t->dtype == MN_INT8) ? t->zero_point : 0;
-    memset(t->data, v, t->bytes);
+    int v = (t->dtype == MN_INT8) ? mn_tensor_zero_point(t, 0) : 0;
+    memset(t->data, v, mn_tensor_bytes(t));
 }
 
 static size_t const_align(int32_t dtype) {
@@ -201,23 +201,23 @@ static mn_status_t setup_tensors(mn_interp_t *it) {
             if (it->dry_run) {
                 /* prepare never sees non-constant data: count it, allocate nothing */
                 t->data = NULL;
-                it->dry_extra += MN_BLOCK(t->bytes ? t->bytes : 1);
+                it->dry_extra += MN_BLOCK(mn_tensor_bytes(t) ? mn_tensor_bytes(t) : 1);
                 continue;
             }
-            if (!(t->data = mn_arena_persistent(it, t->bytes))) {
+            if (!(t->data = mn_arena_persistent(it, mn_tensor_bytes(t)))) {
                 return MN_ERR_ARENA;
             }
             reset_variable(t);
         } else if ((t->flags & MN_TF_CONST) && ((uintptr_t)t->data % const_align(t->dtype)) != 0) {
             /* Unaligned constant (e.g. frozen bytes): copy once so kernels may load words. */
-            void *copy = mn_arena_persistent(it, t->bytes);
+            void *copy = mn_arena_persistent(it, mn_tensor_bytes(t));
             if (!copy) {
                 return MN_ERR_ARENA;
             }
-            memcpy(copy, t->data, t->bytes);
+            memcpy(copy, t->data, mn_tensor_bytes(t));
             t->data = copy;
             t->flags |= MN_TF_COPIED;
-            it->stats.copied_bytes += t->bytes;
+            it->stats.copied_bytes += mn_tensor_bytes(t);
         }
     }
     return MN_OK;
@@ -426,7 +426,7 @@ typedef struct {
 static const int32_t *tensor_uses(mn_interp_t *it) {
     size_t n_bufs = it->n_scratch;   /* what the planner can get (tensor_lifetime's first test) */
     for (uint32_t t = 0; t < it->n_tensors; t++) {
-        n_bufs += !(it->tensors[t].flags & (MN_TF_CONST | MN_TF_VARIABLE)) && it->tensors[t].bytes;
+        n_bufs += !(it->tensors[t].flags & (MN_TF_CONST | MN_TF_VARIABLE)) && mn_tensor_bytes(&it->tensors[t]);
     }
     const size_t bytes = mn_mul(it->n_tensors, 2 * sizeof(int32_t)), block = MN_BLOCK(bytes);
     const size_t planner = MN_BLOCK(mn_mul(n_bufs, sizeof(mn_plan_buf_t))) + MN_BLOCK(mn_mul(n_bufs, 2 * sizeof(int32_t)));
@@ -516,7 +516,7 @@ static void own_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int3
 
 int mn_tensor_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int32_t *last) {
     const mn_tensor_t *tt = &it->tensors[t];
-    if ((tt->flags & (MN_TF_CONST | MN_TF_VARIABLE | MN_TF_INPLACE | MN_TF_PATCH)) || tt->bytes == 0) {
+    if ((tt->flags & (MN_TF_CONST | MN_TF_VARIABLE | MN_TF_INPLACE | MN_TF_PATCH)) || mn_tensor_bytes(tt) == 0) {
         return 0;
     }
     *first = INT32_MAX;
@@ -540,7 +540,7 @@ static int src_get(void *c, int32_t k, mn_plan_buf_t *out) {
         if (!mn_tensor_lifetime(it, (uint32_t)k, &out->first, &out->last)) {
             return 0;
         }
-        out->size = MN_BLOCK(it->tensors[k].bytes);
+        out->size = MN_BLOCK(mn_tensor_bytes(&it->tensors[k]));
         out->id = k;
         if (it->cfg.planner != MN_PLANNER_NO_REUSE && !pc->no_slides
             && mn_inplace_slide(it, k, out->first, &out->over, &out->shift)) {
@@ -563,7 +563,7 @@ static int src_get(void *c, int32_t k, mn_plan_buf_t *out) {
  * memcpy(dst, src, 0) and the binding's buffers well defined instead of passing NULL. */
 static void point_empty_tensors(mn_interp_t *it) {
     for (uint32_t k = 0; k < it->n_tensors; k++) {
-        if (it->tensors[k].bytes == 0 && it->tensors[k].data == NULL) {
+        if (mn_tensor_bytes(&it->tensors[k]) == 0 && it->tensors[k].data == NULL) {
             it->tensors[k].data = it->arena;
         }
     }
@@ -654,7 +654,7 @@ static mn_status_t check_offline_plan(mn_interp_t *it, plan_ctx_t *pc) {
             if (!src_get(pc, (int32_t)j, &b) || !b.fixed) {
                 continue;
             }
-            const size_t ea = a.offset + t->bytes, eb = b.offset + it->tensors[j].bytes;
+            const size_t ea = a.offset + mn_tensor_bytes(t), eb = b.offset + mn_tensor_bytes(&it->tensors[j]);
             /* (an output may start at most `shift` above the dying input it overlaps) */
             const int slides = (a.over == (int32_t)j + 1 && (int64_t)a.offset - (int64_t)b.offset <= a.shift)
                 || (b.over == (int32_t)k + 1 && (int64_t)b.offset - (int64_t)a.offset <= b.shift);
@@ -750,7 +750,7 @@ static mn_status_t plan_memory(mn_interp_t *it) {
         if ((uint32_t)k < it->n_tensors) {
             if (placed) {
                 it->tensors[k].data = p;
-                MN_UNPOISON(p, p ? it->tensors[k].bytes : 0);
+                MN_UNPOISON(p, p ? mn_tensor_bytes(&it->tensors[k]) : 0);
             }
         } else {
             MN_UNPOISON(p, p ? ((mn_scratch_t *)it->scratch_ptr[(uint32_t)k - it->n_tensors])->bytes : 0);

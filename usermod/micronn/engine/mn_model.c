@@ -178,8 +178,6 @@ mn_status_t mn_model_tensor(const mn_model_t *m, size_t index, mn_tensor_t *out)
         out->dims = tmp;
     }
     out->dtype = (uint8_t)fb_i8(b, t, F_T_TYPE, 0);
-    size_t count = mn_tensor_count(out);
-    out->bytes = out->dtype == MN_INT4 ? (count + 1) / 2 : count * mn_dtype_size(out->dtype);
     if (fb_u8(b, t, F_T_IS_VARIABLE, 0)) {
         out->flags |= MN_TF_VARIABLE;
     }
@@ -190,19 +188,11 @@ mn_status_t mn_model_tensor(const mn_model_t *m, size_t index, mn_tensor_t *out)
         out->flags |= MN_TF_CONST;
     }
     uint32_t q = fb_ref(b, t, F_T_QUANT);
-    if (q) {
-        uint32_t nsc, nzp;
-        uint32_t sc = fb_vec(b, q, F_Q_SCALE, &nsc);
-        uint32_t zp = fb_vec(b, q, F_Q_ZERO_POINT, &nzp);
-        if (nsc) {
-            out->q_count = (int32_t)nsc;
-            out->q_scale_raw = b + sc;
-            out->q_zp_raw = nzp ? b + zp : NULL;
-            out->scale = mn_ld_f32(b + sc);
-            out->zero_point = nzp ? (int32_t)mn_ld_u64(b + zp) : 0;
-            int32_t qd = fb_i32(b, q, F_Q_QDIM, 0);
-            out->q_dim = (int8_t)(qd > 127 ? 127 : qd < -128 ? -128 : qd);
-        }
+    uint32_t nsc;
+    if (q && (fb_vec(b, q, F_Q_SCALE, &nsc), nsc)) {
+        out->quant = b + q;
+        int32_t qd = fb_i32(b, q, F_Q_QDIM, 0);
+        out->q_dim = (int8_t)(qd > 127 ? 127 : qd < -128 ? -128 : qd);
     }
     for (uint32_t i = 0; i < m->n_inputs; i++) {
         if ((size_t)mn_ld_i32(b + m->inputs + 4 * i) == index) {

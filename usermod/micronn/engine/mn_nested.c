@@ -186,10 +186,10 @@ mn_status_t mn_nested_check_io(mn_ctx_t *ctx, const mn_node_t *node, const mn_ne
         if (!outer || mn_nested_io(n, outputs, (size_t)i, &inner) != MN_OK) {
             return mn_fail(ctx, MN_ERR_MODEL, "%s %d missing", kind, first + i);
         }
-        if (outer->dtype != inner.dtype || outer->bytes != inner.bytes) {
+        if (outer->dtype != inner.dtype || mn_tensor_bytes(outer) != mn_tensor_bytes(&inner)) {
             return mn_fail(ctx, MN_ERR_MODEL, "%s %d is %s (%zu bytes), %s subgraph %u's %s %d is %s (%zu bytes)", kind,
-                first + i, mn_dtype_name(outer->dtype), outer->bytes, n->what, (unsigned)n->index, kind, i,
-                mn_dtype_name(inner.dtype), inner.bytes);
+                first + i, mn_dtype_name(outer->dtype), mn_tensor_bytes(outer), n->what, (unsigned)n->index, kind, i,
+                mn_dtype_name(inner.dtype), mn_tensor_bytes(&inner));
         }
     }
     return MN_OK;
@@ -200,7 +200,7 @@ void mn_nested_copy_in(mn_nested_t *n, mn_ctx_t *ctx, const mn_node_t *node, boo
     for (size_t i = 0; i < count; i++) {
         const mn_tensor_t *src = from_outputs ? mn_output(ctx, node, first + (int)i) : mn_input(ctx, node, first + (int)i);
         mn_tensor_t *dst = mn_interp_input(&n->it, i);
-        memcpy(dst->data, src->data, dst->bytes);
+        memcpy(dst->data, src->data, mn_tensor_bytes(dst));
     }
 }
 
@@ -208,7 +208,7 @@ void mn_nested_copy_out(mn_nested_t *n, mn_ctx_t *ctx, const mn_node_t *node) {
     size_t count = mn_interp_num_outputs(&n->it);
     for (size_t i = 0; i < count; i++) {
         mn_tensor_t *dst = mn_output(ctx, node, (int)i);
-        memcpy(dst->data, mn_interp_output(&n->it, i)->data, dst->bytes);
+        memcpy(dst->data, mn_interp_output(&n->it, i)->data, mn_tensor_bytes(dst));
     }
 }
 

@@ -219,7 +219,7 @@ static int is_stage_kernel(const mn_node_t *node) {
 /* Padding value of op k's input (element of size es). */
 static void pad_value(const mn_node_t *node, const mn_tensor_t *in, uint8_t *fill) {
     const int max_pool = node->builtin == MN_BUILTIN_MAX_POOL_2D;
-    int32_t v = in->dtype == MN_INT8 ? (max_pool ? -128 : in->zero_point) : (max_pool ? -32768 : 0);
+    int32_t v = in->dtype == MN_INT8 ? (max_pool ? -128 : mn_tensor_zero_point(in, 0)) : (max_pool ? -32768 : 0);
     if (in->dtype == MN_FLOAT32) {
         const float f = max_pool ? -INFINITY : 0.0f;
         memcpy(fill, &f, 4);
@@ -419,25 +419,21 @@ mn_status_t mn_patch_setup(mn_interp_t *it) {
 typedef struct {
     const int32_t *dims;
     void *data;
-    size_t bytes;
     uint8_t ndim;
 } view_t;
 
-static void view_set(mn_tensor_t *t, const int32_t *dims, void *data, size_t es, view_t *saved) {
+static void view_set(mn_tensor_t *t, const int32_t *dims, void *data, view_t *saved) {
     saved->dims = t->dims;
     saved->data = t->data;
-    saved->bytes = t->bytes;
     saved->ndim = t->ndim;
     t->dims = dims;
     t->ndim = 4;
     t->data = data;
-    t->bytes = row_bytes(dims, es) * (size_t)dims[1];
 }
 
 static void view_restore(mn_tensor_t *t, const view_t *v) {
     t->dims = v->dims;
     t->data = v->data;
-    t->bytes = v->bytes;
     t->ndim = v->ndim;
 }
 
@@ -455,8 +451,8 @@ static mn_status_t prepare_op(mn_ctx_t *ctx, mn_patch_t *p, uint32_t k) {
     if (!opts) {
         return MN_ERR_ARENA;
     }
-    view_set(in, op->in_dims, NULL, p->es, &vi);
-    view_set(out, op->out_dims, NULL, p->es, &vo);
+    view_set(in, op->in_dims, NULL, &vi);
+    view_set(out, op->out_dims, NULL, &vo);
     node->options = valid_options(op->options, op->fields, opts);
     ctx->cur_op = p->first + k;
     if (op->kernel->init) {
@@ -525,8 +521,8 @@ static mn_status_t eval_row(mn_ctx_t *ctx, const mn_patch_t *p, uint32_t k, uint
     mn_node_t *node = &ctx->nodes[p->first + k];
     mn_tensor_t *in = &ctx->tensors[node->inputs[0]], *out = &ctx->tensors[node->outputs[0]];
     view_t vi, vo;
-    view_set(in, op->in_dims, in_data, p->es, &vi);
-    view_set(out, op->out_dims, out_data, p->es, &vo);
+    view_set(in, op->in_dims, in_data, &vi);
+    view_set(out, op->out_dims, out_data, &vo);
     const uint32_t pos = ctx->cur_op;
     ctx->cur_op = p->first + k;
     mn_status_t s = op->kernel->eval(ctx, node);

@@ -138,12 +138,12 @@ mn_status_t mn_resources_setup(mn_interp_t *it) {
             if (!e->sized) {
                 e->sized = true;
                 e->dtype = val.dtype;
-                e->bytes = val.bytes;
+                e->bytes = mn_tensor_bytes(&val);
                 e->fixed_by = k << 16 | (i & 0xffff);
-            } else if (e->dtype != val.dtype || e->bytes != val.bytes) {
+            } else if (e->dtype != val.dtype || e->bytes != mn_tensor_bytes(&val)) {
                 return mn_err_set(&it->err, MN_ERR_MODEL, "subgraph %u op %u ASSIGN_VARIABLE: variable '%s' "
                     "changes dtype or size: %s (%zu bytes) here, %s (%zu bytes) at subgraph %u op %u", (unsigned)k,
-                    (unsigned)i, e->shared_name, mn_dtype_name(val.dtype), val.bytes, mn_dtype_name(e->dtype), e->bytes,
+                    (unsigned)i, e->shared_name, mn_dtype_name(val.dtype), mn_tensor_bytes(&val), mn_dtype_name(e->dtype), e->bytes,
                     (unsigned)(e->fixed_by >> 16), (unsigned)(e->fixed_by & 0xffff));
             }
         }

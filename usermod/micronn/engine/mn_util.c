@@ -71,6 +71,62 @@ size_t mn_tensor_count(const mn_tensor_t *t) {
     return n;
 }
 
+/* Vector `field` of a verified table at q, found from q alone (flatbuffer offsets are relative):
+ * its first element, *n = its length (NULL, 0 when absent). */
+static const uint8_t *table_vec(const uint8_t *q, int field, uint32_t *n) {
+    const uint8_t *vt = q - mn_ld_i32(q);
+    uint32_t vo = 4u + 2u * (uint32_t)field;
+    uint32_t fo = vo + 2u <= mn_ld_u16(vt) ? mn_ld_u16(vt + vo) : 0;
+    if (!fo) {
+        *n = 0;
+        return NULL;
+    }
+    const uint8_t *v = q + fo + mn_ld_u32(q + fo);
+    *n = mn_ld_u32(v);
+    return v + 4;
+}
+
+const uint8_t *mn_tensor_scales(const mn_tensor_t *t) {
+    uint32_t n;
+    return t->quant ? table_vec(t->quant, F_Q_SCALE, &n) : NULL;
+}
+
+const uint8_t *mn_tensor_zero_points(const mn_tensor_t *t) {
+    uint32_t n = 0;
+    const uint8_t *v = t->quant ? table_vec(t->quant, F_Q_ZERO_POINT, &n) : NULL;
+    return n ? v : NULL;
+}
+
+int32_t mn_tensor_q_count(const mn_tensor_t *t) {
+    uint32_t n = 0;
+    if (t->quant) {
+        table_vec(t->quant, F_Q_SCALE, &n);
+    }
+    return (int32_t)n;
+}
+
+/* Element ch of a stored vector of n (channel 0 when ch is out of range). */
+static size_t channel(int32_t ch, uint32_t n) {
+    return ch >= 0 && (uint32_t)ch < n ? (size_t)ch : 0;
+}
+
+float mn_tensor_scale(const mn_tensor_t *t, int32_t ch) {
+    uint32_t n = 0;
+    const uint8_t *v = t->quant ? table_vec(t->quant, F_Q_SCALE, &n) : NULL;
+    return n ? mn_ld_f32(v + 4 * channel(ch, n)) : 0.0f;
+}
+
+int32_t mn_tensor_zero_point(const mn_tensor_t *t, int32_t ch) {
+    uint32_t n = 0;   /* the verifier: as many zero points as scales, or none */
+    const uint8_t *v = t->quant ? table_vec(t->quant, F_Q_ZERO_POINT, &n) : NULL;
+    return n ? (int32_t)mn_ld_u64(v + 8 * channel(ch, n)) : 0;
+}
+
+size_t mn_tensor_bytes(const mn_tensor_t *t) {
+    size_t count = mn_tensor_count(t);
+    return t->dtype == MN_INT4 ? (count + 1) / 2 : count * mn_dtype_size(t->dtype);
+}
+
 typedef struct {
     char *out;
     size_t cap;

@@ -101,15 +101,14 @@ typedef struct mn_softmax_s8_variant {
     void (*run)(const mn_softmax_q_t *p, int outer, int depth, const int8_t *input, int8_t *output);
 } mn_softmax_s8_variant_t;
 
-/* SVDF int8 (mn_svdf_s8; scratch and state as the reference uses them). */
+/* SVDF int8 (mn_svdf_s8; the state as the reference uses it; no scratch). */
 typedef struct mn_svdf_s8_variant {
     const char *name;
     bool (*fits)(const mn_svdf_params_t *p);
     size_t (*data_bytes)(const mn_svdf_params_t *p);   /* NULL: none */
     void (*precompute)(const mn_svdf_params_t *p, const int8_t *w_feature, void *data);
     void (*run)(const mn_svdf_params_t *p, const int8_t *input, const int8_t *w_feature,
-        const int16_t *w_time, const int32_t *bias, int16_t *state, int32_t *scratch,
-        int32_t *scratch_out, int8_t *output, const mn_vbuf_t *buf);
+        const int16_t *w_time, const int32_t *bias, int16_t *state, int8_t *output, const mn_vbuf_t *buf);
 } mn_svdf_s8_variant_t;
 
 /* QUANTIZE int -> int requantization (mn_requantize_<in>_<out>, e.g. mn_requantize_s16_s8): in_dtype

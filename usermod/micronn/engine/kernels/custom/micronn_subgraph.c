@@ -129,7 +129,7 @@ static mn_status_t sub_eval(mn_ctx_t *ctx, mn_node_t *node) {
     for (int i = 0; i < mn_num_outputs(node) && s == MN_OK; i++) {
         mn_tensor_t *out = mn_output(ctx, node, i), *t = mn_interp_output(it, (size_t)i);
         if (t->data != out->data) {
-            memcpy(out->data, t->data, out->bytes);
+            memcpy(out->data, t->data, mn_tensor_bytes(out));
         }
     }
     return s;

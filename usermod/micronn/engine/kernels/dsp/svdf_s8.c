@@ -7,8 +7,9 @@
  *   is the old memory's halfwords 2j+1, 2j+2 (one unaligned load), stored back in place and fed
  *   to SMLAD with the time weights; the last word takes the new activation. The shift of the
  *   whole buffer is the same as per filter (the value crossing a boundary is overwritten).
- * Then bias, rank reduction and requantization of the output. All sums wrap modulo 2^32 (SMLAD),
- * like the reference's int32 accumulators.
+ * Each unit's sum (bias + its rank filters' time sums) is requantized as soon as it is complete,
+ * so nothing is kept per filter or unit (no scratch). All sums wrap modulo 2^32 (SMLAD), like the
+ * reference's int32 accumulators.
  */
 #include "dsp.h"
 
@@ -92,36 +93,35 @@ static inline int32_t shift_dot(int16_t *s, const int16_t *wt, int nm, int16_t n
 }
 
 static void svdf_run(const mn_svdf_params_t *p, const int8_t *input, const int8_t *w_feature, const int16_t *w_time,
-    const int32_t *bias, int16_t *state, int32_t *scratch, int32_t *scratch_out, int8_t *output,
-    const mn_vbuf_t *buf) {
-    (void)scratch_out;
-    const int nb = p->batches, ni = p->input_size, nf = p->filters, nu = p->units, nr = p->rank, nm = p->memory;
+    const int32_t *bias, int16_t *state, int8_t *output, const mn_vbuf_t *buf) {
     (void)buf;
+    const int nb = p->batches, ni = p->input_size, nf = p->filters, nu = p->units, nr = p->rank, nm = p->memory;
     const int32_t off = -p->input_zp;
     const int32_t mult1 = p->mult1, mult2 = p->mult2, out_zp = p->output_zp;
     const int shift1 = p->shift1, shift2 = p->shift2;
     for (int b = 0; b < nb; ++b) {
         const int8_t *in = input + (size_t)b * ni;
         int16_t *s = state + (size_t)b * nf * nm;
-        int32_t *sc = scratch + (size_t)b * nf;
-        for (int f = 0, rows; f < nf; f += rows) {
+        int8_t *out = output + (size_t)b * nu;
+        uint32_t sum = 0;
+        for (int f = 0, rows, r = 0, u = 0; f < nf; f += rows) {
             /* four rows, then two, then one (the spare accumulators repeat a row) */
             rows = nf - f >= 4 ? 4 : nf - f >= 2 ? 2 : 1;
             const int8_t *w = w_feature + (size_t)f * ni;
             int32_t acc[4] = { 0, 0, 0, 0 };
             feature_dot(in, w, rows == 4 ? w + 2 * ni : w, rows > 1 ? ni : 0, ni, off, acc);
-            for (int r = 0; r < rows; ++r) {
-                const int32_t v = dsp_requant(acc[r], mult1, shift1);
+            for (int k = 0; k < rows; ++k) {
+                const int32_t v = dsp_requant(acc[k], mult1, shift1);
                 const int16_t a = (int16_t)(v < INT16_MIN ? INT16_MIN : v > INT16_MAX ? INT16_MAX : v);
-                sc[f + r] = shift_dot(s + (size_t)(f + r) * nm, w_time + (size_t)(f + r) * nm, nm, a);
+                if (r == 0) {
+                    sum = bias ? (uint32_t)bias[u] : 0u;
+                }
+                sum += (uint32_t)shift_dot(s + (size_t)(f + k) * nm, w_time + (size_t)(f + k) * nm, nm, a);
+                if (++r == nr) {   /* bias, rank reduction, requantization of a complete unit */
+                    out[u++] = dsp_out((int32_t)sum, mult2, shift2, out_zp, INT8_MIN, INT8_MAX);
+                    r = 0;
+                }
             }
-        }
-        for (int u = 0; u < nu; ++u) {
-            uint32_t acc = bias ? (uint32_t)bias[u] : 0u;
-            for (int r = 0; r < nr; ++r) {
-                acc += (uint32_t)*sc++;
-            }
-            output[(size_t)b * nu + u] = dsp_out((int32_t)acc, mult2, shift2, out_zp, INT8_MIN, INT8_MAX);
         }
     }
 }

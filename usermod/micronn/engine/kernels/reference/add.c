@@ -124,13 +124,13 @@ static int pot_log2(float x, int *log2) {
 
 static mn_status_t prepare_s16(mn_ctx_t *ctx, mn_node_t *node, add_data_t *d, const mn_tensor_t *in1,
     const mn_tensor_t *in2, const mn_tensor_t *out, int32_t lo, int32_t hi) {
-    if (in1->zero_point || in2->zero_point || out->zero_point) {
+    if (mn_tensor_zero_point(in1, 0) || mn_tensor_zero_point(in2, 0) || mn_tensor_zero_point(out, 0)) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 zero points must be 0 (have %d, %d, %d)",
-            (int)in1->zero_point, (int)in2->zero_point, (int)out->zero_point);
+            (int)mn_tensor_zero_point(in1, 0), (int)mn_tensor_zero_point(in2, 0), (int)mn_tensor_zero_point(out, 0));
     }
     int l1, l2, lo2;
-    if (mn_opt_bool(node, MN_ADD_POT_SCALE_INT16, true) && pot_log2(in1->scale, &l1)
-        && pot_log2(in2->scale, &l2) && pot_log2(out->scale, &lo2)) {
+    if (mn_opt_bool(node, MN_ADD_POT_SCALE_INT16, true) && pot_log2(mn_tensor_scale(in1, 0), &l1)
+        && pot_log2(mn_tensor_scale(in2, 0), &l2) && pot_log2(mn_tensor_scale(out, 0), &lo2)) {
         const int s1 = l1 - lo2, s2 = l2 - lo2;
         if (d->b.broadcast) {
             /* LiteRT's reference kernel has no broadcasting form of this path (it aborts). */
@@ -148,7 +148,7 @@ static mn_status_t prepare_s16(mn_ctx_t *ctx, mn_node_t *node, add_data_t *d, co
         d->u.pot.act_max = hi;
         return MN_OK;
     }
-    mn_add_quant_init_s16(&d->u.q, in1->scale, in2->scale, out->scale, lo, hi);
+    mn_add_quant_init_s16(&d->u.q, mn_tensor_scale(in1, 0), mn_tensor_scale(in2, 0), mn_tensor_scale(out, 0), lo, hi);
     return MN_OK;
 }
 
@@ -175,8 +175,8 @@ static mn_status_t addsub_prepare(mn_ctx_t *ctx, mn_node_t *node, int sub) {
         if (in1->dtype == MN_INT16) {
             REF_TRY(prepare_s16(ctx, node, d, in1, in2, out, lo, hi));
         } else {
-            mn_add_quant_init(&d->u.q, in1->scale, in1->zero_point, in2->scale, in2->zero_point,
-                out->scale, out->zero_point, lo, hi);
+            mn_add_quant_init(&d->u.q, mn_tensor_scale(in1, 0), mn_tensor_zero_point(in1, 0), mn_tensor_scale(in2, 0), mn_tensor_zero_point(in2, 0),
+                mn_tensor_scale(out, 0), mn_tensor_zero_point(out, 0), lo, hi);
         }
     } else {
         return ref_fail_dtype(ctx, "input", in1);

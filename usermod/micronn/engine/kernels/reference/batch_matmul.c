@@ -145,13 +145,13 @@ static mn_status_t bmm_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             return ref_fail_combo(ctx, lhs, out);
         }
         REF_TRY(ref_need_quant(ctx, "rhs", rhs));
-        if (rhs->q_count != 1 || rhs->zero_point != 0) {
+        if (mn_tensor_q_count(rhs) != 1 || mn_tensor_zero_point(rhs, 0) != 0) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "hybrid rhs must be per-tensor with zero point 0 (%d scales, zero point %d)",
-                (int)rhs->q_count, (int)rhs->zero_point);
+                (int)mn_tensor_q_count(rhs), (int)mn_tensor_zero_point(rhs, 0));
         }
         p->hybrid = 1;
         p->asymmetric = mn_opt_bool(node, MN_BMM_ASYMMETRIC_QUANTIZE_INPUTS, false);
-        p->rhs_scale = rhs->scale;
+        p->rhs_scale = mn_tensor_scale(rhs, 0);
         node->user_data = p;
         return mn_request_scratch(ctx, mn_bmm_hybrid_scratch(p), &p->scratch);
     }
@@ -166,15 +166,15 @@ static mn_status_t bmm_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         REF_TRY(ref_need_quant(ctx, "lhs", lhs));
         REF_TRY(ref_need_quant(ctx, "rhs", rhs));
         REF_TRY(ref_need_quant(ctx, "output", out));
-        if (lhs->dtype == MN_INT16 && (lhs->zero_point || rhs->zero_point || out->zero_point)) {
+        if (lhs->dtype == MN_INT16 && (mn_tensor_zero_point(lhs, 0) || mn_tensor_zero_point(rhs, 0) || mn_tensor_zero_point(out, 0))) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 zero points must be 0 (got %d/%d/%d)",
-                (int)lhs->zero_point, (int)rhs->zero_point, (int)out->zero_point);
+                (int)mn_tensor_zero_point(lhs, 0), (int)mn_tensor_zero_point(rhs, 0), (int)mn_tensor_zero_point(out, 0));
         }
-        p->lhs_offset = -lhs->zero_point;
-        p->rhs_offset = -rhs->zero_point;
-        p->output_offset = out->zero_point;
+        p->lhs_offset = -mn_tensor_zero_point(lhs, 0);
+        p->rhs_offset = -mn_tensor_zero_point(rhs, 0);
+        p->output_offset = mn_tensor_zero_point(out, 0);
         int s;
-        mn_quantize_multiplier((double)(lhs->scale * rhs->scale) / (double)out->scale, &p->mult, &s);
+        mn_quantize_multiplier((double)(mn_tensor_scale(lhs, 0) * mn_tensor_scale(rhs, 0)) / (double)mn_tensor_scale(out, 0), &p->mult, &s);
         if (s > (lhs->dtype == MN_INT16 ? 14 : 30)) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "output multiplier 2^%d too large", s);
         }

@@ -103,11 +103,11 @@ static mn_status_t cmp_prepare(mn_ctx_t *ctx, mn_node_t *node, int op) {
     d->dtype = (uint8_t)t;
     d->op = (uint8_t)op;
     d->quantized = t == MN_INT8 || t == MN_UINT8
-        || (t == MN_INT16 && (op == MN_CMP_EQ || op == MN_CMP_NE) && in1->q_count > 0 && in2->q_count > 0);
+        || (t == MN_INT16 && (op == MN_CMP_EQ || op == MN_CMP_NE) && mn_tensor_q_count(in1) > 0 && mn_tensor_q_count(in2) > 0);
     if (d->quantized) {
         REF_TRY(ref_need_quant(ctx, "input1", in1));
         REF_TRY(ref_need_quant(ctx, "input2", in2));
-        mn_cmp_quant_init(&d->q, in1->scale, in1->zero_point, in2->scale, in2->zero_point);
+        mn_cmp_quant_init(&d->q, mn_tensor_scale(in1, 0), mn_tensor_zero_point(in1, 0), mn_tensor_scale(in2, 0), mn_tensor_zero_point(in2, 0));
     } else if (t != MN_FLOAT32 && t != MN_INT16 && t != MN_INT32
                && !(t == MN_BOOL && (op == MN_CMP_EQ || op == MN_CMP_NE))) {
         return ref_fail_dtype(ctx, "input", in1);

@@ -29,7 +29,7 @@ void mn_concat_requant_u8(size_t n, float scale, float bias, int32_t out_zp, con
 }
 
 static int same_quant(const mn_tensor_t *a, const mn_tensor_t *b) {
-    return a->scale == b->scale && a->zero_point == b->zero_point;
+    return mn_tensor_scale(a, 0) == mn_tensor_scale(b, 0) && mn_tensor_zero_point(a, 0) == mn_tensor_zero_point(b, 0);
 }
 
 /* axis: concatenation axis in the output; pack: the inputs lack that axis. */
@@ -63,7 +63,7 @@ static mn_status_t concat_prepare_common(mn_ctx_t *ctx, mn_node_t *node, int pac
         return MN_ERR_ARENA;
     }
     d->es = (uint8_t)mn_dtype_size(out->dtype);
-    d->out_zp = out->zero_point;
+    d->out_zp = mn_tensor_zero_point(out, 0);
     int32_t outer = 1, inner = 1, total = 0;
     for (int k = 0; k < axis; ++k) {
         outer *= out->dims[k];
@@ -97,13 +97,13 @@ static mn_status_t concat_prepare_common(mn_ctx_t *ctx, mn_node_t *node, int pac
             if (out->dtype != MN_UINT8 || pack) {
                 return mn_fail(ctx, MN_ERR_UNSUPPORTED,
                     "%s input %d quantization (zero point %d) differs from the output's (%d)",
-                    mn_dtype_name(in->dtype), i, (int)in->zero_point, (int)out->zero_point);
+                    mn_dtype_name(in->dtype), i, (int)mn_tensor_zero_point(in, 0), (int)mn_tensor_zero_point(out, 0));
             }
             REF_TRY(ref_need_quant(ctx, "input", in));
             REF_TRY(ref_need_quant(ctx, "output", out));
             d->in[i].requant = 1;
-            d->in[i].scale = in->scale * (1.0f / out->scale);
-            d->in[i].bias = -(float)in->zero_point * d->in[i].scale;
+            d->in[i].scale = mn_tensor_scale(in, 0) * (1.0f / mn_tensor_scale(out, 0));
+            d->in[i].bias = -(float)mn_tensor_zero_point(in, 0) * d->in[i].scale;
         }
     }
     if (total != out->dims[axis]) {

@@ -23,7 +23,7 @@ static mn_status_t while_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     }
     for (int i = 0; i < n; i++) {
         const mn_tensor_t *in = mn_input(ctx, node, i), *out = mn_output(ctx, node, i);
-        if (!in || !out || in->dtype != out->dtype || in->bytes != out->bytes) {
+        if (!in || !out || in->dtype != out->dtype || mn_tensor_bytes(in) != mn_tensor_bytes(out)) {
             return mn_fail(ctx, MN_ERR_MODEL, "loop variable %d: input and output differ in dtype or size", i);
         }
     }
@@ -63,7 +63,7 @@ static mn_status_t while_eval(mn_ctx_t *ctx, mn_node_t *node) {
     while_data_t *d = node->user_data;
     for (int i = 0; i < mn_num_inputs(node); i++) {
         mn_tensor_t *in = mn_input(ctx, node, i), *out = mn_output(ctx, node, i);
-        memcpy(out->data, in->data, out->bytes);
+        memcpy(out->data, in->data, mn_tensor_bytes(out));
     }
     for (uint32_t iteration = 0;; iteration++) {
         if (ctx->cfg.should_stop && ctx->cfg.should_stop(ctx->cfg.stop_user)) {

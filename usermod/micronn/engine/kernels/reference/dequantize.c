@@ -103,16 +103,16 @@ static mn_status_t dequantize_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         return ref_fail_dtype(ctx, "input", in);
     }
     REF_TRY(ref_need_quant(ctx, "input", in));
-    d->scale = in->scale;
-    d->zp = in->zero_point;
-    if (in->q_count > 1) {
+    d->scale = mn_tensor_scale(in, 0);
+    d->zp = mn_tensor_zero_point(in, 0);
+    if (mn_tensor_q_count(in) > 1) {
         if ((in->dtype != MN_INT8 && in->dtype != MN_UINT8) || in->q_dim < 0 || in->q_dim >= in->ndim ||
-            in->dims[in->q_dim] != in->q_count) {
+            in->dims[in->q_dim] != mn_tensor_q_count(in)) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED,
                 "per-channel dequantization of %s (%d scales, dim %d) not supported",
-                mn_dtype_name(in->dtype), (int)in->q_count, (int)in->q_dim);
+                mn_dtype_name(in->dtype), (int)mn_tensor_q_count(in), (int)in->q_dim);
         }
-        d->channels = in->q_count;
+        d->channels = mn_tensor_q_count(in);
         size_t inner = 1;
         for (int k = in->q_dim + 1; k < in->ndim; ++k) {
             inner *= (size_t)in->dims[k];

@@ -39,7 +39,7 @@ static mn_status_t embedding_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     if (value->dtype == out->dtype) {
         REF_TRY(ref_same_dtype(ctx, value, out));
     } else if (value->dtype == MN_INT8 && out->dtype == MN_FLOAT32) {
-        if (value->q_count != 1 && !(value->q_count == d->rows && value->q_dim == 0)) {
+        if (mn_tensor_q_count(value) != 1 && !(mn_tensor_q_count(value) == d->rows && value->q_dim == 0)) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "hybrid value needs a per-tensor or per-row scale");
         }
         d->hybrid = 1;
@@ -67,7 +67,7 @@ static mn_status_t embedding_eval(mn_ctx_t *ctx, mn_node_t *node) {
             memcpy(out + (size_t)i * row_bytes, src, row_bytes);
             continue;
         }
-        const float scale = mn_tensor_scale(value, value->q_count > 1 ? r : 0);
+        const float scale = mn_tensor_scale(value, mn_tensor_q_count(value) > 1 ? r : 0);
         float *o = (float *)(void *)out + (size_t)i * d->row_elems;
         for (int32_t k = 0; k < d->row_elems; ++k) {
             o[k] = (float)(int8_t)src[k] * scale;

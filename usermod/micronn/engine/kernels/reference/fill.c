@@ -36,7 +36,7 @@ static mn_status_t fill_prepare(mn_ctx_t *ctx, mn_node_t *node) {
 static mn_status_t fill_eval(mn_ctx_t *ctx, mn_node_t *node) {
     const mn_tensor_t *value = mn_input(ctx, node, 1);
     mn_tensor_t *out = mn_output(ctx, node, 0);
-    mn_fill_elems(out->data, mn_tensor_count(out), value->bytes, value->data);
+    mn_fill_elems(out->data, mn_tensor_count(out), mn_tensor_bytes(value), value->data);
     return MN_OK;
 }
 
@@ -48,7 +48,7 @@ static mn_status_t zeros_like_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     REF_INPUT(in, ctx, node, 0, "input");
     REF_OUTPUT(out, ctx, node, 0);
     REF_TRY(ref_same_dtype(ctx, in, out));
-    if (in->bytes != out->bytes) {
+    if (mn_tensor_bytes(in) != mn_tensor_bytes(out)) {
         return mn_fail(ctx, MN_ERR_MODEL, "output size differs from the input's");
     }
     return MN_OK;
@@ -56,8 +56,8 @@ static mn_status_t zeros_like_prepare(mn_ctx_t *ctx, mn_node_t *node) {
 
 static mn_status_t zeros_like_eval(mn_ctx_t *ctx, mn_node_t *node) {
     mn_tensor_t *out = mn_output(ctx, node, 0);
-    if (out->bytes) {
-        memset(out->data, 0, out->bytes);
+    if (mn_tensor_bytes(out)) {
+        memset(out->data, 0, mn_tensor_bytes(out));
     }
     return MN_OK;
 }

@@ -206,12 +206,12 @@ static mn_status_t fc_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, fc_data_t *
         return MN_ERR_ARENA;
     }
     d->h = h;
-    if (w->q_count > 1 && (w->q_count != d->p.units || w->q_dim != 0)) {
+    if (mn_tensor_q_count(w) > 1 && (mn_tensor_q_count(w) != d->p.units || w->q_dim != 0)) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED,
             "weights per-channel quantization (%d scales, dim %d) does not match %d units",
-            (int)w->q_count, (int)w->q_dim, d->p.units);
+            (int)mn_tensor_q_count(w), (int)w->q_dim, d->p.units);
     }
-    for (int32_t u = 0; u < w->q_count; ++u) {
+    for (int32_t u = 0; u < mn_tensor_q_count(w); ++u) {
         if (mn_tensor_zero_point(w, u) != 0) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "hybrid weights zero point %d not supported (must be 0)",
                 (int)mn_tensor_zero_point(w, u));
@@ -224,7 +224,7 @@ static mn_status_t fc_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, fc_data_t *
     h->asymmetric = mn_opt_i8(node, MN_FC_ASYMMETRIC_QUANTIZE_INPUTS, 0) != 0;
     h->w_scale = mn_tensor_scale(w, 0);
     h->w_scales = NULL;
-    if (w->q_count > 1) {
+    if (mn_tensor_q_count(w) > 1) {
         float *s = (float *)mn_alloc_persistent(ctx, (size_t)h->units * sizeof(float));
         if (!s) {
             return MN_ERR_ARENA;
@@ -255,7 +255,7 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     int32_t *mult = NULL;
     int8_t *shift = NULL;
     bool fill;
-    const int per_channel = in->dtype != MN_FLOAT32 && w->q_count > 1;
+    const int per_channel = in->dtype != MN_FLOAT32 && mn_tensor_q_count(w) > 1;
     const int32_t n_tables = per_channel ? w->dims[0] : 0;
     fc_data_t *d = (fc_data_t *)ref_alloc_with_tables(ctx, node, sizeof(fc_data_t), n_tables, &mult, &shift, &fill);
     if (!d) {
@@ -315,19 +315,19 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         REF_TRY(ref_need_quant(ctx, "input", in));
         REF_TRY(ref_need_quant(ctx, "weights", w));
         REF_TRY(ref_need_quant(ctx, "output", out));
-        if (wide && (in->zero_point != 0 || out->zero_point != 0)) {
+        if (wide && (mn_tensor_zero_point(in, 0) != 0 || mn_tensor_zero_point(out, 0) != 0)) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 input/output zero points %d/%d not supported (must be 0)",
-                (int)in->zero_point, (int)out->zero_point);
+                (int)mn_tensor_zero_point(in, 0), (int)mn_tensor_zero_point(out, 0));
         }
-        p->input_offset = -in->zero_point;
-        p->weights_offset = -w->zero_point;
-        p->output_offset = out->zero_point;
+        p->input_offset = -mn_tensor_zero_point(in, 0);
+        p->weights_offset = -mn_tensor_zero_point(w, 0);
+        p->output_offset = mn_tensor_zero_point(out, 0);
         REF_TRY(ref_act_range_q(ctx, act, out, &p->act_min, &p->act_max));
-        if (w->q_count > 1) {
-            if (w->q_count != p->units || w->q_dim != 0) {
+        if (mn_tensor_q_count(w) > 1) {
+            if (mn_tensor_q_count(w) != p->units || w->q_dim != 0) {
                 return mn_fail(ctx, MN_ERR_UNSUPPORTED,
                     "weights per-channel quantization (%d scales, dim %d) does not match %d units",
-                    (int)w->q_count, (int)w->q_dim, p->units);
+                    (int)mn_tensor_q_count(w), (int)w->q_dim, p->units);
             }
             for (int u = 0; u < p->units; ++u) {
                 if (mn_tensor_zero_point(w, u) != 0) {
@@ -336,7 +336,7 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
                 }
                 const float ws = mn_tensor_scale(w, u);
                 if (fill) {
-                    mn_conv_multipliers(in->scale, &ws, 1, out->scale, 1, &mult[u], &shift[u]);
+                    mn_conv_multipliers(mn_tensor_scale(in, 0), &ws, 1, mn_tensor_scale(out, 0), 1, &mult[u], &shift[u]);
                     if (shift[u] > max_shift) {
                         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "output multiplier 2^%d too large", (int)shift[u]);
                     }
@@ -350,7 +350,7 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             d->per_channel = 1;
         } else {
             int s;
-            mn_quantize_multiplier(mn_fc_real_multiplier(in->scale, w->scale, out->scale), &p->mult, &s);
+            mn_quantize_multiplier(mn_fc_real_multiplier(mn_tensor_scale(in, 0), mn_tensor_scale(w, 0), mn_tensor_scale(out, 0)), &p->mult, &s);
             if (s > max_shift) {
                 return mn_fail(ctx, MN_ERR_UNSUPPORTED, "output multiplier 2^%d too large", s);
             }

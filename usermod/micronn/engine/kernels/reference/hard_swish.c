@@ -86,17 +86,17 @@ static mn_status_t hard_swish_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     d->dtype = (uint8_t)dt;
     if (dt == MN_INT8) {
         REF_TRY(ref_unary_quant(ctx, in, out));
-        const float hires_scale = (1.0f / 128.0f) * in->scale;
+        const float hires_scale = (1.0f / 128.0f) * mn_tensor_scale(in, 0);
         int32_t m;
-        mn_quantize_multiplier((double)(hires_scale / out->scale), &m, &d->q.out_exp);
+        mn_quantize_multiplier((double)(hires_scale / mn_tensor_scale(out, 0)), &m, &d->q.out_exp);
         d->q.out_mult = mult_to_s16(m);
         if (d->q.out_exp > 0) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input scale / output scale >= 128 not supported");
         }
         mn_quantize_multiplier((double)(hires_scale / (3.0f / 32768.0f)), &m, &d->q.relu_exp);
         d->q.relu_mult = mult_to_s16(m);
-        d->q.in_zp = in->zero_point;
-        d->q.out_zp = out->zero_point;
+        d->q.in_zp = mn_tensor_zero_point(in, 0);
+        d->q.out_zp = mn_tensor_zero_point(out, 0);
     }
     node->user_data = d;
     return MN_OK;

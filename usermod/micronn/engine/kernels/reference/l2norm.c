@@ -79,10 +79,10 @@ static mn_status_t l2norm_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     d->dtype = (uint8_t)dt;
     if (dt == MN_INT8) {
         REF_TRY(ref_unary_quant(ctx, in, out));
-        if (out->scale != 1.0f / 128 || out->zero_point != 0) {
+        if (mn_tensor_scale(out, 0) != 1.0f / 128 || mn_tensor_zero_point(out, 0) != 0) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int8 output must have scale 1/128 and zero point 0");
         }
-        d->in_zp = in->zero_point;
+        d->in_zp = mn_tensor_zero_point(in, 0);
     }
     node->user_data = d;
     return MN_OK;

@@ -59,12 +59,12 @@ static mn_status_t leaky_relu_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     }
     if (dt != MN_FLOAT32) {
         REF_TRY(ref_unary_quant(ctx, in, out));
-        d->q.in_zp = in->zero_point;
-        d->q.out_zp = out->zero_point;
+        d->q.in_zp = mn_tensor_zero_point(in, 0);
+        d->q.out_zp = mn_tensor_zero_point(out, 0);
         d->q.alpha_neg = d->alpha < 0.0f;
-        const float alpha_m = in->scale * mn_absf(d->alpha) / out->scale;
+        const float alpha_m = mn_tensor_scale(in, 0) * mn_absf(d->alpha) / mn_tensor_scale(out, 0);
         mn_quantize_multiplier((double)alpha_m, &d->q.mult_alpha, &d->q.shift_alpha);
-        mn_quantize_multiplier((double)(in->scale / out->scale), &d->q.mult_id, &d->q.shift_id);
+        mn_quantize_multiplier((double)(mn_tensor_scale(in, 0) / mn_tensor_scale(out, 0)), &d->q.mult_id, &d->q.shift_id);
     }
     node->user_data = d;
     return MN_OK;

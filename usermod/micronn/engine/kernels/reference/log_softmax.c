@@ -153,10 +153,10 @@ static mn_status_t log_softmax_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     d->dtype = (uint8_t)dt;
     if (dt == MN_INT8) {
         REF_TRY(ref_unary_quant(ctx, in, out));
-        if (out->scale != 16.0f / 256 || out->zero_point != 127) {
+        if (mn_tensor_scale(out, 0) != 16.0f / 256 || mn_tensor_zero_point(out, 0) != 127) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int8 output must have scale 16/256 and zero point 127");
         }
-        if (mn_log_softmax_q_init(&d->q, in->scale)) {
+        if (mn_log_softmax_q_init(&d->q, mn_tensor_scale(in, 0))) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input scale too small for int8 input");
         }
     }

@@ -74,14 +74,14 @@ static mn_status_t logistic_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     d->dtype = (uint8_t)dt;
     if (dt == MN_INT8) {
         REF_TRY(ref_unary_quant(ctx, in, out));
-        if (out->scale != 1.0f / 256) {
+        if (mn_tensor_scale(out, 0) != 1.0f / 256) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int8 output scale must be 1/256");
         }
-        mn_lut_s8_init(d->lut, in->scale, in->zero_point, out->scale, out->zero_point, logistic_fn, NULL);
+        mn_lut_s8_init(d->lut, mn_tensor_scale(in, 0), mn_tensor_zero_point(in, 0), mn_tensor_scale(out, 0), mn_tensor_zero_point(out, 0), logistic_fn, NULL);
     } else if (dt == MN_INT16) {
         REF_TRY(ref_unary_quant(ctx, in, out));
         REF_TRY(ref_sig16_prepare(ctx, in, out, 0, &d->s16));
-        if (out->scale != 1.0f / 32768) {
+        if (mn_tensor_scale(out, 0) != 1.0f / 32768) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 output scale must be 1/32768");
         }
     }

@@ -557,13 +557,13 @@ static mn_status_t check_weights_q(mn_ctx_t *ctx, const mn_tensor_t *t, const ch
     if (!t->data || !(t->flags & MN_TF_CONST)) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%s must be constant (%s weights)", what, mn_dtype_name(t->dtype));
     }
-    if (t->q_count > 1) {
+    if (mn_tensor_q_count(t) > 1) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "per-channel quantized %s (%d scales) not supported",
-            what, (int)t->q_count);
+            what, (int)mn_tensor_q_count(t));
     }
-    if (t->zero_point != 0) {
+    if (mn_tensor_zero_point(t, 0) != 0) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%s zero point %d not supported (must be 0)",
-            what, (int)t->zero_point);
+            what, (int)mn_tensor_zero_point(t, 0));
     }
     return MN_OK;
 }
@@ -633,7 +633,7 @@ static mn_status_t prepare_s8(mn_ctx_t *ctx, mn_node_t *node, lstm_data_t *d, mn
             "peephole weights with a projection to %d outputs (!= %d cells) not supported (int8 input)",
             q->n_output, q->n_cell);
     }
-    if (!checked_log2(cs->scale, &q->cell_scale) || q->cell_scale > -9 || q->cell_scale < -15) {
+    if (!checked_log2(mn_tensor_scale(cs, 0), &q->cell_scale) || q->cell_scale > -9 || q->cell_scale < -15) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED,
             "cell_state scale must be a power of two between 2^-15 and 2^-9 (int8 input)");
     }
@@ -645,34 +645,34 @@ static mn_status_t prepare_s8(mn_ctx_t *ctx, mn_node_t *node, lstm_data_t *d, mn
         if (!wx[g]) {
             continue;
         }
-        const float sx = wx[g]->scale * in->scale / gate_scale;
-        const float sh = wh[g]->scale * hs->scale / gate_scale;
+        const float sx = mn_tensor_scale(wx[g], 0) * mn_tensor_scale(in, 0) / gate_scale;
+        const float sh = mn_tensor_scale(wh[g], 0) * mn_tensor_scale(hs, 0) / gate_scale;
         mn_quantize_multiplier((double)sx, &q->mult_x[g], &q->shift_x[g]);
         mn_quantize_multiplier((double)sh, &q->mult_h[g], &q->shift_h[g]);
         if (wc[g]) {
             /* std::pow(2, cell_scale) is a double: this one is formed in double */
-            const float sc = (float)(1.0 / (double)(1 << -q->cell_scale) * (double)wc[g]->scale / (double)gate_scale);
+            const float sc = (float)(1.0 / (double)(1 << -q->cell_scale) * (double)mn_tensor_scale(wc[g], 0) / (double)gate_scale);
             mn_quantize_multiplier((double)sc, &q->mult_c[g], &q->shift_c[g]);
         }
     }
-    const float s_hidden = (float)(1.0 / 32768.0 / (double)hidden->scale * (1.0 / 32768.0));
+    const float s_hidden = (float)(1.0 / 32768.0 / (double)mn_tensor_scale(hidden, 0) * (1.0 / 32768.0));
     mn_quantize_multiplier((double)s_hidden, &q->hidden_mult, &q->hidden_shift);
-    q->hidden_zp = hidden->zero_point;
-    q->output_state_zp = hs->zero_point;
+    q->hidden_zp = mn_tensor_zero_point(hidden, 0);
+    q->output_state_zp = mn_tensor_zero_point(hs, 0);
     if (proj_w) {
-        const float s_proj = proj_w->scale * hidden->scale / hs->scale;
+        const float s_proj = mn_tensor_scale(proj_w, 0) * mn_tensor_scale(hidden, 0) / mn_tensor_scale(hs, 0);
         mn_quantize_multiplier((double)s_proj, &q->proj_mult, &q->proj_shift);
     }
-    q->cell_clip = cell_clip > 0.0f ? (int16_t)mn_clamp_f32(cell_clip / cs->scale, -32768.0f, 32767.0f) : 0;
-    q->proj_clip = proj_clip > 0.0f ? (int8_t)mn_clamp_f32(proj_clip / out->scale, -128.0f, 127.0f) : 0;
+    q->cell_clip = cell_clip > 0.0f ? (int16_t)mn_clamp_f32(cell_clip / mn_tensor_scale(cs, 0), -32768.0f, 32767.0f) : 0;
+    q->proj_clip = proj_clip > 0.0f ? (int8_t)mn_clamp_f32(proj_clip / mn_tensor_scale(out, 0), -128.0f, 127.0f) : 0;
 
     /* Zero-point terms folded into the biases once. */
     for (int g = 0; g < 4; ++g) {
         if (!wx[g]) {
             continue;
         }
-        if (!(q->bias_x[g] = effective_bias(ctx, wx[g], bias[g], -in->zero_point)) ||
-            !(q->bias_h[g] = effective_bias(ctx, wh[g], NULL, -hs->zero_point))) {
+        if (!(q->bias_x[g] = effective_bias(ctx, wx[g], bias[g], -mn_tensor_zero_point(in, 0))) ||
+            !(q->bias_h[g] = effective_bias(ctx, wh[g], NULL, -mn_tensor_zero_point(hs, 0)))) {
             return MN_ERR_ARENA;
         }
     }
@@ -690,17 +690,17 @@ static mn_status_t prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, lstm_data_t *d
         if (wx[g]) {
             REF_TRY(check_weights_q(ctx, wx[g], "input weights"));
             REF_TRY(check_weights_q(ctx, wh[g], "recurrent weights"));
-            h->s_x[g] = wx[g]->scale;
-            h->s_h[g] = wh[g]->scale;
+            h->s_x[g] = mn_tensor_scale(wx[g], 0);
+            h->s_h[g] = mn_tensor_scale(wh[g], 0);
         }
         if (wc[g]) {
             REF_TRY(check_weights_q(ctx, wc[g], "peephole weights"));
-            h->s_c[g] = wc[g]->scale;
+            h->s_c[g] = mn_tensor_scale(wc[g], 0);
         }
     }
     if (proj_w) {
         REF_TRY(check_weights_q(ctx, proj_w, "projection_weights"));
-        h->s_proj = proj_w->scale;
+        h->s_proj = mn_tensor_scale(proj_w, 0);
     }
     h->asymmetric = mn_opt_bool(node, MN_LSTM_ASYMMETRIC_QUANTIZE_INPUTS, false);
     d->hybrid = 1;

@@ -79,8 +79,8 @@ static mn_status_t mul_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         REF_TRY(ref_need_quant(ctx, "output", out));
         int32_t lo, hi;
         REF_TRY(ref_act_range_q(ctx, act, out, &lo, &hi));
-        mn_mul_quant_init(&d->u.q, in1->scale, in1->zero_point, in2->scale, in2->zero_point, out->scale,
-            out->zero_point, lo, hi);
+        mn_mul_quant_init(&d->u.q, mn_tensor_scale(in1, 0), mn_tensor_zero_point(in1, 0), mn_tensor_scale(in2, 0), mn_tensor_zero_point(in2, 0), mn_tensor_scale(out, 0),
+            mn_tensor_zero_point(out, 0), lo, hi);
     } else {
         return ref_fail_dtype(ctx, "input", in1);
     }

@@ -60,7 +60,7 @@ static mn_status_t pad_eval(mn_ctx_t *ctx, mn_node_t *node) {
     const pad_data_t *d = (const pad_data_t *)node->user_data;
     mn_tensor_t *out = mn_output(ctx, node, 0);
     const mn_tensor_t *cv = mn_input(ctx, node, 2);
-    mn_fill_elems(out->data, out->bytes / d->es, d->es, cv ? cv->data : d->pad);
+    mn_fill_elems(out->data, mn_tensor_bytes(out) / d->es, d->es, cv ? cv->data : d->pad);
     mn_copy_strided(&d->plan, d->es, mn_input(ctx, node, 0)->data,
         (uint8_t *)out->data + (size_t)d->out_offset * d->es);
     return MN_OK;

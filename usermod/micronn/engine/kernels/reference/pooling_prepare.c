@@ -69,11 +69,11 @@ mn_status_t ref_pool_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         REF_TRY(ref_need_quant(ctx, "output", out));
         /* The integer kernels work on raw values: input and output must share
          * their quantization (TFLite requires the same). */
-        if (in->zero_point != out->zero_point ||
-            mn_absf(in->scale - out->scale) > 1e-6f * out->scale) {
+        if (mn_tensor_zero_point(in, 0) != mn_tensor_zero_point(out, 0) ||
+            mn_absf(mn_tensor_scale(in, 0) - mn_tensor_scale(out, 0)) > 1e-6f * mn_tensor_scale(out, 0)) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED,
                 "%s input and output quantization differ (zero points %d/%d)",
-                mn_dtype_name(in->dtype), (int)in->zero_point, (int)out->zero_point);
+                mn_dtype_name(in->dtype), (int)mn_tensor_zero_point(in, 0), (int)mn_tensor_zero_point(out, 0));
         }
         REF_TRY(ref_act_range_q(ctx, act, out, &d->qmin, &d->qmax));
     } else {

@@ -95,11 +95,11 @@ static mn_status_t prelu_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         REF_TRY(ref_need_quant(ctx, "input", in));
         REF_TRY(ref_need_quant(ctx, "alpha", alpha));
         REF_TRY(ref_need_quant(ctx, "output", out));
-        d->q.in_zp = in->zero_point;
-        d->q.alpha_zp = alpha->zero_point;
-        d->q.out_zp = out->zero_point;
-        mn_quantize_multiplier((double)(in->scale / out->scale), &d->q.mult_pos, &d->q.shift_pos);
-        mn_quantize_multiplier((double)(in->scale * alpha->scale / out->scale), &d->q.mult_neg, &d->q.shift_neg);
+        d->q.in_zp = mn_tensor_zero_point(in, 0);
+        d->q.alpha_zp = mn_tensor_zero_point(alpha, 0);
+        d->q.out_zp = mn_tensor_zero_point(out, 0);
+        mn_quantize_multiplier((double)(mn_tensor_scale(in, 0) / mn_tensor_scale(out, 0)), &d->q.mult_pos, &d->q.shift_pos);
+        mn_quantize_multiplier((double)(mn_tensor_scale(in, 0) * mn_tensor_scale(alpha, 0) / mn_tensor_scale(out, 0)), &d->q.mult_neg, &d->q.shift_neg);
     }
     node->user_data = d;
     return MN_OK;

@@ -103,11 +103,11 @@ static const char *quantize_variant(const mn_node_t *node) {
 
 /* Per-channel output scales and zero points (float input only, as TFLite). */
 static mn_status_t quantize_prepare_per_channel(mn_ctx_t *ctx, const mn_tensor_t *out, quantize_data_t *d) {
-    if (out->q_dim < 0 || out->q_dim >= out->ndim || out->dims[out->q_dim] != out->q_count) {
+    if (out->q_dim < 0 || out->q_dim >= out->ndim || out->dims[out->q_dim] != mn_tensor_q_count(out)) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "per-channel output quantization: %d scales do not match dim %d",
-            (int)out->q_count, (int)out->q_dim);
+            (int)mn_tensor_q_count(out), (int)out->q_dim);
     }
-    d->channels = out->q_count;
+    d->channels = mn_tensor_q_count(out);
     size_t inner = 1;
     for (int k = out->q_dim + 1; k < out->ndim; ++k) {
         inner *= (size_t)out->dims[k];
@@ -141,30 +141,30 @@ static mn_status_t quantize_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     d->n = n;
     d->in_dtype = in->dtype;
     d->out_dtype = out->dtype;
-    d->scale = out->scale;
-    d->r.out_zp = out->zero_point;
+    d->scale = mn_tensor_scale(out, 0);
+    d->r.out_zp = mn_tensor_zero_point(out, 0);
     const int i = in->dtype, o = out->dtype;
     if (i == MN_FLOAT32) {
         if (o != MN_INT8 && o != MN_UINT8 && o != MN_INT16) {
             return ref_fail_combo(ctx, in, out);
         }
-        if (out->q_count > 1) {
+        if (mn_tensor_q_count(out) > 1) {
             REF_TRY(quantize_prepare_per_channel(ctx, out, d));
         }
     } else if (((i == MN_INT8 || i == MN_UINT8) && (o == MN_INT8 || o == MN_UINT8)) || (i == MN_INT8 && o == MN_INT16) ||
                (i == MN_INT16 && (o == MN_INT8 || o == MN_INT16 || o == MN_INT32)) ||
                (i == MN_INT32 && (o == MN_INT8 || o == MN_INT16))) {
         REF_TRY(ref_need_quant(ctx, "input", in));
-        if (out->q_count > 1 || in->q_count > 1) {
+        if (mn_tensor_q_count(out) > 1 || mn_tensor_q_count(in) > 1) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "per-channel requantization not supported");
         }
-        if (i == MN_INT16 && o == MN_INT16 && (in->zero_point != 0 || out->zero_point != 0)) {
+        if (i == MN_INT16 && o == MN_INT16 && (mn_tensor_zero_point(in, 0) != 0 || mn_tensor_zero_point(out, 0) != 0)) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 zero points must be 0 (input %d, output %d)",
-                (int)in->zero_point, (int)out->zero_point);
+                (int)mn_tensor_zero_point(in, 0), (int)mn_tensor_zero_point(out, 0));
         }
-        const double eff = (double)in->scale / (double)out->scale;
+        const double eff = (double)mn_tensor_scale(in, 0) / (double)mn_tensor_scale(out, 0);
         mn_quantize_multiplier(eff, &d->r.mult, &d->r.shift);
-        d->r.in_zp = in->zero_point;
+        d->r.in_zp = mn_tensor_zero_point(in, 0);
         d->variant = mn_select_requant(ctx, i, o, &d->r);
     } else {
         return ref_fail_combo(ctx, in, out);

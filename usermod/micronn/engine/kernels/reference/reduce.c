@@ -230,23 +230,23 @@ static mn_status_t reduce_prepare(mn_ctx_t *ctx, mn_node_t *node, int op) {
         REF_TRY(ref_need_quant(ctx, "input", in));
         REF_TRY(ref_need_quant(ctx, "output", out));
         mn_qtype_range(ref_qtype(dt), &d->qmin, &d->qmax);
-        d->in_zp = in->zero_point;
-        d->out_zp = out->zero_point;
-        if (dt == MN_INT16 && (in->zero_point || out->zero_point)) {
+        d->in_zp = mn_tensor_zero_point(in, 0);
+        d->out_zp = mn_tensor_zero_point(out, 0);
+        if (dt == MN_INT16 && (mn_tensor_zero_point(in, 0) || mn_tensor_zero_point(out, 0))) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 zero points must be 0 (got %d, %d)",
-                (int)in->zero_point, (int)out->zero_point);
+                (int)mn_tensor_zero_point(in, 0), (int)mn_tensor_zero_point(out, 0));
         }
         int shift = 0;
         if (op == RED_MAX || op == RED_MIN) {
-            if (in->scale != out->scale || in->zero_point != out->zero_point) {
+            if (mn_tensor_scale(in, 0) != mn_tensor_scale(out, 0) || mn_tensor_zero_point(in, 0) != mn_tensor_zero_point(out, 0)) {
                 return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input and output quantization must match");
             }
         } else if (op == RED_PROD) {
             /* each product step is rescaled by input_scale / output_scale^(1/count) */
-            mn_quantize_multiplier((double)in->scale / nth_root((double)out->scale, count), &d->mult, &shift);
+            mn_quantize_multiplier((double)mn_tensor_scale(in, 0) / nth_root((double)mn_tensor_scale(out, 0), count), &d->mult, &shift);
         } else {
             int32_t mult;
-            mn_quantize_multiplier((double)in->scale / (double)out->scale, &mult, &shift);
+            mn_quantize_multiplier((double)mn_tensor_scale(in, 0) / (double)mn_tensor_scale(out, 0), &mult, &shift);
             if (op == RED_MEAN) {
                 /* fold 1/count into the multiplier, keeping shift - s >= -31 */
                 int s = 0;

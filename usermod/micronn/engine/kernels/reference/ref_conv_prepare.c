@@ -43,11 +43,11 @@ mn_status_t ref_conv_prepare_quant(mn_ctx_t *ctx, const mn_tensor_t *in, const m
         REF_TRY(ref_need_quant(ctx, "input", in));
         REF_TRY(ref_need_quant(ctx, "filter", filter));
         REF_TRY(ref_need_quant(ctx, "output", out));
-        if (wide && (in->zero_point != 0 || out->zero_point != 0)) {
+        if (wide && (mn_tensor_zero_point(in, 0) != 0 || mn_tensor_zero_point(out, 0) != 0)) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 input/output zero points %d/%d not supported (must be 0)",
-                (int)in->zero_point, (int)out->zero_point);
+                (int)mn_tensor_zero_point(in, 0), (int)mn_tensor_zero_point(out, 0));
         }
-        const int32_t nq = filter->q_count;
+        const int32_t nq = mn_tensor_q_count(filter);
         if (nq != 1 && nq != out_c) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter has %d scales for %d output channels",
                 (int)nq, (int)out_c);
@@ -64,11 +64,11 @@ mn_status_t ref_conv_prepare_quant(mn_ctx_t *ctx, const mn_tensor_t *in, const m
         }
         if (fill) {
             /* one call per layer: per-channel scales read in place, a per-tensor scale computed once */
-            if (nq > 1 && filter->q_scale_raw) {
-                mn_conv_multipliers_le(in->scale, filter->q_scale_raw, out_c, out->scale, mult, shift);
+            if (nq > 1 && mn_tensor_scales(filter)) {
+                mn_conv_multipliers_le(mn_tensor_scale(in, 0), mn_tensor_scales(filter), out_c, mn_tensor_scale(out, 0), mult, shift);
             } else {
                 const float fs = mn_tensor_scale(filter, 0);
-                mn_conv_multipliers(in->scale, &fs, 1, out->scale, out_c, mult, shift);
+                mn_conv_multipliers(mn_tensor_scale(in, 0), &fs, 1, mn_tensor_scale(out, 0), out_c, mult, shift);
             }
             for (int32_t c = 0; wide && c < out_c; ++c) {
                 if (shift[c] > 14) {   /* mn_mul_by_qm64's range */
@@ -78,8 +78,8 @@ mn_status_t ref_conv_prepare_quant(mn_ctx_t *ctx, const mn_tensor_t *in, const m
         }
         int32_t act_min, act_max;
         REF_TRY(ref_act_range_q(ctx, act, out, &act_min, &act_max));
-        d->u.q.input_offset = (int16_t)-in->zero_point;   /* ref_need_quant: int8 range, or 0 (int16) */
-        d->u.q.output_offset = (int16_t)out->zero_point;
+        d->u.q.input_offset = (int16_t)-mn_tensor_zero_point(in, 0);   /* ref_need_quant: int8 range, or 0 (int16) */
+        d->u.q.output_offset = (int16_t)mn_tensor_zero_point(out, 0);
         d->u.q.act_min = (int16_t)act_min;                 /* within the output type's range */
         d->u.q.act_max = (int16_t)act_max;
         d->g.mode = 0;                                  /* the kernel sets it from its options */
@@ -105,7 +105,7 @@ static mn_status_t conv_prepare_hybrid(mn_ctx_t *ctx, const mn_tensor_t *filter,
         return ref_fail_dtype(ctx, "output (with float32 input)", out);
     }
     REF_TRY(ref_need_quant(ctx, "filter", filter));
-    const int32_t nq = filter->q_count;
+    const int32_t nq = mn_tensor_q_count(filter);
     if (nq != 1 && (nq != out_c || filter->q_dim != filter_q_dim)) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter has %d scales along dimension %d for %d output channels",
             (int)nq, (int)filter->q_dim, (int)out_c);
@@ -331,9 +331,9 @@ mn_status_t ref_conv_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     if (d->g.dtype == MN_FLOAT32 && d->g.mode && (dw || g->in_c != g->f_in_c)) {
         /* depthwise: TFLite has only the per-channel hybrid path (with one scale it reads past it);
          * grouped conv: TFLite's per-channel hybrid path, which needs one scale per output channel */
-        if (filter->q_count != g->out_c) {
+        if (mn_tensor_q_count(filter) != g->out_c) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%s needs %d filter scales (has %d)",
-                dw ? "hybrid depthwise conv" : "grouped hybrid conv", (int)g->out_c, (int)filter->q_count);
+                dw ? "hybrid depthwise conv" : "grouped hybrid conv", (int)g->out_c, (int)mn_tensor_q_count(filter));
         }
         d->g.mode = REF_HYBRID_CHANNEL;
     }

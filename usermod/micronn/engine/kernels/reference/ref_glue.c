@@ -15,11 +15,11 @@ mn_status_t ref_act_range_q(mn_ctx_t *ctx, int act, const mn_tensor_t *out,
     int32_t *lo, int32_t *hi) {
     int32_t qmin, qmax;
     mn_qtype_range(ref_qtype(out->dtype), &qmin, &qmax);
-    if (!(out->scale > 0.0f)) {
+    if (!(mn_tensor_scale(out, 0) > 0.0f)) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "output of dtype %s is not quantized (scale 0)",
             mn_dtype_name(out->dtype));
     }
-    if (mn_act_range_quant(act, out->scale, out->zero_point, qmin, qmax, lo, hi)) {
+    if (mn_act_range_quant(act, mn_tensor_scale(out, 0), mn_tensor_zero_point(out, 0), qmin, qmax, lo, hi)) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "fused activation %s not supported",
             mn_fused_act_name(act));
     }
@@ -35,16 +35,16 @@ mn_status_t ref_act_range_f(mn_ctx_t *ctx, int act, float *lo, float *hi) {
 }
 
 mn_status_t ref_need_quant(mn_ctx_t *ctx, const char *what, const mn_tensor_t *t) {
-    if (t->q_count < 1 || !(t->scale > 0.0f) || !(t->scale < 3.0e38f)) {
+    if (mn_tensor_q_count(t) < 1 || !(mn_tensor_scale(t, 0) > 0.0f) || !(mn_tensor_scale(t, 0) < 3.0e38f)) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%s (dtype %s) has no usable quantization scale",
             what, mn_dtype_name(t->dtype));
     }
     if (t->dtype == MN_INT8 || t->dtype == MN_UINT8 || t->dtype == MN_INT16) {
         int32_t lo, hi;
         mn_qtype_range(ref_qtype(t->dtype), &lo, &hi);
-        if (t->zero_point < lo || t->zero_point > hi) {
+        if (mn_tensor_zero_point(t, 0) < lo || mn_tensor_zero_point(t, 0) > hi) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%s zero point %d out of range for %s",
-                what, (int)t->zero_point, mn_dtype_name(t->dtype));
+                what, (int)mn_tensor_zero_point(t, 0), mn_dtype_name(t->dtype));
         }
     }
     return MN_OK;

@@ -367,9 +367,9 @@ static inline mn_status_t ref_unary_io(mn_ctx_t *ctx, mn_node_t *node, mn_tensor
 static inline void ref_pad_value(const mn_tensor_t *out, uint8_t pad[8]) {
     memset(pad, 0, 8);
     if (out->dtype == MN_INT8 || out->dtype == MN_UINT8) {
-        pad[0] = (uint8_t)out->zero_point;
+        pad[0] = (uint8_t)mn_tensor_zero_point(out, 0);
     } else if (out->dtype == MN_INT16) {
-        const int16_t zp = (int16_t)out->zero_point;
+        const int16_t zp = (int16_t)mn_tensor_zero_point(out, 0);
         memcpy(pad, &zp, 2);
     }
 }
@@ -389,9 +389,9 @@ mn_status_t ref_copy_eval(mn_ctx_t *ctx, mn_node_t *node);
 static inline mn_status_t ref_unary_quant(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *out) {
     REF_TRY(ref_need_quant(ctx, "input", in));
     REF_TRY(ref_need_quant(ctx, "output", out));
-    if (in->dtype == MN_INT16 && (in->zero_point != 0 || out->zero_point != 0)) {
+    if (in->dtype == MN_INT16 && (mn_tensor_zero_point(in, 0) != 0 || mn_tensor_zero_point(out, 0) != 0)) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 zero points must be 0 (input %d, output %d)",
-            (int)in->zero_point, (int)out->zero_point);
+            (int)mn_tensor_zero_point(in, 0), (int)mn_tensor_zero_point(out, 0));
     }
     return MN_OK;
 }
@@ -399,7 +399,7 @@ static inline mn_status_t ref_unary_quant(mn_ctx_t *ctx, const mn_tensor_t *in, 
 /* int16 LOGISTIC / TANH scaling (mn_sig16_init) with the failure named. */
 static inline mn_status_t ref_sig16_prepare(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *out,
     int max_pot_shift, mn_sig16_t *p) {
-    const int r = mn_sig16_init(p, in->scale, out->scale, max_pot_shift);
+    const int r = mn_sig16_init(p, mn_tensor_scale(in, 0), mn_tensor_scale(out, 0), max_pot_shift);
     if (r == -1) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 output scale must be 2^-15");
     }

@@ -41,7 +41,7 @@ static int32_t relu_bound(const mn_tensor_t *out, float v, int32_t qlim, int upp
     if (upper && isinf(v)) {
         return qlim;
     }
-    const int32_t q = out->zero_point + (int32_t)roundf(v / out->scale);
+    const int32_t q = mn_tensor_zero_point(out, 0) + (int32_t)roundf(v / mn_tensor_scale(out, 0));
     return upper ? (q < qlim ? q : qlim) : (q > qlim ? q : qlim);
 }
 
@@ -62,14 +62,14 @@ static mn_status_t relu_prepare_range(mn_ctx_t *ctx, mn_node_t *node, float lo, 
         REF_TRY(ref_unary_quant(ctx, in, out));
         int32_t qmin, qmax;
         mn_qtype_range(ref_qtype(dt), &qmin, &qmax);
-        if (!(mn_absf(lo / out->scale) < 1e9f) || !(isinf(hi) || mn_absf(hi / out->scale) < 1e9f)) {
+        if (!(mn_absf(lo / mn_tensor_scale(out, 0)) < 1e9f) || !(isinf(hi) || mn_absf(hi / mn_tensor_scale(out, 0)) < 1e9f)) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "output scale too small for the activation range");
         }
         d->q.lo = relu_bound(out, lo, qmin, 0);
         d->q.hi = relu_bound(out, hi, qmax, 1);
-        d->q.in_zp = in->zero_point;
-        d->q.out_zp = out->zero_point;
-        mn_quantize_multiplier((double)(in->scale / out->scale), &d->q.mult, &d->q.shift);
+        d->q.in_zp = mn_tensor_zero_point(in, 0);
+        d->q.out_zp = mn_tensor_zero_point(out, 0);
+        mn_quantize_multiplier((double)(mn_tensor_scale(in, 0) / mn_tensor_scale(out, 0)), &d->q.mult, &d->q.shift);
     }
     node->user_data = d;
     return MN_OK;

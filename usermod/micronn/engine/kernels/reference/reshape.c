@@ -24,7 +24,7 @@ static mn_status_t reshape_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     if (in->dtype != out->dtype) {
         return ref_fail_combo(ctx, in, out);
     }
-    if (mn_tensor_count(in) != mn_tensor_count(out) || in->bytes != out->bytes) {
+    if (mn_tensor_count(in) != mn_tensor_count(out) || mn_tensor_bytes(in) != mn_tensor_bytes(out)) {
         return mn_fail(ctx, MN_ERR_MODEL, "output has %u elements, input %u",
             (unsigned)mn_tensor_count(out), (unsigned)mn_tensor_count(in));
     }
@@ -34,7 +34,7 @@ static mn_status_t reshape_prepare(mn_ctx_t *ctx, mn_node_t *node) {
 static mn_status_t reshape_eval(mn_ctx_t *ctx, mn_node_t *node) {
     mn_tensor_t *in = mn_input(ctx, node, 0);
     mn_tensor_t *out = mn_output(ctx, node, 0);
-    mn_reshape_copy(out->bytes, in->data, out->data);
+    mn_reshape_copy(mn_tensor_bytes(out), in->data, out->data);
     return MN_OK;
 }
 

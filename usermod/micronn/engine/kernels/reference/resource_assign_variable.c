@@ -15,9 +15,9 @@ static mn_status_t assign_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         return ctx->err.status;
     }
     const mn_resource_t *r = mn_resource_get(ctx, id);
-    if (!r->sized || r->dtype != val->dtype || r->bytes != val->bytes) {
+    if (!r->sized || r->dtype != val->dtype || r->bytes != mn_tensor_bytes(val)) {
         return mn_fail(ctx, MN_ERR_MODEL, "variable '%s' is not sized for this %s value (%zu bytes)", r->shared_name,
-            mn_dtype_name(val->dtype), val->bytes);
+            mn_dtype_name(val->dtype), mn_tensor_bytes(val));
     }
     int32_t *d = mn_alloc_persistent(ctx, sizeof *d);
     if (!d) {

@@ -19,9 +19,9 @@ static mn_status_t read_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         return mn_fail(ctx, MN_ERR_MODEL, "variable '%s' is never assigned (no ASSIGN_VARIABLE gives it a value)",
             r->shared_name);
     }
-    if (r->dtype != out->dtype || r->bytes != out->bytes) {
+    if (r->dtype != out->dtype || r->bytes != mn_tensor_bytes(out)) {
         return mn_fail(ctx, MN_ERR_MODEL, "output is %s (%zu bytes), variable '%s' is %s (%zu bytes)",
-            mn_dtype_name(out->dtype), out->bytes, r->shared_name, mn_dtype_name(r->dtype), r->bytes);
+            mn_dtype_name(out->dtype), mn_tensor_bytes(out), r->shared_name, mn_dtype_name(r->dtype), r->bytes);
     }
     int32_t *d = mn_alloc_persistent(ctx, sizeof *d);
     if (!d) {

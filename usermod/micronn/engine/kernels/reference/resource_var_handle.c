@@ -26,7 +26,7 @@ static mn_status_t var_handle_prepare(mn_ctx_t *ctx, mn_node_t *node) {
 
 static mn_status_t var_handle_eval(mn_ctx_t *ctx, mn_node_t *node) {
     mn_tensor_t *out = mn_output(ctx, node, 0);
-    if (out->bytes >= sizeof(int32_t)) {
+    if (mn_tensor_bytes(out) >= sizeof(int32_t)) {
         memcpy(out->data, node->user_data, sizeof(int32_t));
     }
     return MN_OK;

@@ -33,7 +33,7 @@ static mn_status_t softmax_prepare_s16(mn_ctx_t *ctx, const mn_tensor_t *in, con
         return ref_fail_combo(ctx, in, out);
     }
     REF_TRY(ref_unary_quant(ctx, in, out));
-    if (mn_absf(out->scale - 1.0f / 32768) > 0.001f / 32768) {
+    if (mn_absf(mn_tensor_scale(out, 0) - 1.0f / 32768) > 0.001f / 32768) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 output must have scale 1/32768");
     }
     if (in->ndim > 4) {
@@ -45,7 +45,7 @@ static mn_status_t softmax_prepare_s16(mn_ctx_t *ctx, const mn_tensor_t *in, con
     mn_lut_s16_init_f64(luts + MN_LUT_S16_SIZE, 1.0 / range, INT16_MIN, 2.0 / range, 0, one_over_one_plus_f64);
     d->q16.exp_lut = luts;
     d->q16.recip_lut = luts + MN_LUT_S16_SIZE;
-    mn_quantize_multiplier((double)(in->scale * beta) / (10.0 / 65535.0), &d->q16.mult, &d->q16.shift);
+    mn_quantize_multiplier((double)(mn_tensor_scale(in, 0) * beta) / (10.0 / 65535.0), &d->q16.mult, &d->q16.shift);
     return MN_OK;
 }
 
@@ -89,15 +89,15 @@ mn_status_t ref_softmax_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         const int is8 = out->dtype == MN_INT8;
         const float want_scale = is8 ? 1.0f / 256 : 1.0f / 65536;
         const int32_t want_zp = is8 ? -128 : -32768;
-        if (out->zero_point != want_zp || mn_absf(out->scale - want_scale) > 0.001f * want_scale) {
+        if (mn_tensor_zero_point(out, 0) != want_zp || mn_absf(mn_tensor_scale(out, 0) - want_scale) > 0.001f * want_scale) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED,
                 "%s output must have scale 1/%d and zero point %d (has zero point %d)",
-                mn_dtype_name(out->dtype), is8 ? 256 : 65536, (int)want_zp, (int)out->zero_point);
+                mn_dtype_name(out->dtype), is8 ? 256 : 65536, (int)want_zp, (int)mn_tensor_zero_point(out, 0));
         }
         if (!(beta >= 0.0f)) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "negative beta not supported for int8 input");
         }
-        if (mn_softmax_q_init(&d->q, in->scale, beta)) {
+        if (mn_softmax_q_init(&d->q, mn_tensor_scale(in, 0), beta)) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input scale * beta too small for int8 input");
         }
     } else if (MICRONN_TYPE_INT16 && in->dtype == MN_INT16) {

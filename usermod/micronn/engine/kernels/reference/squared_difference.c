@@ -70,8 +70,8 @@ static mn_status_t sqdiff_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         REF_TRY(ref_need_quant(ctx, "input1", in1));
         REF_TRY(ref_need_quant(ctx, "input2", in2));
         REF_TRY(ref_need_quant(ctx, "output", out));
-        mn_sqdiff_quant_init(&d->q, in1->scale, in1->zero_point, in2->scale, in2->zero_point, out->scale,
-            out->zero_point);
+        mn_sqdiff_quant_init(&d->q, mn_tensor_scale(in1, 0), mn_tensor_zero_point(in1, 0), mn_tensor_scale(in2, 0), mn_tensor_zero_point(in2, 0), mn_tensor_scale(out, 0),
+            mn_tensor_zero_point(out, 0));
     } else if (in1->dtype != MN_FLOAT32 && in1->dtype != MN_INT32) {
         return ref_fail_dtype(ctx, "input", in1);
     }

@@ -186,12 +186,14 @@ void mn_svdf_hybrid(const mn_svdf_params_t *p, int act, int asymmetric, const fl
 
 typedef struct {
     mn_svdf_params_t p;
-    int act;
-    int32_t scratch_idx, scratch_out_idx;
-    uint8_t dtype;
+    int32_t scratch;                       /* index: the reference's (int8: filter then unit sums) and
+                                            * the float paths' scratch; -1 with a variant */
+    uint8_t act, dtype;
     const mn_svdf_s8_variant_t *variant;   /* int8 compute variant (mn_variants.h); NULL: reference */
-    const void *vdata;                     /* its persistent data, or NULL */
-    struct svdf_hybrid *hy;                /* hybrid (float32 input, int8 weights) only, else NULL */
+    union {
+        const void *vdata;                 /* int8: the variant's persistent data, or NULL */
+        struct svdf_hybrid *hy;            /* float32 input: hybrid (int8 weights) parameters, or NULL */
+    } u;
 } svdf_data_t;
 
 typedef struct svdf_hybrid {
@@ -212,7 +214,7 @@ static mn_status_t svdf_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, svdf_data
     }
     REF_TRY(ref_need_quant(ctx, "weights_feature", wf));
     REF_TRY(ref_need_quant(ctx, "weights_time", wt));
-    if (wf->q_count != 1 || wt->q_count != 1 || wf->zero_point != 0 || wt->zero_point != 0) {
+    if (mn_tensor_q_count(wf) != 1 || mn_tensor_q_count(wt) != 1 || mn_tensor_zero_point(wf, 0) != 0 || mn_tensor_zero_point(wt, 0) != 0) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "hybrid SVDF weights must be per-tensor with zero point 0");
     }
     if (!(wt->flags & MN_TF_CONST)) {
@@ -224,11 +226,11 @@ static mn_status_t svdf_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, svdf_data
         return MN_ERR_ARENA;
     }
     for (size_t i = 0; i < n && !mn_sizing_only(ctx); ++i) {
-        hy->wt_f[i] = (float)((const int8_t *)wt->data)[i] * wt->scale;
+        hy->wt_f[i] = (float)((const int8_t *)wt->data)[i] * mn_tensor_scale(wt, 0);
     }
-    d->hy = hy;
+    d->u.hy = hy;
     hy->asymmetric = mn_opt_i8(node, MN_SVDF_ASYMMETRIC_QUANTIZE_INPUTS, 0) != 0;
-    hy->wf_scale = wf->scale;
+    hy->wf_scale = mn_tensor_scale(wf, 0);
     return mn_request_scratch(ctx, (size_t)d->p.input_size, &hy->qbuf_idx);
 }
 
@@ -249,7 +251,7 @@ static mn_status_t svdf_select(mn_ctx_t *ctx, const mn_node_t *node, svdf_data_t
         if (fill) {
             v->precompute(&d->p, (const int8_t *)wf->data, vd);
         }
-        if (!(d->vdata = mn_table_keep(ctx, node, MN_TABLE_VARIANT, vd, data))) {
+        if (!(d->u.vdata = mn_table_keep(ctx, node, MN_TABLE_VARIANT, vd, data))) {
             return MN_ERR_ARENA;
         }
     }
@@ -305,15 +307,15 @@ static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         return mn_fail(ctx, MN_ERR_MODEL, "bias has %d elements, expected %d",
             (int)mn_tensor_count(bias), p->units);
     }
-    d->act = act;
+    d->act = (uint8_t)act;
     d->dtype = in->dtype;
-    d->hy = NULL;
-    size_t elem;
+    d->u.hy = NULL;
+    size_t scratch;   /* bytes per batch row */
     if (in->dtype == MN_FLOAT32 && wf->dtype == MN_INT8) {
         float lo, hi;
         REF_TRY(ref_act_range_f(ctx, act, &lo, &hi));
         REF_TRY(svdf_prepare_hybrid(ctx, node, d, wf, wt, bias, state, out));
-        elem = sizeof(float);
+        scratch = (size_t)p->filters * sizeof(float);
     } else if (in->dtype == MN_FLOAT32) {
         if (wf->dtype != MN_FLOAT32 || wt->dtype != MN_FLOAT32 || state->dtype != MN_FLOAT32 ||
             out->dtype != MN_FLOAT32 || (bias && bias->dtype != MN_FLOAT32)) {
@@ -323,7 +325,7 @@ static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         }
         float lo, hi;
         REF_TRY(ref_act_range_f(ctx, act, &lo, &hi));
-        elem = sizeof(float);
+        scratch = (size_t)p->filters * sizeof(float);
     } else if (in->dtype == MN_INT8) {
         if (wf->dtype != MN_INT8) {
             return ref_fail_dtype(ctx, "weights_feature (with int8 input)", wf);
@@ -351,27 +353,26 @@ static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         REF_TRY(ref_need_quant(ctx, "weights_time", wt));
         REF_TRY(ref_need_quant(ctx, "activation_state", state));
         REF_TRY(ref_need_quant(ctx, "output", out));
-        if (state->zero_point != 0) {
+        if (mn_tensor_zero_point(state, 0) != 0) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "activation_state zero point %d not supported (must be 0)",
-                (int)state->zero_point);
+                (int)mn_tensor_zero_point(state, 0));
         }
         /* As TFLite: scale products/quotients in float, then widened. */
-        const float s1 = in->scale * wf->scale / state->scale;
-        const float s2 = state->scale * wt->scale / out->scale;
+        const float s1 = mn_tensor_scale(in, 0) * mn_tensor_scale(wf, 0) / mn_tensor_scale(state, 0);
+        const float s2 = mn_tensor_scale(state, 0) * mn_tensor_scale(wt, 0) / mn_tensor_scale(out, 0);
         mn_quantize_multiplier((double)s1, &p->mult1, &p->shift1);
         mn_quantize_multiplier((double)s2, &p->mult2, &p->shift2);
-        p->input_zp = in->zero_point;
-        p->output_zp = out->zero_point;
-        elem = sizeof(int32_t);
+        p->input_zp = mn_tensor_zero_point(in, 0);
+        p->output_zp = mn_tensor_zero_point(out, 0);
         REF_TRY(svdf_select(ctx, node, d, wf));
-        d->scratch_out_idx = -1;
-        if (!d->variant) {   /* the variants sum the rank reduction in registers */
-            REF_TRY(mn_request_scratch(ctx, (size_t)p->batches * p->units * sizeof(int32_t), &d->scratch_out_idx));
-        }
+        scratch = ((size_t)p->filters + p->units) * sizeof(int32_t);   /* filter sums, then unit sums */
     } else {
         return ref_fail_dtype(ctx, "input", in);
     }
-    REF_TRY(mn_request_scratch(ctx, (size_t)p->batches * p->filters * elem, &d->scratch_idx));
+    d->scratch = -1;
+    if (!d->variant) {   /* the variants keep nothing per filter or unit */
+        REF_TRY(mn_request_scratch(ctx, (size_t)p->batches * scratch, &d->scratch));
+    }
     node->user_data = d;
     return MN_OK;
 }
@@ -384,18 +385,17 @@ static mn_status_t svdf_eval(mn_ctx_t *ctx, mn_node_t *node) {
     mn_tensor_t *bias = mn_input(ctx, node, 3);
     mn_tensor_t *state = mn_input(ctx, node, 4);
     mn_tensor_t *out = mn_output(ctx, node, 0);
-    void *scratch = mn_get_scratch(ctx, d->scratch_idx);
+    void *scratch = mn_get_scratch(ctx, d->scratch);
     if (d->variant) {
-        const mn_vbuf_t buf = { NULL, d->vdata };
+        const mn_vbuf_t buf = { NULL, d->u.vdata };
         d->variant->run(&d->p, (const int8_t *)in->data, (const int8_t *)wf->data, (const int16_t *)wt->data,
-            bias ? (const int32_t *)bias->data : NULL, (int16_t *)state->data, (int32_t *)scratch,
-            (int32_t *)mn_get_scratch(ctx, d->scratch_out_idx), (int8_t *)out->data, &buf);
+            bias ? (const int32_t *)bias->data : NULL, (int16_t *)state->data, (int8_t *)out->data, &buf);
     } else if (d->dtype == MN_INT8) {
         mn_svdf_s8(&d->p, (const int8_t *)in->data, (const int8_t *)wf->data, (const int16_t *)wt->data,
             bias ? (const int32_t *)bias->data : NULL, (int16_t *)state->data, (int32_t *)scratch,
-            (int32_t *)mn_get_scratch(ctx, d->scratch_out_idx), (int8_t *)out->data);
-    } else if (d->hy) {
-        const svdf_hybrid_t *hy = d->hy;
+            (int32_t *)scratch + (size_t)d->p.batches * d->p.filters, (int8_t *)out->data);
+    } else if (d->u.hy) {
+        const svdf_hybrid_t *hy = d->u.hy;
         mn_svdf_hybrid(&d->p, d->act, hy->asymmetric, (const float *)in->data, (const int8_t *)wf->data,
             hy->wf_scale, hy->wt_f, bias ? (const float *)bias->data : NULL, (float *)state->data, (float *)scratch,
             (int8_t *)mn_get_scratch(ctx, hy->qbuf_idx), (float *)out->data);

@@ -71,7 +71,7 @@ static mn_status_t tanh_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     d->dtype = (uint8_t)dt;
     if (dt == MN_INT8) {
         REF_TRY(ref_unary_quant(ctx, in, out));
-        mn_lut_s8_init(d->lut, in->scale, in->zero_point, out->scale, out->zero_point, tanh_fn, NULL);
+        mn_lut_s8_init(d->lut, mn_tensor_scale(in, 0), mn_tensor_zero_point(in, 0), mn_tensor_scale(out, 0), mn_tensor_zero_point(out, 0), tanh_fn, NULL);
     } else if (dt == MN_INT16) {
         REF_TRY(ref_unary_quant(ctx, in, out));
         REF_TRY(ref_sig16_prepare(ctx, in, out, 1, &d->s16));

@@ -183,7 +183,7 @@ static mn_status_t unary_prepare_op(mn_ctx_t *ctx, mn_node_t *node, int op) {
         mode = MODE_LUT8;
     } else if (dt == MN_INT16 && (LUT16_OPS >> op & 1u)) {
         mode = MODE_LUT16;
-    } else if ((dt == MN_INT8 || (dt == MN_INT16 && in->q_count > 0)) && op == MN_UNARY_ABS) {
+    } else if ((dt == MN_INT8 || (dt == MN_INT16 && mn_tensor_q_count(in) > 0)) && op == MN_UNARY_ABS) {
         mode = MODE_ABS_Q;
     } else if ((dt == MN_INT8 || dt == MN_INT16) && op == MN_UNARY_SQRT) {
         mode = MODE_SQRT_Q;
@@ -207,35 +207,35 @@ static mn_status_t unary_prepare_op(mn_ctx_t *ctx, mn_node_t *node, int op) {
     d->mode = (uint8_t)mode;
     if (mode != MODE_F32 && mode != MODE_INT) {
         REF_TRY(ref_unary_quant(ctx, in, out));
-        d->r.in_zp = in->zero_point;
-        d->r.out_zp = out->zero_point;
+        d->r.in_zp = mn_tensor_zero_point(in, 0);
+        d->r.out_zp = mn_tensor_zero_point(out, 0);
         d->nonneg = op == MN_UNARY_SQRT || op == MN_UNARY_RSQRT;
     }
     if (mode == MODE_LUT8 || mode == MODE_LUT16) {
         log_arg_t arg = { op, 0.0f };
         mn_lut_fn_t f = lut_fn;
         if (op == MN_UNARY_LOG) {
-            arg.out_min = (float)((mode == MODE_LUT8 ? INT8_MIN : INT16_MIN) - out->zero_point) * out->scale;
+            arg.out_min = (float)((mode == MODE_LUT8 ? INT8_MIN : INT16_MIN) - mn_tensor_zero_point(out, 0)) * mn_tensor_scale(out, 0);
             f = log_lut_fn;
         } else if (op == MN_UNARY_RSQRT) {
-            arg.out_min = out->scale;
+            arg.out_min = mn_tensor_scale(out, 0);
             f = rsqrt_lut_fn;
         }
         if (mode == MODE_LUT8) {
-            mn_lut_s8_init((int8_t *)(void *)d->lut, in->scale, in->zero_point, out->scale, out->zero_point, f, &arg);
+            mn_lut_s8_init((int8_t *)(void *)d->lut, mn_tensor_scale(in, 0), mn_tensor_zero_point(in, 0), mn_tensor_scale(out, 0), mn_tensor_zero_point(out, 0), f, &arg);
         } else {
-            mn_lut_s16_init(d->lut, in->scale, in->zero_point, out->scale, out->zero_point, f, &arg);
+            mn_lut_s16_init(d->lut, mn_tensor_scale(in, 0), mn_tensor_zero_point(in, 0), mn_tensor_scale(out, 0), mn_tensor_zero_point(out, 0), f, &arg);
         }
     } else if (mode == MODE_ABS_Q) {
         d->r.mult = 0;
-        if (in->scale != out->scale) {
-            mn_quantize_multiplier((double)(in->scale / out->scale), &d->r.mult, &d->r.shift);
+        if (mn_tensor_scale(in, 0) != mn_tensor_scale(out, 0)) {
+            mn_quantize_multiplier((double)(mn_tensor_scale(in, 0) / mn_tensor_scale(out, 0)), &d->r.mult, &d->r.shift);
         }
     } else if (mode == MODE_SQRT_Q) {
-        d->in_scale = in->scale;
-        d->out_scale = out->scale;
+        d->in_scale = mn_tensor_scale(in, 0);
+        d->out_scale = mn_tensor_scale(out, 0);
     } else if (mode == MODE_RSQRT_Q) {
-        mn_quantize_multiplier(1.0 / (double)(sqrtf(in->scale) * out->scale), &d->r.mult, &d->r.shift);
+        mn_quantize_multiplier(1.0 / (double)(sqrtf(mn_tensor_scale(in, 0)) * mn_tensor_scale(out, 0)), &d->r.mult, &d->r.shift);
     }
     node->user_data = d;
     return MN_OK;
