@@ -31,7 +31,7 @@ typedef struct {
     mn_interp_t it;
     mn_node_t node;
     kshim_opts_t opts;
-    int32_t inputs[24], outputs[8], intermediates[8];
+    int32_t inputs[1 + 24], outputs[1 + 8], intermediates[8];   /* operand lists: length, then indices */
     void *allocs[256];
     int n_allocs;
     void *scratch[16];
@@ -146,7 +146,8 @@ float mn_opt_f32(const mn_node_t *node, int field, float def) {
     const kshim_opt_t *o = opt(node, field);
     return o ? o->f : def;
 }
-int32_t mn_opt_vec_i32(const mn_node_t *node, int field, int32_t *out, int32_t max) {
+int32_t mn_opt_vec_i32(const mn_ctx_t *ctx, const mn_node_t *node, int field, int32_t *out, int32_t max) {
+    (void)ctx;
     const kshim_opt_t *o = opt(node, field);
     if (!o) {
         return -1;
@@ -238,16 +239,16 @@ void *kshim_prepare(int32_t builtin, const kshim_tensor_t *ts, int32_t n_tensors
     }
     k->it.tensors = tensors;
     k->it.n_tensors = (uint32_t)n_tensors;
-    memcpy(k->inputs, inputs, sizeof(int32_t) * (size_t)n_in);
-    memcpy(k->outputs, outputs, sizeof(int32_t) * (size_t)n_out);
+    k->inputs[0] = n_in;
+    k->outputs[0] = n_out;
+    memcpy(k->inputs + 1, inputs, sizeof(int32_t) * (size_t)n_in);
+    memcpy(k->outputs + 1, outputs, sizeof(int32_t) * (size_t)n_out);
     k->opts.n = n_opts;
     memcpy(k->opts.f, opts, sizeof(kshim_opt_t) * (size_t)n_opts);
     mn_node_t *node = &k->node;
     node->kernel = kern;
-    node->inputs = k->inputs;
-    node->outputs = k->outputs;
-    node->n_inputs = (uint16_t)n_in;
-    node->n_outputs = (uint16_t)n_out;
+    node->inputs = k->inputs + 1;
+    node->outputs = k->outputs + 1;
     memcpy(k->intermediates, pending_intermediates, sizeof(int32_t) * (size_t)n_pending_intermediates);
     node->n_intermediates = (uint8_t)n_pending_intermediates;
     n_pending_intermediates = 0;

@@ -50,7 +50,7 @@ static void find_producers(const mn_interp_t *it, int32_t *producer) {
     }
     for (uint32_t i = 0; i < it->n_nodes; i++) {
         const mn_node_t *node = &it->nodes[i];
-        for (uint16_t k = 0; k < node->n_outputs; k++) {
+        for (uint16_t k = 0; k < mn_num_outputs(node); k++) {
             if (node->outputs[k] >= 0) {
                 producer[node->outputs[k]] = (int32_t)i;
             }
@@ -72,7 +72,7 @@ enum { SUPPORTED = 1, DONE = 2, IN_GROUP = 4, CONVERSION = 8 };
 /* All producers of op i's inputs have run or are in the current group. */
 static int ready(const mn_interp_t *it, const part_t *p, uint32_t i) {
     const mn_node_t *node = &it->nodes[i];
-    for (uint16_t k = 0; k < node->n_inputs; k++) {
+    for (uint16_t k = 0; k < mn_num_inputs(node); k++) {
         int32_t t = node->inputs[k];
         int32_t pr = t >= 0 ? p->producer[t] : -1;
         if (pr >= 0 && !(p->state[pr] & (DONE | IN_GROUP))) {
@@ -85,7 +85,7 @@ static int ready(const mn_interp_t *it, const part_t *p, uint32_t i) {
 /* Join op i with the producers of its inputs that are in the same group. */
 static void link_group(const mn_interp_t *it, part_t *p, uint32_t i) {
     const mn_node_t *node = &it->nodes[i];
-    for (uint16_t k = 0; k < node->n_inputs; k++) {
+    for (uint16_t k = 0; k < mn_num_inputs(node); k++) {
         int32_t t = node->inputs[k];
         int32_t pr = t >= 0 ? p->producer[t] : -1;
         if (pr >= 0 && (p->state[pr] & IN_GROUP)) {
@@ -99,7 +99,7 @@ static bool consumers_supported(const mn_interp_t *it, const part_t *p, int32_t 
     bool any = false;
     for (uint32_t j = 0; j < it->n_nodes; j++) {
         const mn_node_t *node = &it->nodes[j];
-        for (uint16_t k = 0; k < node->n_inputs; k++) {
+        for (uint16_t k = 0; k < mn_num_inputs(node); k++) {
             if (node->inputs[k] == t) {
                 if ((p->state[j] & (SUPPORTED | CONVERSION)) != SUPPORTED) {
                     return false;
@@ -117,7 +117,7 @@ static bool consumers_supported(const mn_interp_t *it, const part_t *p, int32_t 
 static void take_conversions(const mn_interp_t *it, part_t *p) {
     for (uint32_t i = 0; i < it->n_nodes; i++) {
         const mn_node_t *node = &it->nodes[i];
-        if (p->state[i] || node->n_inputs != 1 || node->n_outputs != 1 || node->inputs[0] < 0 ||
+        if (p->state[i] || mn_num_inputs(node) != 1 || mn_num_outputs(node) != 1 || node->inputs[0] < 0 ||
             node->outputs[0] < 0) {
             continue;
         }

@@ -60,9 +60,9 @@ static int inplace_kind(int32_t builtin) {
 static int32_t source_of(const mn_interp_t *it, int32_t t) {
     for (uint32_t i = 0; i < it->n_nodes; i++) {
         const mn_node_t *node = &it->nodes[i];
-        for (uint16_t k = 0; k < node->n_outputs; k++) {
+        for (uint16_t k = 0; k < mn_num_outputs(node); k++) {
             if (node->outputs[k] == t) {
-                return (node->n_outputs == 1 && node->n_inputs >= 1) ? node->inputs[0] : -1;
+                return (mn_num_outputs(node) == 1 && mn_num_inputs(node) >= 1) ? node->inputs[0] : -1;
             }
         }
     }
@@ -115,7 +115,7 @@ void mn_inplace_mark(mn_interp_t *it, const uint8_t *offline) {
         const mn_node_t *node = &it->nodes[i];
         int kind = inplace_kind(node->builtin);
         /* Only the engine's own kernels are known to handle out == in. */
-        if (!kind || node->n_outputs != 1 || node->n_inputs < 1 || !own_kernel(it, node)) {
+        if (!kind || mn_num_outputs(node) != 1 || mn_num_inputs(node) < 1 || !own_kernel(it, node)) {
             continue;
         }
         int32_t in = node->inputs[0], out = node->outputs[0];
@@ -133,8 +133,8 @@ void mn_inplace_mark(mn_interp_t *it, const uint8_t *offline) {
         }
         int32_t r = mn_inplace_root(it, in);
         /* (input 1 must not live in input 0's memory under another shape: ADD(a, reshape(a))) */
-        if ((kind == INPLACE_ELEMENTWISE && node->n_inputs != 1)
-            || (kind == INPLACE_BINARY && (node->n_inputs != 2 || node->inputs[1] < 0
+        if ((kind == INPLACE_ELEMENTWISE && mn_num_inputs(node) != 1)
+            || (kind == INPLACE_BINARY && (mn_num_inputs(node) != 2 || node->inputs[1] < 0
                 || (node->inputs[1] != in && mn_inplace_root(it, node->inputs[1]) == r)))
             || (kind != INPLACE_VIEW && !group_dies_at(it, r, i))) {
             continue;
@@ -188,7 +188,7 @@ static int conv_slide(const mn_interp_t *it, uint32_t i, int32_t t, int32_t *x, 
     const mn_node_t *node = &it->nodes[i];
     const int op = node->builtin, dw = op == MN_BUILTIN_DEPTHWISE_CONV_2D;
     const int pool = op == MN_BUILTIN_AVERAGE_POOL_2D || op == MN_BUILTIN_MAX_POOL_2D || op == MN_BUILTIN_L2_POOL_2D;
-    if ((!dw && !pool && op != MN_BUILTIN_CONV_2D) || node->n_outputs != 1 || node->n_inputs < 2 - pool
+    if ((!dw && !pool && op != MN_BUILTIN_CONV_2D) || mn_num_outputs(node) != 1 || mn_num_inputs(node) < 2 - pool
         || node->inputs[0] < 0 || (!pool && node->inputs[1] < 0) || node->inputs[0] == t) {
         return 0;
     }
@@ -228,6 +228,6 @@ static int conv_slide(const mn_interp_t *it, uint32_t i, int32_t t, int32_t *x, 
 
 int mn_inplace_slide(const mn_interp_t *it, int32_t t, int32_t first, int32_t *x, int32_t *shift) {
     /* (a tensor written at op `first` and used no earlier: that op is its first writer) */
-    return first >= 0 && (uint32_t)first < it->n_nodes && it->nodes[first].n_outputs >= 1
+    return first >= 0 && (uint32_t)first < it->n_nodes && mn_num_outputs(&it->nodes[first]) >= 1
         && it->nodes[first].outputs[0] == t && conv_slide(it, (uint32_t)first, t, x, shift);
 }

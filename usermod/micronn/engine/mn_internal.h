@@ -208,6 +208,9 @@ void mn_patch_lifetime(const mn_interp_t *it, uint32_t t, int32_t *last);
 /* Whether op i runs inside the patch stage (no stage: 0). */
 int mn_patch_runs(const mn_interp_t *it, uint32_t i);
 
+/* mn_opt_str of an options table of model view m (nodes built outside an interpreter). */
+bool mn_opt_str_in(const mn_model_t *m, const mn_node_t *node, int field, const char **out);
+
 /* ---- in-place ops (mn_inplace.c) ------------------------------------------------------------ */
 
 #define MN_TF_ALIASED 0x80   /* (planning) a tensor some in-place output shares memory with */

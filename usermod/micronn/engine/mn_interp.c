@@ -230,33 +230,37 @@ static int idx_in_place(const uint8_t *b, uint32_t v) {
     return mn_i32_in_place(b + v);
 }
 
-/* int32 slots the operand lists of op table o need in the copy pool: with copies_only, 0 for a
- * list used in place; otherwise every operand. */
+/* int32 slots the operand lists of op table o need in the copy pool (each list is preceded by its
+ * length): with copies_only, 0 for a list used in place; otherwise every non-empty list. */
 static size_t idx_count(const uint8_t *b, uint32_t o, int copies_only) {
     static const int fields[2] = { F_OP_INPUTS, F_OP_OUTPUTS };   /* intermediates stay in the model */
     size_t total = 0;
     for (int f = 0; f < 2; f++) {
         uint32_t n, v = fb_vec(b, o, fields[f], &n);
-        total += (!copies_only || (n && !idx_in_place(b, v))) ? n : 0;
+        total += (n && (!copies_only || !idx_in_place(b, v))) ? n + 1 : 0;
     }
     return total;
 }
 
-/* (setup_node checked that the list has at most 65535 entries) */
-static void copy_indices(const uint8_t *b, uint32_t o, int field, int32_t **dst, uint16_t *n, int32_t **pool) {
+static const int32_t no_operands[1] = { 0 };   /* an empty operand list: just its length */
+
+/* Operand list `field` of op table o, preceded by its length as a flatbuffer vector is: the
+ * model's own vector when it can be used in place, else a copy in the pool. */
+static const int32_t *operands(const uint8_t *b, uint32_t o, int field, int32_t **pool) {
     uint32_t cnt, v = fb_vec(b, o, field, &cnt);
-    if (cnt && idx_in_place(b, v)) {
-        *dst = (int32_t *)(uintptr_t)(b + v);   /* zero copy; the engine never writes it */
-    } else {
-        for (uint32_t i = 0; i < cnt; i++) {
-            (*pool)[i] = mn_ld_i32(b + v + 4 * i);
-        }
-        *dst = *pool;
-        if (cnt) {   /* the pool is NULL when no op list needs a copy; NULL + 0 is undefined */
-            *pool += cnt;
-        }
+    if (!cnt) {
+        return no_operands + 1;
     }
-    *n = (uint16_t)cnt;
+    if (idx_in_place(b, v)) {
+        return (const int32_t *)(const void *)(b + v);   /* zero copy; the engine never writes it */
+    }
+    int32_t *list = *pool + 1;
+    (*pool)[0] = (int32_t)cnt;
+    for (uint32_t i = 0; i < cnt; i++) {
+        list[i] = mn_ld_i32(b + v + 4 * i);
+    }
+    *pool += cnt + 1;
+    return list;
 }
 
 /* Name of options table `type`, else "type N" in buf: an op-selected build keeps only the names
@@ -279,7 +283,7 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
     uint32_t nin, nout, nint;
     char name_buf[MN_OP_NAME_LEN];
     it->cur_op = i;
-    node->model = m;
+    node->inputs = node->outputs = no_operands + 1;   /* until read below (a failed node has none) */
     node->index = (uint16_t)i;   /* setup_graph: at most 65535 ops */
     const int32_t builtin = mn_opcode_builtin(b, oc), version = fb_i32(b, oc, F_OC_VERSION, 1);
     node->builtin = (int16_t)(builtin >= INT16_MIN && builtin <= INT16_MAX ? builtin : INT16_MIN);
@@ -323,8 +327,8 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
         return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "op %u: more than 65535 inputs or outputs, or more "
             "than 255 intermediates", (unsigned)i);
     }
-    copy_indices(b, o, F_OP_INPUTS, (int32_t **)&node->inputs, &node->n_inputs, pool_next);
-    copy_indices(b, o, F_OP_OUTPUTS, (int32_t **)&node->outputs, &node->n_outputs, pool_next);
+    node->inputs = operands(b, o, F_OP_INPUTS, pool_next);
+    node->outputs = operands(b, o, F_OP_OUTPUTS, pool_next);
     node->n_intermediates = (uint8_t)nint;
     for (uint32_t k = 0; k < nout; k++) {
         int32_t t = node->outputs[k];
@@ -447,7 +451,7 @@ static const int32_t *tensor_uses(mn_interp_t *it) {
         const mn_node_t *node = &it->nodes[i];
         const uint8_t *b = it->model->buf;
         uint32_t n_int, v_int = fb_vec(b, mn_model_op_table(it->model, node->index), F_OP_INTERMEDIATES, &n_int);
-        const uint16_t counts[3] = { node->n_inputs, node->n_outputs, node->n_intermediates };
+        const uint16_t counts[3] = { mn_num_inputs(node), mn_num_outputs(node), node->n_intermediates };
         for (int l = 0; l < 3; l++) {
             for (uint16_t k = 0; k < counts[l]; k++) {
                 const int32_t t = l == 0 ? node->inputs[k] : l == 1 ? node->outputs[k] : mn_ld_i32(b + v_int + 4u * k);
@@ -487,7 +491,7 @@ static void own_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int3
         const mn_node_t *node = &it->nodes[i];
         const uint8_t *b = it->model->buf;
         uint32_t n_int, v_int = fb_vec(b, mn_model_op_table(it->model, node->index), F_OP_INTERMEDIATES, &n_int);
-        uint16_t counts[3] = { node->n_inputs, node->n_outputs, node->n_intermediates };
+        uint16_t counts[3] = { mn_num_inputs(node), mn_num_outputs(node), node->n_intermediates };
         for (int l = 0; l < 3; l++) {
             for (uint16_t k = 0; k < counts[l]; k++) {
                 const int32_t u = l == 0 ? node->inputs[k] : l == 1 ? node->outputs[k] : mn_ld_i32(b + v_int + 4u * k);

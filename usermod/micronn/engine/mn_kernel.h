@@ -68,20 +68,20 @@ typedef struct mn_registration {
     const char *dtypes;         /* dtype combinations implemented (mn_ops.h), or NULL */
 } mn_registration_t;
 
-/* One operator instance (lives in the persistent arena: 40 bytes on 32-bit targets). Intermediate
- * tensors and custom options stay in the model: mn_intermediate(), mn_custom_options(). */
+/* One operator instance (lives in the persistent arena: 32 bytes on 32-bit targets). Operand
+ * lists are the model's (copied only for an unaligned model) and, as in the model, preceded by
+ * their length: mn_num_inputs() / mn_num_outputs(). Intermediate tensors and custom options stay
+ * in the model: mn_intermediate(), mn_custom_options(). */
 struct mn_node {
     const mn_kernel_t *kernel;
-    const mn_model_t *model;
     void *user_data;                /* kernel's persistent data (set in init or prepare) */
-    const int32_t *inputs;          /* tensor indices; -1 = omitted optional input */
-    const int32_t *outputs;
+    const int32_t *inputs;          /* tensor indices; -1 = omitted optional input; inputs[-1] = count */
+    const int32_t *outputs;         /* outputs[-1] = count */
     const uint8_t *options;         /* builtin options table in the model; NULL if absent */
     uint32_t persistent;            /* persistent arena bytes this op's init + prepare took */
     uint16_t index;                 /* operator index in the model (prepare refuses more than 65535
                                      * ops); execution order differs only with a delegate */
     int16_t builtin;                /* MN_BUILTIN_* (a node only exists for a known kernel) */
-    uint16_t n_inputs, n_outputs;
     uint8_t version;                /* opcode version (saturated at 255) */
     uint8_t n_intermediates;        /* (more than 255 are refused) */
     uint8_t options_type;           /* MN_OPTIONS_* (Operator.builtin_options_type) */
@@ -144,22 +144,22 @@ mn_status_t mn_delegate_eval_node(mn_ctx_t *ctx, const mn_subgraph_t *sg, uint32
 /* ---- tensors of a node --------------------------------------------------------------------- */
 
 /* i-th input/output tensor, or NULL if i is out of range or the optional input is omitted. */
+static inline int mn_num_inputs(const mn_node_t *node) {
+    return node->inputs[-1];
+}
+static inline int mn_num_outputs(const mn_node_t *node) {
+    return node->outputs[-1];
+}
 static inline mn_tensor_t *mn_input(mn_ctx_t *ctx, const mn_node_t *node, int i) {
-    int32_t t = (i >= 0 && i < node->n_inputs) ? node->inputs[i] : -1;
+    int32_t t = (i >= 0 && i < mn_num_inputs(node)) ? node->inputs[i] : -1;
     return t >= 0 ? &ctx->tensors[t] : (mn_tensor_t *)0;
 }
 static inline mn_tensor_t *mn_output(mn_ctx_t *ctx, const mn_node_t *node, int i) {
-    int32_t t = (i >= 0 && i < node->n_outputs) ? node->outputs[i] : -1;
+    int32_t t = (i >= 0 && i < mn_num_outputs(node)) ? node->outputs[i] : -1;
     return t >= 0 ? &ctx->tensors[t] : (mn_tensor_t *)0;
 }
 /* i-th intermediate tensor (read from the model's operator), or NULL. */
 mn_tensor_t *mn_intermediate(mn_ctx_t *ctx, const mn_node_t *node, int i);
-static inline int mn_num_inputs(const mn_node_t *node) {
-    return node->n_inputs;
-}
-static inline int mn_num_outputs(const mn_node_t *node) {
-    return node->n_outputs;
-}
 /* Dimension i, counted from the front; negative i counts from the back (-1 = last). */
 static inline int32_t mn_dim(const mn_tensor_t *t, int i) {
     if (i < 0) {
@@ -258,7 +258,7 @@ bool mn_opt_bool(const mn_node_t *node, int field, bool def);
 float mn_opt_f32(const mn_node_t *node, int field, float def);
 /* Vector of int32 (e.g. ReshapeOptions.new_shape): copies up to max entries into out, returns the
  * vector length, or -1 if absent. */
-int32_t mn_opt_vec_i32(const mn_node_t *node, int field, int32_t *out, int32_t max);
+int32_t mn_opt_vec_i32(const mn_ctx_t *ctx, const mn_node_t *node, int field, int32_t *out, int32_t max);
 
 /* Padding / activation enums (schema values). */
 enum { MN_PADDING_SAME = 0, MN_PADDING_VALID = 1 };
@@ -391,7 +391,7 @@ enum {
 
 /* String field of the options table: *out = the NUL-terminated string in the model, or NULL when
  * absent. Returns false when the field is present but not a string inside the model. */
-bool mn_opt_str(const mn_node_t *node, int field, const char **out);
+bool mn_opt_str(const mn_ctx_t *ctx, const mn_node_t *node, int field, const char **out);
 
 /*
  * Nested interpreters (mn_nested.c): an op that runs another subgraph of its model (IF, WHILE,

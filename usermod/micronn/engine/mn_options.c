@@ -44,12 +44,12 @@ float mn_opt_f32(const mn_node_t *node, int field, float def) {
     return p ? mn_ld_f32(p) : def;
 }
 
-int32_t mn_opt_vec_i32(const mn_node_t *node, int field, int32_t *out, int32_t max) {
+int32_t mn_opt_vec_i32(const mn_ctx_t *ctx, const mn_node_t *node, int field, int32_t *out, int32_t max) {
     const uint8_t *p = opt_field(node, field, 4);
     if (!p) {
         return -1;
     }
-    const mn_model_t *m = node->model;
+    const mn_model_t *m = ctx->model;
     uint64_t pos = (uint64_t)(p - m->buf);
     uint64_t v = pos + mn_ld_u32(p);
     if (v + 4 > m->len) {
@@ -65,13 +65,16 @@ int32_t mn_opt_vec_i32(const mn_node_t *node, int field, int32_t *out, int32_t m
     return (int32_t)n;
 }
 
-bool mn_opt_str(const mn_node_t *node, int field, const char **out) {
+bool mn_opt_str(const mn_ctx_t *ctx, const mn_node_t *node, int field, const char **out) {
+    return mn_opt_str_in(ctx->model, node, field, out);
+}
+
+bool mn_opt_str_in(const mn_model_t *m, const mn_node_t *node, int field, const char **out) {
     *out = NULL;
     const uint8_t *p = opt_field(node, field, 4);
     if (!p) {
         return true;
     }
-    const mn_model_t *m = node->model;
     uint64_t s = (uint64_t)(p - m->buf) + mn_ld_u32(p);
     if (s + 4 > m->len) {
         return false;

@@ -263,7 +263,7 @@ static const char *check_op(mn_interp_t *it, mn_patch_t *p, uint32_t k, uint32_t
     const mn_tensor_t *in = mn_input(it, node, 0), *out = mn_output(it, node, 0);
     const mn_tensor_t *filter = node->builtin == MN_BUILTIN_CONV_2D || node->builtin == MN_BUILTIN_DEPTHWISE_CONV_2D
         ? mn_input(it, node, 1) : NULL;
-    if (!in || !out || node->n_outputs != 1 || in->ndim != 4 || out->ndim != 4 || in->dims[0] != 1
+    if (!in || !out || mn_num_outputs(node) != 1 || in->ndim != 4 || out->ndim != 4 || in->dims[0] != 1
         || out->dims[0] != 1 || (filter && filter->ndim != 4)) {
         return "needs one 4-D input and output of batch 1";
     }
@@ -271,7 +271,7 @@ static const char *check_op(mn_interp_t *it, mn_patch_t *p, uint32_t k, uint32_t
         || (filter && in->dtype == MN_FLOAT32 && filter->dtype != MN_FLOAT32)) {
         return "dtypes: int8, int16 or float32 (not hybrid)";
     }
-    for (uint16_t j = 1; j < node->n_inputs; j++) {
+    for (uint16_t j = 1; j < mn_num_inputs(node); j++) {
         if (node->inputs[j] >= 0 && !(it->tensors[node->inputs[j]].flags & MN_TF_CONST)) {
             return "weights must be constant";
         }
@@ -323,7 +323,7 @@ static const char *check_op(mn_interp_t *it, mn_patch_t *p, uint32_t k, uint32_t
 static int read_elsewhere(const mn_interp_t *it, int32_t t, uint32_t reader) {
     for (uint32_t i = 0; i < it->n_nodes; i++) {
         const mn_node_t *node = &it->nodes[i];
-        for (uint16_t j = 0; j < node->n_inputs; j++) {
+        for (uint16_t j = 0; j < mn_num_inputs(node); j++) {
             if (node->inputs[j] == t && (i != reader || j != 0)) {
                 return 1;
             }
@@ -382,8 +382,8 @@ mn_status_t mn_patch_setup(mn_interp_t *it) {
     }
     p->first = (uint16_t)first;
     p->n = (uint16_t)n;
-    p->x = it->nodes[first].n_inputs ? it->nodes[first].inputs[0] : -1;
-    p->y = it->nodes[last].n_outputs ? it->nodes[last].outputs[0] : -1;
+    p->x = mn_num_inputs(&it->nodes[first]) ? it->nodes[first].inputs[0] : -1;
+    p->y = mn_num_outputs(&it->nodes[last]) ? it->nodes[last].outputs[0] : -1;
     for (uint32_t k = 0; k < n; k++) {
         const char *why = check_op(it, p, k, first + k);
         if (!why) {

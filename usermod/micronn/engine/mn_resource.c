@@ -26,9 +26,11 @@ static int32_t op_builtin(const mn_model_t *v, uint32_t o) {
 }
 
 /* The variable of a VAR_HANDLE node: find (or, when add, create) its entry. */
-static int32_t lookup(struct mn_resources *r, const mn_node_t *node, bool add, mn_error_t *err, const char *where) {
+static int32_t lookup(struct mn_resources *r, const mn_model_t *m, const mn_node_t *node, bool add, mn_error_t *err,
+    const char *where) {
     const char *container, *name;
-    if (!mn_opt_str(node, MN_VAR_HANDLE_CONTAINER, &container) || !mn_opt_str(node, MN_VAR_HANDLE_SHARED_NAME, &name)) {
+    if (!mn_opt_str_in(m, node, MN_VAR_HANDLE_CONTAINER, &container)
+        || !mn_opt_str_in(m, node, MN_VAR_HANDLE_SHARED_NAME, &name)) {
         mn_err_set(err, MN_ERR_MODEL, "%sVAR_HANDLE: VarHandleOptions holds a string outside the model", where);
         return -1;
     }
@@ -51,7 +53,6 @@ static int32_t lookup(struct mn_resources *r, const mn_node_t *node, bool add, m
 /* A node over op table o of view v (enough for the options accessors). */
 static void view_node(const mn_model_t *v, uint32_t o, mn_node_t *node) {
     memset(node, 0, sizeof *node);
-    node->model = v;
     uint32_t opt = fb_ref(v->buf, o, F_OP_OPTIONS);
     if (opt && fb_u8(v->buf, o, F_OP_OPTIONS_TYPE, 0) == MN_OPTIONS_VarHandleOptions) {
         node->options = v->buf + opt;
@@ -71,7 +72,7 @@ static int32_t producer(struct mn_resources *r, const mn_model_t *v, int32_t t, 
                 }
                 mn_node_t node;
                 view_node(v, o, &node);
-                int32_t id = lookup(r, &node, false, err, "");
+                int32_t id = lookup(r, v, &node, false, err, "");
                 *bad = id < 0;
                 return id;
             }
@@ -110,7 +111,7 @@ mn_status_t mn_resources_setup(mn_interp_t *it) {
                 mn_node_t node;
                 view_node(&v, o, &node);
                 mn_fmt(where, sizeof where, "subgraph %u op %u ", (unsigned)k, (unsigned)i);
-                if (lookup(r, &node, true, &it->err, where) < 0) {
+                if (lookup(r, &v, &node, true, &it->err, where) < 0) {
                     return it->err.status;
                 }
             }
@@ -174,7 +175,7 @@ void mn_resources_reset(mn_interp_t *it) {
 
 int32_t mn_resource_handle(mn_ctx_t *ctx, const mn_node_t *var_handle) {
     mn_error_t e;
-    int32_t id = lookup(ctx->resources, var_handle, false, &e, "");
+    int32_t id = lookup(ctx->resources, ctx->model, var_handle, false, &e, "");
     if (id < 0) {
         mn_fail(ctx, e.status, "%s", e.msg);
     }
@@ -182,10 +183,10 @@ int32_t mn_resource_handle(mn_ctx_t *ctx, const mn_node_t *var_handle) {
 }
 
 int32_t mn_resource_of(mn_ctx_t *ctx, const mn_node_t *node, int input) {
-    int32_t t = input < node->n_inputs ? node->inputs[input] : -1;
+    int32_t t = input < mn_num_inputs(node) ? node->inputs[input] : -1;
     for (uint32_t i = 0; t >= 0 && i < ctx->n_nodes; i++) {
         const mn_node_t *p = &ctx->nodes[i];
-        for (uint16_t k = 0; k < p->n_outputs; k++) {
+        for (uint16_t k = 0; k < mn_num_outputs(p); k++) {
             if (p->outputs[k] == t) {
                 if (p->builtin == MN_BUILTIN_VAR_HANDLE) {
                     return mn_resource_handle(ctx, p);

@@ -1,9 +1,8 @@
 /*
  * Portable int8 SVDF: the reference's steps with the input offset added to each input as it is
- * loaded, four filters per pass, each unit's sum requantized as soon as its rank filters are done
- * (no scratch: nothing kept per filter or unit), unrolled dot products for the feature and time
- * matmuls, the state shift fused into the time matmul and the cheaper exact requantization
- * (mn_generic_requant).
+ * loaded, 16 filters per pass with their sums on the stack (no arena scratch: nothing kept per
+ * filter or unit), unrolled dot products for the feature and time matmuls, the state shift fused
+ * into the time matmul and the cheaper exact requantization (mn_generic_requant).
  */
 #include "generic.h"
 
@@ -44,36 +43,37 @@ static uint32_t svdf_shift_dot(int16_t *s, const int16_t *wt, int nm, int32_t ne
     return a0 + a1 + (uint32_t)(wt[0] * newest);
 }
 
-/* Per batch row, four filters per pass: their feature sums, then per filter the state shift and
- * time-weighted sum, added into its unit's sum (rank filters per unit), which is requantized as
- * soon as it is complete: nothing is kept per filter or unit, so no scratch. */
+/* Per batch row, MN_SVDF_BLOCK filters per pass: their feature sums, then per filter the state shift
+ * and time-weighted sum, then the units they complete (bias, rank reduction, rescale; no fused
+ * activation on this path, as the reference): nothing is kept per filter or unit in the arena. */
 static void svdf_run(const mn_svdf_params_t *p, const int8_t *input, const int8_t *w_feature,
     const int16_t *w_time, const int32_t *bias, int16_t *state, int8_t *output, const mn_vbuf_t *buf) {
     (void)buf;
     const int nb = p->batches, ni = p->input_size, nf = p->filters, nm = p->memory;
-    const int nu = p->units, nr = p->rank;
     const int32_t mult1 = p->mult1, mult2 = p->mult2, out_zp = p->output_zp;
     const int shift1 = p->shift1, shift2 = p->shift2;
     for (int b = 0; b < nb; ++b) {
         const int8_t *in = input + (size_t)b * ni;
         int16_t *s = state + (size_t)b * nf * nm;
-        int8_t *out = output + (size_t)b * nu;
-        uint32_t sum = 0;
-        for (int f = 0, r = 0, u = 0; f < nf; f += 4) {
-            const int rows = nf - f < 4 ? nf - f : 4;
-            uint32_t acc[4];
-            mn_generic_matvec_acc(in, w_feature + (size_t)f * ni, NULL, -p->input_zp, ni, rows, acc);
-            for (int k = 0; k < rows; ++k) {
+        int8_t *out = output + (size_t)b * p->units;
+        mn_svdf_units_t us = { 0, 0, 0 };
+        for (int f0 = 0; f0 < nf; f0 += MN_SVDF_BLOCK) {
+            const int n = nf - f0 < MN_SVDF_BLOCK ? nf - f0 : MN_SVDF_BLOCK;
+            uint32_t acc[MN_SVDF_BLOCK];
+            mn_generic_matvec_acc(in, w_feature + (size_t)f0 * ni, NULL, -p->input_zp, ni, n, acc);
+            for (int k = 0; k < n; ++k) {
+                const int f = f0 + k;
                 const int32_t v = mn_clamp_i32(mn_generic_requant((int32_t)acc[k], mult1, shift1), INT16_MIN, INT16_MAX);
-                if (r == 0) {
-                    sum = bias ? (uint32_t)bias[u] : 0u;
-                }
-                sum += svdf_shift_dot(s + (size_t)(f + k) * nm, w_time + (size_t)(f + k) * nm, nm, v);
-                if (++r == nr) {   /* bias, rank reduction, rescale (no fused activation, as the reference) */
+                acc[k] = svdf_shift_dot(s + (size_t)f * nm, w_time + (size_t)f * nm, nm, v);
+            }
+            if (p->rank == 1) {   /* units are filters */
+                for (int k = 0; k < n; ++k) {
+                    const uint32_t sum = acc[k] + (bias ? (uint32_t)bias[f0 + k] : 0u);
                     const int32_t y = mn_add_wrap(mn_generic_requant((int32_t)sum, mult2, shift2), out_zp);
-                    out[u++] = (int8_t)mn_clamp_i32(y, INT8_MIN, INT8_MAX);
-                    r = 0;
+                    out[f0 + k] = (int8_t)mn_clamp_i32(y, INT8_MIN, INT8_MAX);
                 }
+            } else {
+                mn_svdf_s8_units(p, bias, (const int32_t *)acc, n, out, &us);
             }
         }
     }

@@ -1,12 +1,11 @@
 /*
  * Helium int8 SVDF (int16 state), the reference's steps vectorised:
  *   state shift: one forward pass of 8-lane copies (each load reads ahead of the stores);
- *   then four filters per pass: the feature matmul over the input (mn_mve_dot4), the input zero
- *   point folded into a per-filter constant (-zp * sum of the filter's weights, prepare),
- *   requantized four at a time and scattered into the newest memory slot of each filter; their
- *   time weights by VMLADAV over int16 (wrapping 32-bit sums, as the reference); each unit's sum
- *   requantized as soon as it is complete (rank 1: four units at a time), so nothing is kept
- *   per filter or unit (no scratch).
+ *   then 16 filters per pass (their sums on the stack, nothing in the arena): the feature matmul
+ *   over the input (mn_mve_dot4), the input zero point folded into a per-filter constant (-zp *
+ *   sum of the filter's weights, prepare), requantized four at a time and scattered into the
+ *   newest memory slot of each filter; their time weights by VMLADAV over int16 (wrapping 32-bit
+ *   sums, as the reference); the units they complete requantized (rank 1: four at a time).
  */
 #include "mve.h"
 
@@ -29,32 +28,9 @@ static inline __attribute__((always_inline)) int32_t dot_s16(const int16_t *a, c
     return acc;
 }
 
-/* Time-weighted sum of filter memory s (nm values). */
-static inline int32_t time_dot(const int16_t *wt, const int16_t *s, int nm) {
-    return nm == 8 ? vmladavq_s16(vldrhq_s16(wt), vldrhq_s16(s)) : dot_s16(wt, s, nm);   /* 8: a common size */
-}
-
-/* Units' sums built filter by filter (rank filters per unit), each requantized once complete. */
-typedef struct {
-    uint32_t sum;
-    int r, u;
-} unit_sum_t;
-
-static inline void unit_add(const mn_svdf_params_t *p, const int32_t *bias, int8_t *out, unit_sum_t *us, int32_t t) {
-    if (us->r == 0) {
-        us->sum = bias ? (uint32_t)bias[us->u] : 0u;
-    }
-    us->sum += (uint32_t)t;
-    if (++us->r == p->rank) {
-        out[us->u++] = (int8_t)mn_clamp_i32(mn_add_wrap(mn_mul_by_qm((int32_t)us->sum, p->mult2, p->shift2),
-            p->output_zp), INT8_MIN, INT8_MAX);
-        us->r = 0;
-    }
-}
-
 static void svdf_run(const mn_svdf_params_t *p, const int8_t *input, const int8_t *w_feature, const int16_t *w_time,
     const int32_t *bias, int16_t *state, int8_t *output, const mn_vbuf_t *buf) {
-    const int nb = p->batches, ni = p->input_size, nf = p->filters, nu = p->units, nr = p->rank, nm = p->memory;
+    const int nb = p->batches, ni = p->input_size, nf = p->filters, nu = p->units, nm = p->memory;
     const int32_t *const folded = (const int32_t *)buf->data;
     const int32_t mult1 = p->mult1, shift1 = p->shift1, mult2 = p->mult2, shift2 = p->shift2, out_zp = p->output_zp;
 
@@ -70,35 +46,44 @@ static void svdf_run(const mn_svdf_params_t *p, const int8_t *input, const int8_
         const int16_t *s = state + (size_t)b * nf * nm;
         int16_t *newest = state + (size_t)b * nf * nm + (nm - 1);
         int8_t *out = output + (size_t)b * nu;
-        unit_sum_t us = { 0, 0, 0 };
-        int f = 0;
-        for (; f + 4 <= nf; f += 4) {
-            int32_t a[4] = { 0, 0, 0, 0 };
-            mn_mve_dot4(in, w_feature + (size_t)f * ni, ni, a);
-            const int32x4_t acc = vaddq_s32(vldrwq_s32(a), vldrwq_s32(folded + f));
-            const int32x4_t v = mn_mve_requant(acc, vdupq_n_s32(mult1), vdupq_n_s32(shift1), 0, INT16_MIN, INT16_MAX);
-            vstrhq_scatter_shifted_offset_s32(newest + (size_t)f * nm, slots, v);
-            int32_t t[4];
-            for (int k = 0; k < 4; ++k) {
-                t[k] = time_dot(w_time + (size_t)(f + k) * nm, s + (size_t)(f + k) * nm, nm);
+        mn_svdf_units_t us = { 0, 0, 0 };
+        for (int f0 = 0; f0 < nf; f0 += MN_SVDF_BLOCK) {
+            const int n = nf - f0 < MN_SVDF_BLOCK ? nf - f0 : MN_SVDF_BLOCK;
+            int32_t t[MN_SVDF_BLOCK];
+            int f = f0;
+            for (; f + 4 <= f0 + n; f += 4) {
+                int32_t a[4] = { 0, 0, 0, 0 };
+                mn_mve_dot4(in, w_feature + (size_t)f * ni, ni, a);
+                const int32x4_t acc = vaddq_s32(vldrwq_s32(a), vldrwq_s32(folded + f));
+                const int32x4_t v = mn_mve_requant(acc, vdupq_n_s32(mult1), vdupq_n_s32(shift1), 0, INT16_MIN, INT16_MAX);
+                vstrhq_scatter_shifted_offset_s32(newest + (size_t)f * nm, slots, v);
             }
-            if (nr == 1) {   /* units == filters: bias, requantization and the int8 store four at a time */
-                int32x4_t y = vldrwq_s32(t);
-                if (bias) {
-                    y = vaddq_s32(y, vldrwq_s32(bias + f));
+            for (; f < f0 + n; ++f) {
+                const int32_t acc = mn_add_wrap(folded[f], mn_mve_dot(in, w_feature + (size_t)f * ni, ni));
+                newest[(size_t)f * nm] = (int16_t)mn_clamp_i32(mn_mul_by_qm(acc, mult1, shift1), INT16_MIN, INT16_MAX);
+            }
+            if (nm == 8) {   /* one full vector per filter (a common memory size) */
+                for (int k = 0; k < n; ++k) {
+                    t[k] = vmladavq_s16(vldrhq_s16(w_time + (size_t)(f0 + k) * 8), vldrhq_s16(s + (size_t)(f0 + k) * 8));
                 }
-                vstrbq_s32(out + f, mn_mve_requant(y, vdupq_n_s32(mult2), vdupq_n_s32(shift2), out_zp, INT8_MIN, INT8_MAX));
-                us.u += 4;
             } else {
-                for (int k = 0; k < 4; ++k) {
-                    unit_add(p, bias, out, &us, t[k]);
+                for (int k = 0; k < n; ++k) {
+                    t[k] = dot_s16(w_time + (size_t)(f0 + k) * nm, s + (size_t)(f0 + k) * nm, nm);
                 }
             }
-        }
-        for (; f < nf; ++f) {
-            const int32_t acc = mn_add_wrap(folded[f], mn_mve_dot(in, w_feature + (size_t)f * ni, ni));
-            newest[(size_t)f * nm] = (int16_t)mn_clamp_i32(mn_mul_by_qm(acc, mult1, shift1), INT16_MIN, INT16_MAX);
-            unit_add(p, bias, out, &us, time_dot(w_time + (size_t)f * nm, s + (size_t)f * nm, nm));
+            if (p->rank == 1) {   /* units are filters: bias, requantization and the int8 store four at a time */
+                for (int k = 0; k < n; k += 4) {
+                    const mve_pred16_t pr = vctp32q((uint32_t)(n - k));
+                    int32x4_t acc = vldrwq_z_s32(t + k, pr);
+                    if (bias) {
+                        acc = vaddq_s32(acc, vldrwq_z_s32(bias + f0 + k, pr));
+                    }
+                    vstrbq_p_s32(out + f0 + k, mn_mve_requant(acc, vdupq_n_s32(mult2), vdupq_n_s32(shift2), out_zp,
+                        INT8_MIN, INT8_MAX), pr);
+                }
+            } else {
+                mn_svdf_s8_units(p, bias, t, n, out, &us);
+            }
         }
     }
 }

@@ -138,20 +138,35 @@ void mn_fully_connected_hybrid(const mn_fc_hybrid_params_t *p, const float *inpu
 
 #include "ref_glue.h"
 
+/* 64 bytes on 32-bit targets (one per op in the arena): what only one path needs shares a union,
+ * per-channel is p.mult_pc != NULL. */
 typedef struct {
     mn_fc_params_t p;
-    float fmin, fmax;
-    uint8_t dtype;
-    uint8_t per_channel;
+    union {
+        const void *vdata;              /* int8: the variant's persistent data, or NULL */
+        mn_fc_hybrid_params_t *h;       /* hybrid (float32 input, int8 weights) */
+        struct {
+            float min, max;
+        } act;                          /* float32: the activation range */
+    } u;
     union {
         const mn_fc_s8_variant_t *s8;
         const mn_fc_f32_variant_t *f32;
     } variant;                  /* optimized compute function (mn_variants.h); NULL: reference */
-    const void *vdata;          /* the int8 variant's persistent data, or NULL */
-    int32_t scratch;            /* the variant's scratch buffer index, or -1; hybrid: the quantized row */
-    uint8_t hybrid;             /* float32 input, int8 weights: h (allocated only then) */
-    mn_fc_hybrid_params_t *h;
+    int16_t scratch;            /* the variant's scratch buffer index, or -1; hybrid: the quantized row */
+    uint8_t dtype;
+    uint8_t hybrid;             /* float32 input, int8 weights: u.h */
 } fc_data_t;
+
+static mn_status_t fc_request_scratch(mn_ctx_t *ctx, size_t bytes, fc_data_t *d) {
+    int32_t idx;
+    REF_TRY(mn_request_scratch(ctx, bytes, &idx));
+    if (idx > INT16_MAX) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "more than %d scratch buffers in the model", INT16_MAX);
+    }
+    d->scratch = (int16_t)idx;
+    return MN_OK;
+}
 
 /* Last step of prepare: the compute variant, its persistent data and scratch. */
 static mn_status_t fc_select(mn_ctx_t *ctx, const mn_node_t *node, fc_data_t *d, const mn_tensor_t *w,
@@ -175,7 +190,7 @@ static mn_status_t fc_select(mn_ctx_t *ctx, const mn_node_t *node, fc_data_t *d,
             if (fill) {
                 v->precompute(&d->p, (const int8_t *)w->data, bias ? (const int32_t *)bias->data : NULL, vd);
             }
-            if (!(d->vdata = mn_table_keep(ctx, node, MN_TABLE_VARIANT, vd, data))) {
+            if (!(d->u.vdata = mn_table_keep(ctx, node, MN_TABLE_VARIANT, vd, data))) {
                 return MN_ERR_ARENA;
             }
         }
@@ -183,7 +198,7 @@ static mn_status_t fc_select(mn_ctx_t *ctx, const mn_node_t *node, fc_data_t *d,
     } else if (MICRONN_TYPE_FLOAT32) {
         d->variant.f32 = mn_select_fc_f32(ctx, &d->p);
     }
-    return scratch ? mn_request_scratch(ctx, scratch, &d->scratch) : MN_OK;
+    return scratch ? fc_request_scratch(ctx, scratch, d) : MN_OK;
 }
 
 static const char *fc_variant(const mn_node_t *node) {
@@ -205,7 +220,7 @@ static mn_status_t fc_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, fc_data_t *
     if (!h) {
         return MN_ERR_ARENA;
     }
-    d->h = h;
+    d->u.h = h;
     if (mn_tensor_q_count(w) > 1 && (mn_tensor_q_count(w) != d->p.units || w->q_dim != 0)) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED,
             "weights per-channel quantization (%d scales, dim %d) does not match %d units",
@@ -292,10 +307,14 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         if (out->dtype != MN_FLOAT32) {
             return ref_fail_combo(ctx, in, out);
         }
-        REF_TRY(ref_act_range_f(ctx, act, &d->fmin, &d->fmax));
-        if (d->h) {
-            d->h->act_min = d->fmin;
-            d->h->act_max = d->fmax;
+        float lo, hi;
+        REF_TRY(ref_act_range_f(ctx, act, &lo, &hi));
+        if (d->hybrid) {
+            d->u.h->act_min = lo;
+            d->u.h->act_max = hi;
+        } else {
+            d->u.act.min = lo;
+            d->u.act.max = hi;
         }
     } else if (in->dtype == MN_INT8 || in->dtype == MN_INT16) {
         /* int16x8: int8 weights, int64 (or int32) bias, symmetric int16 activations */
@@ -334,12 +353,17 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
                     return mn_fail(ctx, MN_ERR_UNSUPPORTED,
                         "per-channel weights zero point %d not supported", (int)mn_tensor_zero_point(w, u));
                 }
+                /* checked in a sizing run too (no table to fill), so that it fails as prepare will */
                 const float ws = mn_tensor_scale(w, u);
+                int32_t m_u;
+                int8_t s_u;
+                mn_conv_multipliers(mn_tensor_scale(in, 0), &ws, 1, mn_tensor_scale(out, 0), 1, &m_u, &s_u);
+                if (s_u > max_shift) {
+                    return mn_fail(ctx, MN_ERR_UNSUPPORTED, "output multiplier 2^%d too large", (int)s_u);
+                }
                 if (fill) {
-                    mn_conv_multipliers(mn_tensor_scale(in, 0), &ws, 1, mn_tensor_scale(out, 0), 1, &mult[u], &shift[u]);
-                    if (shift[u] > max_shift) {
-                        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "output multiplier 2^%d too large", (int)shift[u]);
-                    }
+                    mult[u] = m_u;
+                    shift[u] = s_u;
                 }
             }
             if (!(p->mult_pc = ref_keep_tables(ctx, node, n_tables, mult))) {
@@ -347,7 +371,6 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             }
             p->shift_pc = ref_shifts(p->mult_pc, n_tables);
             p->weights_offset = 0;
-            d->per_channel = 1;
         } else {
             int s;
             mn_quantize_multiplier(mn_fc_real_multiplier(mn_tensor_scale(in, 0), mn_tensor_scale(w, 0), mn_tensor_scale(out, 0)), &p->mult, &s);
@@ -362,7 +385,7 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     node->user_data = d;
     if (d->hybrid) {
         d->variant.f32 = NULL;
-        return mn_request_scratch(ctx, (size_t)p->depth, &d->scratch);
+        return fc_request_scratch(ctx, (size_t)p->depth, d);
     }
     return fc_select(ctx, node, d, w, bias);
 }
@@ -377,10 +400,10 @@ static mn_status_t fc_eval(mn_ctx_t *ctx, mn_node_t *node) {
     if (MICRONN_TYPE_INT8 && d->dtype == MN_INT8) {
         const int32_t *b = bias ? (const int32_t *)bias->data : NULL;
         if (d->variant.s8) {
-            const mn_vbuf_t buf = { d->scratch >= 0 ? mn_get_scratch(ctx, d->scratch) : NULL, d->vdata };
+            const mn_vbuf_t buf = { d->scratch >= 0 ? mn_get_scratch(ctx, d->scratch) : NULL, d->u.vdata };
             d->variant.s8->run(&d->p, (const int8_t *)in->data, (const int8_t *)w->data, b, (int8_t *)out->data,
                 &buf);
-        } else if (d->per_channel) {
+        } else if (d->p.mult_pc) {
             mn_fully_connected_s8_per_channel(&d->p, (const int8_t *)in->data,
                 (const int8_t *)w->data, b, (int8_t *)out->data);
         } else {
@@ -391,15 +414,15 @@ static mn_status_t fc_eval(mn_ctx_t *ctx, mn_node_t *node) {
         const mn_bias16_t b = ref_bias16(bias, false);   /* one rounding either way */
         mn_fully_connected_s16(&d->p, (const int16_t *)in->data, (const int8_t *)w->data, &b, (int16_t *)out->data);
     } else if (MICRONN_TYPE_HYBRID && d->hybrid) {
-        mn_fully_connected_hybrid(d->h, (const float *)in->data, (const int8_t *)w->data,
+        mn_fully_connected_hybrid(d->u.h, (const float *)in->data, (const int8_t *)w->data,
             bias ? (const float *)bias->data : NULL, (float *)out->data, (int8_t *)mn_get_scratch(ctx, d->scratch));
     } else if (!MICRONN_TYPE_FLOAT32) {
         /* no other family built */
     } else if (d->variant.f32) {
-        d->variant.f32->run(&d->p, d->fmin, d->fmax, (const float *)in->data, (const float *)w->data,
+        d->variant.f32->run(&d->p, d->u.act.min, d->u.act.max, (const float *)in->data, (const float *)w->data,
             bias ? (const float *)bias->data : NULL, (float *)out->data);
     } else {
-        mn_fully_connected_f32(d->p.batches, d->p.depth, d->p.units, d->fmin, d->fmax,
+        mn_fully_connected_f32(d->p.batches, d->p.depth, d->p.units, d->u.act.min, d->u.act.max,
             (const float *)in->data, (const float *)w->data,
             bias ? (const float *)bias->data : NULL, (float *)out->data);
     }

@@ -484,6 +484,18 @@ void mn_svdf_s8(const mn_svdf_params_t *p, const int8_t *input,
 void mn_svdf_shift_state_s16(int16_t *state, size_t total);
 void mn_svdf_s8_output(const mn_svdf_params_t *p, const int32_t *bias, const int32_t *scratch,
     int32_t *scratch_out, int8_t *output);
+/* For the optimized variants, which keep nothing per filter or unit: the time-weighted sums
+ * t[0..n) of the next n filters of a batch row are added to their units' sums (bias first), and
+ * each unit is requantized into out as soon as its rank filters are summed. Start with
+ * *us = (mn_svdf_units_t){ 0 } for each batch row. */
+typedef struct {
+    uint32_t sum;
+    int32_t filters, unit;   /* filters summed into the current unit */
+} mn_svdf_units_t;
+/* Filters per pass of the optimized variants: their sums live on the stack (64 bytes). */
+#define MN_SVDF_BLOCK 16
+void mn_svdf_s8_units(const mn_svdf_params_t *p, const int32_t *bias, const int32_t *t, int n, int8_t *out,
+    mn_svdf_units_t *us);
 /* scratch: batches * filters floats. */
 void mn_svdf_f32(const mn_svdf_params_t *p, int act, const float *input,
     const float *w_feature, const float *w_time, const float *bias,

@@ -70,10 +70,17 @@ mn_status_t ref_conv_prepare_quant(mn_ctx_t *ctx, const mn_tensor_t *in, const m
                 const float fs = mn_tensor_scale(filter, 0);
                 mn_conv_multipliers(mn_tensor_scale(in, 0), &fs, 1, mn_tensor_scale(out, 0), out_c, mult, shift);
             }
-            for (int32_t c = 0; wide && c < out_c; ++c) {
-                if (shift[c] > 14) {   /* mn_mul_by_qm64's range */
-                    return mn_fail(ctx, MN_ERR_UNSUPPORTED, "output multiplier 2^%d too large", (int)shift[c]);
-                }
+        }
+        for (int32_t c = 0; wide && c < out_c; ++c) {
+            /* mn_mul_by_qm64's range; checked in a sizing run too (no table), so that it fails as prepare will */
+            int32_t m_c;
+            int8_t s_c = fill ? shift[c] : 0;
+            if (!fill) {
+                const float fs = mn_tensor_scale(filter, nq > 1 ? c : 0);
+                mn_conv_multipliers(mn_tensor_scale(in, 0), &fs, 1, mn_tensor_scale(out, 0), 1, &m_c, &s_c);
+            }
+            if (s_c > 14) {
+                return mn_fail(ctx, MN_ERR_UNSUPPORTED, "output multiplier 2^%d too large", (int)s_c);
             }
         }
         int32_t act_min, act_max;

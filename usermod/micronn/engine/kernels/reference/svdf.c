@@ -89,6 +89,21 @@ void mn_svdf_s8_output(const mn_svdf_params_t *p, const int32_t *bias, const int
     }
 }
 
+void mn_svdf_s8_units(const mn_svdf_params_t *p, const int32_t *bias, const int32_t *t, int n, int8_t *out,
+    mn_svdf_units_t *us) {
+    for (int k = 0; k < n; ++k) {
+        if (us->filters == 0) {
+            us->sum = bias ? (uint32_t)bias[us->unit] : 0u;
+        }
+        us->sum += (uint32_t)t[k];
+        if (++us->filters == p->rank) {
+            const int32_t y = mn_add_wrap(mn_mul_by_qm((int32_t)us->sum, p->mult2, p->shift2), p->output_zp);
+            out[us->unit++] = (int8_t)mn_clamp_i32(y, INT8_MIN, INT8_MAX);
+            us->filters = 0;
+        }
+    }
+}
+
 static void svdf_shift_state_f32(const mn_svdf_params_t *p, float *state) {
     const size_t total = (size_t)p->batches * p->filters * p->memory;
     if (total > 1) {
