@@ -332,7 +332,7 @@ typedef struct mn_interp {
     void **scratch_ptr;           /* per scratch index, valid after prepare */
     mn_scratch_t *scratch_req;    /* prepare-time list */
     uint32_t n_scratch;
-    const int32_t *plan_life;     /* while planning: each tensor's first and last op, or NULL */
+    const uint16_t *plan_life;    /* while planning: each tensor's first and last op (0xffff: none), or NULL */
     uint32_t cur_op;              /* op being prepared/evaluated (for messages) */
     uint64_t *prof_ticks;         /* per-op tick totals (persistent), NULL without profiler */
     uint32_t *prof_calls;

@@ -423,29 +423,30 @@ typedef struct {
     int no_slides;      /* only counting buffers: leave over/shift out (mn_inplace_slide) */
 } plan_ctx_t;
 
-/* Every tensor's first and last using op, in one pass over the operand lists: a temporary (NULL
- * when it is not taken, and tensor_lifetime then scans the nodes for each tensor). It is taken
- * when the planner's own temporaries still fit beside it, or when they do not fit anyway: the
- * memory-less planner asks for lifetimes many times per buffer. */
-static const int32_t *tensor_uses(mn_interp_t *it) {
+#define NO_USE 0xffffu   /* tensor_uses: no op uses the tensor (op indices are below 65535) */
+
+/* Every tensor's first and last using op, in one pass over the operand lists: a temporary of 4
+ * bytes per tensor (NULL when it is not taken, and tensor_lifetime then scans the nodes for each
+ * tensor). It is taken when the planner's own temporaries still fit beside it, or when they do
+ * not fit anyway: the memory-less planner asks for lifetimes many times per buffer. */
+static const uint16_t *tensor_uses(mn_interp_t *it) {
     size_t n_bufs = it->n_scratch;   /* what the planner can get (tensor_lifetime's first test) */
     for (uint32_t t = 0; t < it->n_tensors; t++) {
         n_bufs += !(it->tensors[t].flags & (MN_TF_CONST | MN_TF_VARIABLE)) && mn_tensor_bytes(&it->tensors[t]);
     }
-    const size_t bytes = mn_mul(it->n_tensors, 2 * sizeof(int32_t)), block = MN_BLOCK(bytes);
+    const size_t bytes = mn_mul(it->n_tensors, 2 * sizeof(uint16_t)), block = MN_BLOCK(bytes);
     const size_t planner = MN_BLOCK(mn_mul(n_bufs, sizeof(mn_plan_buf_t))) + MN_BLOCK(mn_mul(n_bufs, 2 * sizeof(int32_t)));
     const size_t avail = it->arena_size - (it->head + it->temp + it->tail);
     if (!it->n_tensors || bytes > SIZE_MAX / 4 || planner > SIZE_MAX / 4 || block > avail
         || (planner <= avail && block + planner > avail)) {
         return NULL;
     }
-    int32_t *life = mn_arena_temp(it, bytes);
+    uint16_t *life = mn_arena_temp(it, bytes);
     if (!life) {
         return NULL;
     }
     for (uint32_t t = 0; t < it->n_tensors; t++) {
-        life[2 * t] = INT32_MAX;
-        life[2 * t + 1] = -1;
+        life[2 * t] = NO_USE;
     }
     for (uint32_t i = 0; i < it->n_nodes; i++) {
         const mn_node_t *node = &it->nodes[i];
@@ -456,10 +457,10 @@ static const int32_t *tensor_uses(mn_interp_t *it) {
             for (uint16_t k = 0; k < counts[l]; k++) {
                 const int32_t t = l == 0 ? node->inputs[k] : l == 1 ? node->outputs[k] : mn_ld_i32(b + v_int + 4u * k);
                 if (t >= 0 && (uint32_t)t < it->n_tensors) {
-                    if (life[2 * t] == INT32_MAX) {
-                        life[2 * t] = (int32_t)i;
+                    if (life[2 * t] == NO_USE) {
+                        life[2 * t] = (uint16_t)i;
                     }
-                    life[2 * t + 1] = (int32_t)i;
+                    life[2 * t + 1] = (uint16_t)i;
                 }
             }
         }
@@ -478,8 +479,8 @@ static void own_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int3
             *last = end;
         }
     }
-    const int32_t *life = it->plan_life;
-    if (life) {
+    const uint16_t *life = it->plan_life;
+    if (life && life[2 * t] != NO_USE) {
         if (life[2 * t] < *first) {
             *first = life[2 * t];
         }

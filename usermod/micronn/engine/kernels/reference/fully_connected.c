@@ -348,16 +348,19 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
                     "weights per-channel quantization (%d scales, dim %d) does not match %d units",
                     (int)mn_tensor_q_count(w), (int)w->q_dim, p->units);
             }
+            const int32_t asym = ref_asymmetric_channel(w);
+            if (asym >= 0) {
+                return mn_fail(ctx, MN_ERR_UNSUPPORTED,
+                    "per-channel weights zero point %d not supported", (int)mn_tensor_zero_point(w, asym));
+            }
+            const float in_scale = mn_tensor_scale(in, 0), out_scale = mn_tensor_scale(out, 0);
+            const uint8_t *scales = mn_tensor_scales(w);
             for (int u = 0; u < p->units; ++u) {
-                if (mn_tensor_zero_point(w, u) != 0) {
-                    return mn_fail(ctx, MN_ERR_UNSUPPORTED,
-                        "per-channel weights zero point %d not supported", (int)mn_tensor_zero_point(w, u));
-                }
                 /* checked in a sizing run too (no table to fill), so that it fails as prepare will */
-                const float ws = mn_tensor_scale(w, u);
+                const float ws = mn_ld_f32(scales + 4 * (size_t)u);
                 int32_t m_u;
                 int8_t s_u;
-                mn_conv_multipliers(mn_tensor_scale(in, 0), &ws, 1, mn_tensor_scale(out, 0), 1, &m_u, &s_u);
+                mn_conv_multipliers(in_scale, &ws, 1, out_scale, 1, &m_u, &s_u);
                 if (s_u > max_shift) {
                     return mn_fail(ctx, MN_ERR_UNSUPPORTED, "output multiplier 2^%d too large", (int)s_u);
                 }

@@ -56,11 +56,10 @@ mn_status_t ref_conv_prepare_quant(mn_ctx_t *ctx, const mn_tensor_t *in, const m
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter quantized_dimension %d not supported (need %d)",
                 (int)filter->q_dim, (int)filter_q_dim);
         }
-        for (int32_t ch = 0; ch < nq || ch == 0; ++ch) {
-            if (mn_tensor_zero_point(filter, ch) != 0) {
-                return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter zero point %d not supported (int8 filters are symmetric)",
-                    (int)mn_tensor_zero_point(filter, ch));
-            }
+        const int32_t asym = ref_asymmetric_channel(filter);
+        if (asym >= 0) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "filter zero point %d not supported (int8 filters are symmetric)",
+                (int)mn_tensor_zero_point(filter, asym));
         }
         if (fill) {
             /* one call per layer: per-channel scales read in place, a per-tensor scale computed once */

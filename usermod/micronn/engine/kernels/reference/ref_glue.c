@@ -34,6 +34,17 @@ mn_status_t ref_act_range_f(mn_ctx_t *ctx, int act, float *lo, float *hi) {
     return MN_OK;
 }
 
+int32_t ref_asymmetric_channel(const mn_tensor_t *t) {
+    const uint8_t *zp = mn_tensor_zero_points(t);
+    const int32_t n = zp ? mn_tensor_q_count(t) : 0;
+    for (int32_t ch = 0; ch < n; ++ch) {
+        if ((int32_t)mn_ld_u64(zp + 8 * (size_t)ch) != 0) {
+            return ch;
+        }
+    }
+    return -1;
+}
+
 mn_status_t ref_need_quant(mn_ctx_t *ctx, const char *what, const mn_tensor_t *t) {
     if (mn_tensor_q_count(t) < 1 || !(mn_tensor_scale(t, 0) > 0.0f) || !(mn_tensor_scale(t, 0) < 3.0e38f)) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%s (dtype %s) has no usable quantization scale",

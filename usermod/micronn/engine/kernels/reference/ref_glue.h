@@ -50,6 +50,10 @@ mn_status_t ref_act_range_f(mn_ctx_t *ctx, int act, float *lo, float *hi);
  * a zero point inside its type's range. */
 mn_status_t ref_need_quant(mn_ctx_t *ctx, const char *what, const mn_tensor_t *t);
 
+/* First channel of t whose zero point is not 0, or -1: one pass over the stored vector (per-channel
+ * weights must be symmetric). */
+int32_t ref_asymmetric_channel(const mn_tensor_t *t);
+
 /* fn when the firmware has type family F (mn_config.h MICRONN_TYPE_<F>), else NULL: a kernel's
  * eval passes its per-family compute functions this way, so the families left out are not linked. */
 #define REF_FAMILY_FN(F, fn) (MICRONN_TYPE_##F ? (fn) : NULL)
