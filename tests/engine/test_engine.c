@@ -95,7 +95,7 @@ static mn_status_t fake_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     }
     memset(tmp, 0xab, 1000);
     int32_t act = mn_opt_i8(node, MN_FC_ACTIVATION, 0);
-    if (act < 0 || act > MN_ACT_SIGN_BIT || node->options_type != MN_OPTIONS_FullyConnectedOptions) {
+    if (act < 0 || act > MN_ACT_SIGN_BIT || !node->options) {
         return mn_fail(ctx, MN_ERR_KERNEL, "bad options (activation %d)", (int)act);
     }
     return mn_request_scratch(ctx, 256 + 16 * node->index, &d->scratch);

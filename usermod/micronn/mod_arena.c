@@ -47,7 +47,7 @@ void micronn_arena_region(micronn_arena_obj_t *a, uint8_t **buf, size_t *len) {
 bool micronn_arena_commit(micronn_arena_obj_t *a, mp_obj_t interp, const mn_arena_stats_t *st, size_t *need) {
     size_t np = st->nonpersistent > a->nonpersistent ? st->nonpersistent : a->nonpersistent;
     // The engine placed the persistent part at the region's end, which is aligned, so it takes
-    // exactly st->persistent bytes (a multiple of MN_ARENA_ALIGN).
+    // exactly st->persistent bytes (a multiple of MN_PERSIST_ALIGN).
     *need = a->persistent + st->persistent + np + (MN_ARENA_ALIGN - 1);
     if (a->persistent + st->persistent + np > a->size) {
         return false;   // its persistent part would overlap another Interpreter's activations

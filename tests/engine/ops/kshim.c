@@ -32,6 +32,7 @@ typedef struct {
     mn_node_t node;
     kshim_opts_t opts;
     int32_t inputs[1 + 24], outputs[1 + 8], intermediates[8];   /* operand lists: length, then indices */
+    int n_intermediates;
     void *allocs[256];
     int n_allocs;
     void *scratch[16];
@@ -92,8 +93,14 @@ const void *mn_table_keep(mn_ctx_t *ctx, const mn_node_t *node, uint32_t tag, vo
     return table;
 }
 
+int mn_num_intermediates(const mn_ctx_t *ctx, const mn_node_t *node) {
+    (void)ctx, (void)node;
+    return cur->n_intermediates;
+}
+
 mn_tensor_t *mn_intermediate(mn_ctx_t *ctx, const mn_node_t *node, int i) {
-    int32_t t = (i >= 0 && i < node->n_intermediates) ? cur->intermediates[i] : -1;
+    (void)node;
+    int32_t t = (i >= 0 && i < cur->n_intermediates) ? cur->intermediates[i] : -1;
     return t >= 0 ? &ctx->tensors[t] : (mn_tensor_t *)0;
 }
 
@@ -250,11 +257,10 @@ void *kshim_prepare(int32_t builtin, const kshim_tensor_t *ts, int32_t n_tensors
     node->inputs = k->inputs + 1;
     node->outputs = k->outputs + 1;
     memcpy(k->intermediates, pending_intermediates, sizeof(int32_t) * (size_t)n_pending_intermediates);
-    node->n_intermediates = (uint8_t)n_pending_intermediates;
+    k->n_intermediates = n_pending_intermediates;
     n_pending_intermediates = 0;
     node->options = n_opts ? (const uint8_t *)(const void *)&k->opts : NULL;
     node->builtin = builtin;
-    node->version = 1;
     mn_status_t st = MN_OK;
     if (kern->init) {
         st = kern->init(&k->it, node);

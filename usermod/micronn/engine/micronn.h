@@ -354,8 +354,11 @@ typedef struct mn_interp {
     struct mn_patch *patch;         /* patch stage (mn_patch.c), or NULL */
 } mn_interp_t;
 
-/* Alignment of the arena and of all allocations inside it. */
+/* Alignment of the arena, of planned buffers (activations, scratch) and prepare temporaries. */
 #define MN_ARENA_ALIGN 16
+/* Alignment of persistent blocks (kernel data, records, variable tensors): any scalar type's. The
+ * many small per-op blocks would waste 8 bytes each on average at MN_ARENA_ALIGN. */
+#define MN_PERSIST_ALIGN 8
 
 /*
  * Bind an interpreter to a verified model and a caller arena (any alignment; the engine aligns

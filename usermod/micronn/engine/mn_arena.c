@@ -5,8 +5,8 @@
  *
  * During prepare the head is empty (planning happens last), temporaries of the op being prepared
  * grow up from the head and are dropped after its prepare, persistent data grows down from the
- * end (or, with split arenas, down from the end of the separate persistent buffer). All blocks
- * are MN_ARENA_ALIGN-aligned. When a request does not fit, the bytes that would
+ * end (or, with split arenas, down from the end of the separate persistent buffer). Planned and
+ * temporary blocks are MN_ARENA_ALIGN-aligned, persistent ones MN_PERSIST_ALIGN-aligned. When a request does not fit, the bytes that would
  * have been needed are recorded so the caller can be told the real size.
  */
 #include "mn_internal.h"
@@ -18,7 +18,9 @@ static uint8_t *align_buf(void *buf, size_t size, size_t *out_size) {
         *out_size = 0;
         return NULL;
     }
-    *out_size = (size - (size_t)(a - p)) & ~(size_t)(MN_ARENA_ALIGN - 1);
+    /* the start MN_ARENA_ALIGN-aligned (planned buffers), the end MN_PERSIST_ALIGN-aligned
+     * (persistent blocks, from the end down) */
+    *out_size = (size - (size_t)(a - p)) & ~(size_t)(MN_PERSIST_ALIGN - 1);
     MN_POISON((uint8_t *)a, *out_size);
     return (uint8_t *)a;
 }
@@ -49,6 +51,9 @@ void mn_arena_note_peak(mn_interp_t *it) {
 static size_t round_req(size_t bytes) {
     return bytes > SIZE_MAX / 4 ? SIZE_MAX / 4 : MN_BLOCK(bytes);
 }
+static size_t round_persistent(size_t bytes) {
+    return bytes > SIZE_MAX / 4 ? SIZE_MAX / 4 : MN_PBLOCK(bytes);
+}
 
 /* Bytes of the arena in use: with split arenas the persistent part lives elsewhere. */
 static size_t head_used(const mn_interp_t *it) {
@@ -73,7 +78,7 @@ int mn_arena_fits_plan(const mn_interp_t *it, size_t np) {
 }
 
 void *mn_arena_persistent(mn_interp_t *it, size_t bytes) {
-    size_t n = round_req(bytes ? bytes : 1);
+    size_t n = round_persistent(bytes ? bytes : 1);
     if (it->pers) {
         if (n > it->pers_size || it->tail > it->pers_size - n) {
             if (it->tail + n > it->pers_shortfall) {
@@ -90,6 +95,19 @@ void *mn_arena_persistent(mn_interp_t *it, size_t bytes) {
     MN_UNPOISON(p, bytes);
     memset(p, 0, bytes);
     return p;
+}
+
+void *mn_arena_persistent_aligned(mn_interp_t *it, size_t bytes) {
+    /* a fixed surplus, not the padding the current tail needs: a dry run, whose tail differs,
+     * must count the same bytes */
+    const size_t extra = MN_ARENA_ALIGN - MN_PERSIST_ALIGN;
+    uint8_t *p = (uint8_t *)mn_arena_persistent(it, bytes > SIZE_MAX / 4 ? bytes : bytes + extra);
+    if (!p) {
+        return NULL;
+    }
+    uint8_t *a = (uint8_t *)(((uintptr_t)p + (MN_ARENA_ALIGN - 1)) & ~(uintptr_t)(MN_ARENA_ALIGN - 1));
+    MN_POISON(p, (size_t)(a - p));
+    return a;
 }
 
 void *mn_arena_temp(mn_interp_t *it, size_t bytes) {

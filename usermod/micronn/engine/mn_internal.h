@@ -106,6 +106,9 @@ const mn_registration_t *mn_registry_lookup(const mn_config_t *cfg, int32_t buil
 /* ---- arena (mn_arena.c) --------------------------------------------------------------------- */
 
 #define MN_ALIGN_UP(x) (((x) + (MN_ARENA_ALIGN - 1)) & ~(size_t)(MN_ARENA_ALIGN - 1))
+/* The caller buffer that holds n bytes of arena (a whole number of MN_PERSIST_ALIGN units, as
+ * align_buf uses it) whatever the alignment of its start. */
+#define MN_NEED(n) ((((n) + (MN_PERSIST_ALIGN - 1)) & ~(size_t)(MN_PERSIST_ALIGN - 1)) + (MN_ARENA_ALIGN - 1))
 
 /*
  * Host testing aid: with -DMICRONN_ASAN_REDZONE=16 (and -fsanitize=address) every arena block
@@ -129,8 +132,10 @@ static inline size_t mn_mul(size_t a, size_t b) {
     return (b && a > SIZE_MAX / b) ? SIZE_MAX : a * b;
 }
 
-/* Size of an arena block for a request of n bytes (alignment + red zone). */
+/* Size of an arena block for a request of n bytes (alignment + red zone): planned and temporary
+ * blocks (MN_BLOCK), persistent ones (MN_PBLOCK). */
 #define MN_BLOCK(n) MN_ALIGN_UP((n) + MICRONN_ASAN_REDZONE)
+#define MN_PBLOCK(n) (((n) + MICRONN_ASAN_REDZONE + (MN_PERSIST_ALIGN - 1)) & ~(size_t)(MN_PERSIST_ALIGN - 1))
 
 void mn_arena_setup(mn_interp_t *it, void *arena, size_t size);
 void mn_arena_setup_persistent(mn_interp_t *it, void *buf, size_t size);
@@ -139,6 +144,8 @@ uint8_t *mn_arena_tail_end(const mn_interp_t *it);
 /* Does a plan of np bytes fit beside the persistent data? */
 int mn_arena_fits_plan(const mn_interp_t *it, size_t np);
 void *mn_arena_persistent(mn_interp_t *it, size_t bytes);
+/* A persistent block starting MN_ARENA_ALIGN-aligned (e.g. a nested interpreter's arena). */
+void *mn_arena_persistent_aligned(mn_interp_t *it, size_t bytes);
 void *mn_arena_temp(mn_interp_t *it, size_t bytes);
 void mn_arena_temp_reset(mn_interp_t *it);
 void mn_arena_note_peak(mn_interp_t *it);

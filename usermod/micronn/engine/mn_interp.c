@@ -22,13 +22,16 @@ const char *mn_node_name(const mn_ctx_t *it, const mn_node_t *node, char *buf) {
     return mn_op_name(node->builtin, buf);
 }
 
+int mn_num_intermediates(const mn_ctx_t *ctx, const mn_node_t *node) {
+    uint32_t n;
+    fb_vec(ctx->model->buf, mn_model_op_table(ctx->model, node->index), F_OP_INTERMEDIATES, &n);
+    return (int)n;   /* (setup refuses more than 255) */
+}
+
 mn_tensor_t *mn_intermediate(mn_ctx_t *ctx, const mn_node_t *node, int i) {
-    if (i < 0 || i >= node->n_intermediates) {
-        return NULL;
-    }
     const uint8_t *b = ctx->model->buf;
     uint32_t n, v = fb_vec(b, mn_model_op_table(ctx->model, node->index), F_OP_INTERMEDIATES, &n);
-    const int32_t t = (uint32_t)i < n ? mn_ld_i32(b + v + 4u * (uint32_t)i) : -1;
+    const int32_t t = i >= 0 && (uint32_t)i < n ? mn_ld_i32(b + v + 4u * (uint32_t)i) : -1;
     return (t >= 0 && (uint32_t)t < ctx->n_tensors) ? &ctx->tensors[t] : (mn_tensor_t *)0;
 }
 
@@ -201,7 +204,7 @@ static mn_status_t setup_tensors(mn_interp_t *it) {
             if (it->dry_run) {
                 /* prepare never sees non-constant data: count it, allocate nothing */
                 t->data = NULL;
-                it->dry_extra += MN_BLOCK(mn_tensor_bytes(t) ? mn_tensor_bytes(t) : 1);
+                it->dry_extra += MN_PBLOCK(mn_tensor_bytes(t) ? mn_tensor_bytes(t) : 1);
                 continue;
             }
             if (!(t->data = mn_arena_persistent(it, mn_tensor_bytes(t)))) {
@@ -287,7 +290,6 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
     node->index = (uint16_t)i;   /* setup_graph: at most 65535 ops */
     const int32_t builtin = mn_opcode_builtin(b, oc), version = fb_i32(b, oc, F_OC_VERSION, 1);
     node->builtin = (int16_t)(builtin >= INT16_MIN && builtin <= INT16_MAX ? builtin : INT16_MIN);
-    node->version = (uint8_t)(version < 0 ? 0 : (version > 0xff ? 0xff : version));
     const char *custom = fb_str(b, oc, F_OC_CUSTOM_CODE);
     mn_registration_t reg_buf;
     const mn_registration_t *reg = mn_registry_lookup(&it->cfg, builtin, custom, &reg_buf);
@@ -307,17 +309,17 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
         return mn_fail(it, MN_ERR_UNSUPPORTED, "micronn has no kernel for %s yet (builtin %d)", name, (int)builtin);
     }
     /* Options are read by field id, which only means something in the op's own options table. */
-    node->options_type = (uint8_t)fb_u8(b, o, F_OP_OPTIONS_TYPE, 0);
+    const int32_t options_type = (int32_t)fb_u8(b, o, F_OP_OPTIONS_TYPE, 0);
     if (reg && reg->max_version) {
         if (version < 1 || version > reg->max_version) {
             return mn_fail(it, MN_ERR_UNSUPPORTED, "opcode version %d not supported (the kernel implements "
                 "versions 1 to %d)", (int)version, (int)reg->max_version);
         }
-        if (node->options_type != MN_OPTIONS_NONE && node->options_type != reg->options_type) {
+        if (options_type != MN_OPTIONS_NONE && options_type != reg->options_type) {
             char found[16], takes[16];
             const char *name = mn_node_name(it, node, name_buf);
             return mn_fail(it, MN_ERR_MODEL, "builtin options table is %s, %s takes %s",
-                options_label(node->options_type, found), name, options_label(reg->options_type, takes));
+                options_label(options_type, found), name, options_label(reg->options_type, takes));
         }
     }
     fb_vec(b, o, F_OP_INPUTS, &nin);
@@ -329,7 +331,6 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
     }
     node->inputs = operands(b, o, F_OP_INPUTS, pool_next);
     node->outputs = operands(b, o, F_OP_OUTPUTS, pool_next);
-    node->n_intermediates = (uint8_t)nint;
     for (uint32_t k = 0; k < nout; k++) {
         int32_t t = node->outputs[k];
         if (t >= 0 && (it->tensors[t].flags & MN_TF_CONST)) {
@@ -377,7 +378,7 @@ static mn_status_t dry_release(mn_interp_t *it, size_t tail0, mn_scratch_t *list
         if (!r) {
             return MN_ERR_ARENA;
         }
-        it->dry_extra -= MN_BLOCK(sizeof *r);  /* counted once, in `used` */
+        it->dry_extra -= MN_PBLOCK(sizeof *r);  /* counted once, in `used` */
         r->bytes = tmp[j].bytes;
         r->op = tmp[j].op;
         r->next = it->scratch_req;
@@ -452,7 +453,7 @@ static const uint16_t *tensor_uses(mn_interp_t *it) {
         const mn_node_t *node = &it->nodes[i];
         const uint8_t *b = it->model->buf;
         uint32_t n_int, v_int = fb_vec(b, mn_model_op_table(it->model, node->index), F_OP_INTERMEDIATES, &n_int);
-        const uint16_t counts[3] = { mn_num_inputs(node), mn_num_outputs(node), node->n_intermediates };
+        const uint16_t counts[3] = { mn_num_inputs(node), mn_num_outputs(node), (uint16_t)n_int };
         for (int l = 0; l < 3; l++) {
             for (uint16_t k = 0; k < counts[l]; k++) {
                 const int32_t t = l == 0 ? node->inputs[k] : l == 1 ? node->outputs[k] : mn_ld_i32(b + v_int + 4u * k);
@@ -492,7 +493,7 @@ static void own_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int3
         const mn_node_t *node = &it->nodes[i];
         const uint8_t *b = it->model->buf;
         uint32_t n_int, v_int = fb_vec(b, mn_model_op_table(it->model, node->index), F_OP_INTERMEDIATES, &n_int);
-        uint16_t counts[3] = { mn_num_inputs(node), mn_num_outputs(node), node->n_intermediates };
+        uint16_t counts[3] = { mn_num_inputs(node), mn_num_outputs(node), (uint16_t)n_int };
         for (int l = 0; l < 3; l++) {
             for (uint16_t k = 0; k < counts[l]; k++) {
                 const int32_t u = l == 0 ? node->inputs[k] : l == 1 ? node->outputs[k] : mn_ld_i32(b + v_int + 4u * k);
@@ -901,13 +902,13 @@ mn_status_t mn_interp_prepare(mn_interp_t *it) {
         it->stats.needed = it->shortfall;
     }
     /* Headroom for an arbitrarily aligned arena start. */
-    it->stats.needed = MN_ALIGN_UP(it->stats.needed) + (MN_ARENA_ALIGN - 1);
+    it->stats.needed = MN_NEED(it->stats.needed);
     if (s == MN_ERR_ARENA && it->pers_shortfall) {
         /* Split arenas: the persistent buffer is what was short (a lower bound: the prepare
          * stopped there); mn_arena_needed_stats gives both exact figures. */
         it->state = ST_FAILED;
         return mn_err_set(&it->err, MN_ERR_ARENA, ARENA_TOO_SMALL, "persistent ", "at least ",
-            MN_ALIGN_UP(it->pers_shortfall) + (MN_ARENA_ALIGN - 1), it->pers_size);
+            MN_NEED(it->pers_shortfall), it->pers_size);
     }
     if (s == MN_ERR_ARENA && it->shortfall && !it->dry_run && it->arena && !it->pers) {
         /* Even the persistent part did not fit, so the total is unknown. A dry run needs much
@@ -983,7 +984,7 @@ mn_status_t mn_arena_needed_stats(const mn_model_t *m, const mn_config_t *cfg, v
     size_t n = it.stats.needed;
     if (s == MN_ERR_ARENA) {
         /* What the work buffer lacked (a lower bound: later ops may need more). */
-        n = MN_ALIGN_UP(it.shortfall) + (MN_ARENA_ALIGN - 1);
+        n = MN_NEED(it.shortfall);
         mn_err_set(&it.err, MN_ERR_ARENA, MN_WORK_TOO_SMALL, "dry run", n, work_size);
     }
     if (out) {
@@ -1309,7 +1310,7 @@ mn_status_t mn_check_ops(const mn_model_t *m, const mn_config_t *cfg, void *work
         mn_arena_temp_reset(&it);
     }
     if (s == MN_ERR_ARENA) {
-        size_t n = MN_ALIGN_UP(it.shortfall) + (MN_ARENA_ALIGN - 1);
+        size_t n = MN_NEED(it.shortfall);
         if (n <= work_size) {
             n = 2 * work_size;
         }

@@ -68,10 +68,11 @@ typedef struct mn_registration {
     const char *dtypes;         /* dtype combinations implemented (mn_ops.h), or NULL */
 } mn_registration_t;
 
-/* One operator instance (lives in the persistent arena: 32 bytes on 32-bit targets). Operand
+/* One operator instance (lives in the persistent arena: 28 bytes on 32-bit targets). Operand
  * lists are the model's (copied only for an unaligned model) and, as in the model, preceded by
- * their length: mn_num_inputs() / mn_num_outputs(). Intermediate tensors and custom options stay
- * in the model: mn_intermediate(), mn_custom_options(). */
+ * their length: mn_num_inputs() / mn_num_outputs(). Intermediate tensors, custom options, the
+ * opcode version and the options table's type stay in the model: mn_intermediate(),
+ * mn_custom_options() (prepare checks the version and options type against the registration). */
 struct mn_node {
     const mn_kernel_t *kernel;
     void *user_data;                /* kernel's persistent data (set in init or prepare) */
@@ -82,9 +83,6 @@ struct mn_node {
     uint16_t index;                 /* operator index in the model (prepare refuses more than 65535
                                      * ops); execution order differs only with a delegate */
     int16_t builtin;                /* MN_BUILTIN_* (a node only exists for a known kernel) */
-    uint8_t version;                /* opcode version (saturated at 255) */
-    uint8_t n_intermediates;        /* (more than 255 are refused) */
-    uint8_t options_type;           /* MN_OPTIONS_* (Operator.builtin_options_type) */
 };
 
 /* Raw custom options bytes of a custom op in the model (NULL and *len = 0 if none). */
@@ -158,8 +156,9 @@ static inline mn_tensor_t *mn_output(mn_ctx_t *ctx, const mn_node_t *node, int i
     int32_t t = (i >= 0 && i < mn_num_outputs(node)) ? node->outputs[i] : -1;
     return t >= 0 ? &ctx->tensors[t] : (mn_tensor_t *)0;
 }
-/* i-th intermediate tensor (read from the model's operator), or NULL. */
+/* i-th intermediate tensor (read from the model's operator), or NULL; how many there are. */
 mn_tensor_t *mn_intermediate(mn_ctx_t *ctx, const mn_node_t *node, int i);
+int mn_num_intermediates(const mn_ctx_t *ctx, const mn_node_t *node);
 /* Dimension i, counted from the front; negative i counts from the back (-1 = last). */
 static inline int32_t mn_dim(const mn_tensor_t *t, int i) {
     if (i < 0) {
@@ -170,7 +169,7 @@ static inline int32_t mn_dim(const mn_tensor_t *t, int i) {
 
 /* ---- memory (init/prepare only) ------------------------------------------------------------ */
 
-/* Persistent memory for the interpreter's lifetime, MN_ARENA_ALIGN-aligned, zero-filled.
+/* Persistent memory for the interpreter's lifetime, MN_PERSIST_ALIGN-aligned, zero-filled.
  * Returns NULL when the arena is exhausted: return MN_ERR_ARENA then (the engine has already
  * recorded the shortfall and will report the total bytes needed). */
 void *mn_alloc_persistent(mn_ctx_t *ctx, size_t bytes);

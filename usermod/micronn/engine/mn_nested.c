@@ -49,7 +49,7 @@ static mn_status_t size_arena(mn_ctx_t *ctx, mn_nested_t *n, void *work, size_t 
         it->dry_run = DRY_RUN_SIZING;
         s = mn_interp_prepare(it);
     }
-    *need = s == MN_ERR_ARENA ? MN_ALIGN_UP(it->shortfall) + (MN_ARENA_ALIGN - 1) : it->stats.needed;
+    *need = s == MN_ERR_ARENA ? MN_NEED(it->shortfall) : it->stats.needed;
     *persistent = it->stats.persistent;
     if (s != MN_OK && s != MN_ERR_ARENA) {
         mn_fail(ctx, s, "%s subgraph %u: %s", n->what, (unsigned)n->index, it->err.msg);
@@ -136,7 +136,7 @@ mn_status_t mn_nested_prepare_shared(mn_ctx_t *ctx, mn_nested_t *const *ns, int 
         total = below + need > total ? below + need : total;
         below += MN_ALIGN_UP(persistent);
     }
-    uint8_t *block = mn_alloc_persistent(ctx, total);
+    uint8_t *block = mn_arena_persistent_aligned(ctx, total);   /* (the nested arenas start aligned) */
     if (!block) {
         return MN_ERR_ARENA;
     }

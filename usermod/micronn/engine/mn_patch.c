@@ -729,7 +729,7 @@ static mn_status_t sized(const mn_model_t *m, const mn_config_t *cfg, void *work
     }
     mn_interp_patch(&it, out);
     if (s == MN_ERR_ARENA) {
-        out->arena = MN_ALIGN_UP(it.shortfall) + (MN_ARENA_ALIGN - 1);
+        out->arena = MN_NEED(it.shortfall);
         mn_err_set(&it.err, MN_ERR_ARENA, MN_WORK_TOO_SMALL, "patches: dry run", out->arena, work_size);
     }
     if (err) {

@@ -155,7 +155,7 @@ mn_status_t mn_resources_setup(mn_interp_t *it) {
             continue;
         }
         if (it->dry_run) {
-            it->dry_extra += MN_BLOCK(e->bytes ? e->bytes : 1);
+            it->dry_extra += MN_PBLOCK(e->bytes ? e->bytes : 1);
         } else if (!(e->data = mn_arena_persistent(it, e->bytes))) {
             return MN_ERR_ARENA;
         }

@@ -138,25 +138,73 @@ void mn_fully_connected_hybrid(const mn_fc_hybrid_params_t *p, const float *inpu
 
 #include "ref_glue.h"
 
-/* 64 bytes on 32-bit targets (one per op in the arena): what only one path needs shares a union,
- * per-channel is p.mult_pc != NULL. */
+/* 32 bytes on 32-bit targets (one per op in the arena): the parameters eval needs, narrowed
+ * (zero points and clamps fit int16; the sizes are read from the tensors), unpacked into an
+ * mn_fc_params_t on the stack at eval (fc_params); what only one path needs shares a union;
+ * per-channel is mult_pc != NULL. */
 typedef struct {
-    mn_fc_params_t p;
+    const int32_t *mult_pc;             /* per-channel multipliers, then shifts (ref_shifts), or NULL */
     union {
         const void *vdata;              /* int8: the variant's persistent data, or NULL */
         mn_fc_hybrid_params_t *h;       /* hybrid (float32 input, int8 weights) */
-        struct {
-            float min, max;
-        } act;                          /* float32: the activation range */
     } u;
     union {
         const mn_fc_s8_variant_t *s8;
         const mn_fc_f32_variant_t *f32;
     } variant;                  /* optimized compute function (mn_variants.h); NULL: reference */
-    int16_t scratch;            /* the variant's scratch buffer index, or -1; hybrid: the quantized row */
+    union {
+        struct {
+            int32_t mult;               /* per-tensor */
+            int16_t input_offset, output_offset;
+        } q;                            /* int8 / int16 */
+        struct {
+            float min, max;
+        } act;                          /* float32: the activation range */
+    } k;
+    int16_t act_min, act_max;
+    int16_t weights_offset;
+    int8_t shift;
     uint8_t dtype;
+    int16_t scratch;            /* the variant's scratch buffer index, or -1; hybrid: the quantized row */
     uint8_t hybrid;             /* float32 input, int8 weights: u.h */
 } fc_data_t;
+
+/* The full parameters, for the compute functions (sizes from the tensors). */
+static void fc_params(const fc_data_t *d, const mn_tensor_t *in, const mn_tensor_t *w, mn_fc_params_t *p) {
+    p->units = w->dims[0];
+    p->depth = w->dims[1];   /* >= 1 (prepare) */
+    p->batches = (int)(mn_tensor_count(in) / (size_t)p->depth);
+    p->input_offset = d->k.q.input_offset;
+    p->weights_offset = d->weights_offset;
+    p->output_offset = d->k.q.output_offset;
+    p->act_min = d->act_min;
+    p->act_max = d->act_max;
+    p->mult = d->k.q.mult;
+    p->shift = d->shift;
+    p->mult_pc = d->mult_pc;
+    p->shift_pc = d->mult_pc ? ref_shifts(d->mult_pc, p->units) : NULL;
+}
+
+static bool fits_i16(int32_t v) {
+    return v >= INT16_MIN && v <= INT16_MAX;
+}
+
+/* Keep what eval needs of the integer parameters (shifts are within +-31). */
+static mn_status_t fc_pack(mn_ctx_t *ctx, fc_data_t *d, const mn_fc_params_t *p) {
+    if (!fits_i16(p->input_offset) || !fits_i16(p->weights_offset) || !fits_i16(p->output_offset)) {
+        return mn_fail(ctx, MN_ERR_MODEL, "zero points %d/%d/%d out of range",
+            (int)-p->input_offset, (int)-p->weights_offset, (int)p->output_offset);
+    }
+    d->k.q.mult = p->mult;
+    d->k.q.input_offset = (int16_t)p->input_offset;
+    d->k.q.output_offset = (int16_t)p->output_offset;
+    d->weights_offset = (int16_t)p->weights_offset;
+    d->act_min = (int16_t)p->act_min;
+    d->act_max = (int16_t)p->act_max;
+    d->shift = (int8_t)p->shift;
+    d->mult_pc = p->mult_pc;
+    return MN_OK;
+}
 
 static mn_status_t fc_request_scratch(mn_ctx_t *ctx, size_t bytes, fc_data_t *d) {
     int32_t idx;
@@ -169,8 +217,8 @@ static mn_status_t fc_request_scratch(mn_ctx_t *ctx, size_t bytes, fc_data_t *d)
 }
 
 /* Last step of prepare: the compute variant, its persistent data and scratch. */
-static mn_status_t fc_select(mn_ctx_t *ctx, const mn_node_t *node, fc_data_t *d, const mn_tensor_t *w,
-    const mn_tensor_t *bias) {
+static mn_status_t fc_select(mn_ctx_t *ctx, const mn_node_t *node, fc_data_t *d, const mn_fc_params_t *p,
+    const mn_tensor_t *w, const mn_tensor_t *bias) {
     size_t scratch = 0;
     d->scratch = -1;
     if (!ref_weights_constant(w, bias) || d->dtype == MN_INT16) {   /* int16x8: reference only */
@@ -178,9 +226,9 @@ static mn_status_t fc_select(mn_ctx_t *ctx, const mn_node_t *node, fc_data_t *d,
     }
     /* int8 or float32 here (mn_check_family refused the families not built) */
     if (MICRONN_TYPE_INT8 && (!MICRONN_TYPE_FLOAT32 || d->dtype == MN_INT8)) {
-        const mn_fc_s8_variant_t *v = mn_select_fc_s8(ctx, &d->p);
+        const mn_fc_s8_variant_t *v = mn_select_fc_s8(ctx, p);
         d->variant.s8 = v;
-        const size_t data = v && v->data_bytes ? v->data_bytes(&d->p) : 0;
+        const size_t data = v && v->data_bytes ? v->data_bytes(p) : 0;
         if (data) {
             void *vd;
             bool fill;
@@ -188,15 +236,15 @@ static mn_status_t fc_select(mn_ctx_t *ctx, const mn_node_t *node, fc_data_t *d,
                 return MN_ERR_ARENA;
             }
             if (fill) {
-                v->precompute(&d->p, (const int8_t *)w->data, bias ? (const int32_t *)bias->data : NULL, vd);
+                v->precompute(p, (const int8_t *)w->data, bias ? (const int32_t *)bias->data : NULL, vd);
             }
             if (!(d->u.vdata = mn_table_keep(ctx, node, MN_TABLE_VARIANT, vd, data))) {
                 return MN_ERR_ARENA;
             }
         }
-        scratch = v && v->scratch_bytes ? v->scratch_bytes(&d->p) : 0;
+        scratch = v && v->scratch_bytes ? v->scratch_bytes(p) : 0;
     } else if (MICRONN_TYPE_FLOAT32) {
-        d->variant.f32 = mn_select_fc_f32(ctx, &d->p);
+        d->variant.f32 = mn_select_fc_f32(ctx, p);
     }
     return scratch ? fc_request_scratch(ctx, scratch, d) : MN_OK;
 }
@@ -214,17 +262,18 @@ static const char *fc_variant(const mn_node_t *node) {
 }
 
 /* Hybrid: int8 weights (symmetric, per-tensor or per-unit scales) with float32 activations. */
-static mn_status_t fc_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, fc_data_t *d, const mn_tensor_t *w) {
+static mn_status_t fc_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, fc_data_t *d, const mn_fc_params_t *p,
+    const mn_tensor_t *w) {
     REF_TRY(ref_need_quant(ctx, "weights", w));
     mn_fc_hybrid_params_t *h = (mn_fc_hybrid_params_t *)mn_alloc_persistent(ctx, sizeof *h);
     if (!h) {
         return MN_ERR_ARENA;
     }
     d->u.h = h;
-    if (mn_tensor_q_count(w) > 1 && (mn_tensor_q_count(w) != d->p.units || w->q_dim != 0)) {
+    if (mn_tensor_q_count(w) > 1 && (mn_tensor_q_count(w) != p->units || w->q_dim != 0)) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED,
             "weights per-channel quantization (%d scales, dim %d) does not match %d units",
-            (int)mn_tensor_q_count(w), (int)w->q_dim, d->p.units);
+            (int)mn_tensor_q_count(w), (int)w->q_dim, p->units);
     }
     for (int32_t u = 0; u < mn_tensor_q_count(w); ++u) {
         if (mn_tensor_zero_point(w, u) != 0) {
@@ -233,9 +282,9 @@ static mn_status_t fc_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, fc_data_t *
         }
     }
     d->hybrid = 1;
-    h->batches = d->p.batches;
-    h->depth = d->p.depth;
-    h->units = d->p.units;
+    h->batches = p->batches;
+    h->depth = p->depth;
+    h->units = p->units;
     h->asymmetric = mn_opt_i8(node, MN_FC_ASYMMETRIC_QUANTIZE_INPUTS, 0) != 0;
     h->w_scale = mn_tensor_scale(w, 0);
     h->w_scales = NULL;
@@ -276,7 +325,7 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     if (!d) {
         return MN_ERR_ARENA;
     }
-    mn_fc_params_t *p = &d->p;
+    mn_fc_params_t params = { 0 }, *p = &params;
     p->units = w->dims[0];
     p->depth = w->dims[1];
     const size_t n_in = mn_tensor_count(in);
@@ -297,7 +346,7 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     d->hybrid = 0;
     if (in->dtype == MN_FLOAT32) {
         if (MICRONN_TYPE_HYBRID && w->dtype == MN_INT8) {
-            REF_TRY(fc_prepare_hybrid(ctx, node, d, w));
+            REF_TRY(fc_prepare_hybrid(ctx, node, d, p, w));
         } else if (w->dtype != MN_FLOAT32) {
             return ref_fail_dtype(ctx, "weights (with float32 input)", w);
         }
@@ -313,8 +362,8 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             d->u.h->act_min = lo;
             d->u.h->act_max = hi;
         } else {
-            d->u.act.min = lo;
-            d->u.act.max = hi;
+            d->k.act.min = lo;
+            d->k.act.max = hi;
         }
     } else if (in->dtype == MN_INT8 || in->dtype == MN_INT16) {
         /* int16x8: int8 weights, int64 (or int32) bias, symmetric int16 activations */
@@ -382,6 +431,7 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             }
             p->shift = s;
         }
+        REF_TRY(fc_pack(ctx, d, p));
     } else {
         return ref_fail_dtype(ctx, "input", in);
     }
@@ -390,7 +440,7 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         d->variant.f32 = NULL;
         return fc_request_scratch(ctx, (size_t)p->depth, d);
     }
-    return fc_select(ctx, node, d, w, bias);
+    return fc_select(ctx, node, d, p, w, bias);
 }
 
 static mn_status_t fc_eval(mn_ctx_t *ctx, mn_node_t *node) {
@@ -399,33 +449,35 @@ static mn_status_t fc_eval(mn_ctx_t *ctx, mn_node_t *node) {
     mn_tensor_t *w = mn_input(ctx, node, 1);
     mn_tensor_t *bias = mn_input(ctx, node, 2);
     mn_tensor_t *out = mn_output(ctx, node, 0);
+    mn_fc_params_t p;
+    fc_params(d, in, w, &p);
     /* the paths of the families built (mn_check_family refused the others at prepare) */
     if (MICRONN_TYPE_INT8 && d->dtype == MN_INT8) {
         const int32_t *b = bias ? (const int32_t *)bias->data : NULL;
         if (d->variant.s8) {
             const mn_vbuf_t buf = { d->scratch >= 0 ? mn_get_scratch(ctx, d->scratch) : NULL, d->u.vdata };
-            d->variant.s8->run(&d->p, (const int8_t *)in->data, (const int8_t *)w->data, b, (int8_t *)out->data,
+            d->variant.s8->run(&p, (const int8_t *)in->data, (const int8_t *)w->data, b, (int8_t *)out->data,
                 &buf);
-        } else if (d->p.mult_pc) {
-            mn_fully_connected_s8_per_channel(&d->p, (const int8_t *)in->data,
+        } else if (p.mult_pc) {
+            mn_fully_connected_s8_per_channel(&p, (const int8_t *)in->data,
                 (const int8_t *)w->data, b, (int8_t *)out->data);
         } else {
-            mn_fully_connected_s8(&d->p, (const int8_t *)in->data, (const int8_t *)w->data, b,
+            mn_fully_connected_s8(&p, (const int8_t *)in->data, (const int8_t *)w->data, b,
                 (int8_t *)out->data);
         }
     } else if (MICRONN_TYPE_INT16 && d->dtype == MN_INT16) {
         const mn_bias16_t b = ref_bias16(bias, false);   /* one rounding either way */
-        mn_fully_connected_s16(&d->p, (const int16_t *)in->data, (const int8_t *)w->data, &b, (int16_t *)out->data);
+        mn_fully_connected_s16(&p, (const int16_t *)in->data, (const int8_t *)w->data, &b, (int16_t *)out->data);
     } else if (MICRONN_TYPE_HYBRID && d->hybrid) {
         mn_fully_connected_hybrid(d->u.h, (const float *)in->data, (const int8_t *)w->data,
             bias ? (const float *)bias->data : NULL, (float *)out->data, (int8_t *)mn_get_scratch(ctx, d->scratch));
     } else if (!MICRONN_TYPE_FLOAT32) {
         /* no other family built */
     } else if (d->variant.f32) {
-        d->variant.f32->run(&d->p, d->u.act.min, d->u.act.max, (const float *)in->data, (const float *)w->data,
+        d->variant.f32->run(&p, d->k.act.min, d->k.act.max, (const float *)in->data, (const float *)w->data,
             bias ? (const float *)bias->data : NULL, (float *)out->data);
     } else {
-        mn_fully_connected_f32(d->p.batches, d->p.depth, d->p.units, d->u.act.min, d->u.act.max,
+        mn_fully_connected_f32(p.batches, p.depth, p.units, d->k.act.min, d->k.act.max,
             (const float *)in->data, (const float *)w->data,
             bias ? (const float *)bias->data : NULL, (float *)out->data);
     }

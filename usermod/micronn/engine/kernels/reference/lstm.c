@@ -601,10 +601,10 @@ static mn_status_t prepare_s8(mn_ctx_t *ctx, mn_node_t *node, lstm_data_t *d, mn
     if (proj_b && proj_b->dtype != MN_INT32) {
         return ref_fail_dtype(ctx, "projection_bias (with int8 input)", proj_b);
     }
-    if (node->n_intermediates != 5) {
+    if (mn_num_intermediates(ctx, node) != 5) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED,
             "int8 LSTM with %d intermediates not supported (only the 8x8_16 variant with 5)",
-            (int)node->n_intermediates);
+            (int)mn_num_intermediates(ctx, node));
     }
     mn_tensor_t *hidden = mn_intermediate(ctx, node, 4);
     if (!hidden) {

@@ -83,17 +83,24 @@ DEFINE_QUANT_PC(mn_quantize_f32_s16_per_channel, int16_t, INT16_MIN, INT16_MAX)
 
 #include "ref_glue.h"
 
+/* 32 bytes on 32-bit targets: one of the three parameter sets. */
 typedef struct {
     size_t n;
-    mn_requant_t r;
-    float scale;
-    uint8_t in_dtype, out_dtype;
-    /* per-channel float quantization */
-    int channels;
-    size_t inner;
-    const float *scales;
-    const int32_t *zps;
     const mn_requant_variant_t *variant;   /* int -> int compute variant (mn_variants.h); NULL: reference */
+    union {
+        mn_requant_t r;                    /* integer input */
+        struct {
+            float scale;
+            int32_t zp;
+        } f;                               /* float input, per-tensor */
+        struct {
+            const float *scales;
+            const int32_t *zps;
+            int32_t channels;
+            uint32_t inner;
+        } pc;                              /* float input, per-channel (per_channel) */
+    } q;
+    uint8_t in_dtype, out_dtype, per_channel;
 } quantize_data_t;
 
 static const char *quantize_variant(const mn_node_t *node) {
@@ -107,25 +114,30 @@ static mn_status_t quantize_prepare_per_channel(mn_ctx_t *ctx, const mn_tensor_t
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "per-channel output quantization: %d scales do not match dim %d",
             (int)mn_tensor_q_count(out), (int)out->q_dim);
     }
-    d->channels = mn_tensor_q_count(out);
+    const int32_t channels = mn_tensor_q_count(out);
     size_t inner = 1;
     for (int k = out->q_dim + 1; k < out->ndim; ++k) {
         inner *= (size_t)out->dims[k];
     }
-    d->inner = inner;
-    REF_ALLOC(sc, float, ctx, d->channels);
-    REF_ALLOC(zp, int32_t, ctx, d->channels);
+    if (inner > UINT32_MAX) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "per-channel output quantization: %zu elements per channel", inner);
+    }
+    d->per_channel = 1;
+    d->q.pc.channels = channels;
+    d->q.pc.inner = (uint32_t)inner;
+    REF_ALLOC(sc, float, ctx, channels);
+    REF_ALLOC(zp, int32_t, ctx, channels);
     int32_t lo, hi;
     mn_qtype_range(ref_qtype(out->dtype), &lo, &hi);
-    for (int c = 0; c < d->channels; ++c) {
+    for (int c = 0; c < channels; ++c) {
         sc[c] = mn_tensor_scale(out, c);
         zp[c] = mn_tensor_zero_point(out, c);
         if (!(sc[c] > 0.0f) || zp[c] < lo || zp[c] > hi) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "output channel %d has no usable scale / zero point", c);
         }
     }
-    d->scales = sc;
-    d->zps = zp;
+    d->q.pc.scales = sc;
+    d->q.pc.zps = zp;
     return MN_OK;
 }
 
@@ -141,8 +153,6 @@ static mn_status_t quantize_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     d->n = n;
     d->in_dtype = in->dtype;
     d->out_dtype = out->dtype;
-    d->scale = mn_tensor_scale(out, 0);
-    d->r.out_zp = mn_tensor_zero_point(out, 0);
     const int i = in->dtype, o = out->dtype;
     if (i == MN_FLOAT32) {
         if (o != MN_INT8 && o != MN_UINT8 && o != MN_INT16) {
@@ -150,6 +160,9 @@ static mn_status_t quantize_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         }
         if (mn_tensor_q_count(out) > 1) {
             REF_TRY(quantize_prepare_per_channel(ctx, out, d));
+        } else {
+            d->q.f.scale = mn_tensor_scale(out, 0);
+            d->q.f.zp = mn_tensor_zero_point(out, 0);
         }
     } else if (((i == MN_INT8 || i == MN_UINT8) && (o == MN_INT8 || o == MN_UINT8)) || (i == MN_INT8 && o == MN_INT16) ||
                (i == MN_INT16 && (o == MN_INT8 || o == MN_INT16 || o == MN_INT32)) ||
@@ -163,9 +176,10 @@ static mn_status_t quantize_prepare(mn_ctx_t *ctx, mn_node_t *node) {
                 (int)mn_tensor_zero_point(in, 0), (int)mn_tensor_zero_point(out, 0));
         }
         const double eff = (double)mn_tensor_scale(in, 0) / (double)mn_tensor_scale(out, 0);
-        mn_quantize_multiplier(eff, &d->r.mult, &d->r.shift);
-        d->r.in_zp = mn_tensor_zero_point(in, 0);
-        d->variant = mn_select_requant(ctx, i, o, &d->r);
+        mn_quantize_multiplier(eff, &d->q.r.mult, &d->q.r.shift);
+        d->q.r.in_zp = mn_tensor_zero_point(in, 0);
+        d->q.r.out_zp = mn_tensor_zero_point(out, 0);
+        d->variant = mn_select_requant(ctx, i, o, &d->q.r);
     } else {
         return ref_fail_combo(ctx, in, out);
     }
@@ -174,20 +188,22 @@ static mn_status_t quantize_prepare(mn_ctx_t *ctx, mn_node_t *node) {
 }
 
 static void quantize_float(const quantize_data_t *d, const float *in, void *out) {
-    if (d->channels > 1) {
+    if (d->per_channel) {
+        const int32_t c = d->q.pc.channels;
+        const size_t inner = d->q.pc.inner;
         if (d->out_dtype == MN_INT8) {
-            mn_quantize_f32_s8_per_channel(d->n, d->channels, d->inner, d->scales, d->zps, in, (int8_t *)out);
+            mn_quantize_f32_s8_per_channel(d->n, c, inner, d->q.pc.scales, d->q.pc.zps, in, (int8_t *)out);
         } else if (d->out_dtype == MN_UINT8) {
-            mn_quantize_f32_u8_per_channel(d->n, d->channels, d->inner, d->scales, d->zps, in, (uint8_t *)out);
+            mn_quantize_f32_u8_per_channel(d->n, c, inner, d->q.pc.scales, d->q.pc.zps, in, (uint8_t *)out);
         } else {
-            mn_quantize_f32_s16_per_channel(d->n, d->channels, d->inner, d->scales, d->zps, in, (int16_t *)out);
+            mn_quantize_f32_s16_per_channel(d->n, c, inner, d->q.pc.scales, d->q.pc.zps, in, (int16_t *)out);
         }
     } else if (d->out_dtype == MN_INT8) {
-        mn_quantize_f32_s8(d->n, d->scale, d->r.out_zp, in, (int8_t *)out);
+        mn_quantize_f32_s8(d->n, d->q.f.scale, d->q.f.zp, in, (int8_t *)out);
     } else if (d->out_dtype == MN_UINT8) {
-        mn_quantize_f32_u8(d->n, d->scale, d->r.out_zp, in, (uint8_t *)out);
+        mn_quantize_f32_u8(d->n, d->q.f.scale, d->q.f.zp, in, (uint8_t *)out);
     } else {
-        mn_quantize_f32_s16(d->n, d->scale, d->r.out_zp, in, (int16_t *)out);
+        mn_quantize_f32_s16(d->n, d->q.f.scale, d->q.f.zp, in, (int16_t *)out);
     }
 }
 
@@ -197,36 +213,36 @@ static mn_status_t quantize_eval(mn_ctx_t *ctx, mn_node_t *node) {
     void *out = mn_output(ctx, node, 0)->data;
     const int i = d->in_dtype, o = d->out_dtype;
     if (d->variant) {
-        d->variant->run(d->n, &d->r, in, out);
+        d->variant->run(d->n, &d->q.r, in, out);
     } else if (i == MN_FLOAT32) {
         quantize_float(d, (const float *)in, out);
     } else if (i == MN_INT8) {
         if (o == MN_INT8) {
-            mn_requantize_s8_s8(d->n, &d->r, (const int8_t *)in, (int8_t *)out);
+            mn_requantize_s8_s8(d->n, &d->q.r, (const int8_t *)in, (int8_t *)out);
         } else if (o == MN_INT16) {
-            mn_requantize_s8_s16(d->n, &d->r, (const int8_t *)in, (int16_t *)out);
+            mn_requantize_s8_s16(d->n, &d->q.r, (const int8_t *)in, (int16_t *)out);
         } else {
-            mn_requantize_s8_u8(d->n, &d->r, (const int8_t *)in, (uint8_t *)out);
+            mn_requantize_s8_u8(d->n, &d->q.r, (const int8_t *)in, (uint8_t *)out);
         }
     } else if (i == MN_UINT8) {
         if (o == MN_INT8) {
-            mn_requantize_u8_s8(d->n, &d->r, (const uint8_t *)in, (int8_t *)out);
+            mn_requantize_u8_s8(d->n, &d->q.r, (const uint8_t *)in, (int8_t *)out);
         } else {
-            mn_requantize_u8_u8(d->n, &d->r, (const uint8_t *)in, (uint8_t *)out);
+            mn_requantize_u8_u8(d->n, &d->q.r, (const uint8_t *)in, (uint8_t *)out);
         }
     } else if (i == MN_INT32) {
         if (o == MN_INT8) {
-            mn_requantize_s32_s8(d->n, &d->r, (const int32_t *)in, (int8_t *)out);
+            mn_requantize_s32_s8(d->n, &d->q.r, (const int32_t *)in, (int8_t *)out);
         } else {
-            mn_requantize_s32_s16(d->n, &d->r, (const int32_t *)in, (int16_t *)out);
+            mn_requantize_s32_s16(d->n, &d->q.r, (const int32_t *)in, (int16_t *)out);
         }
     } else {
         if (o == MN_INT8) {
-            mn_requantize_s16_s8(d->n, &d->r, (const int16_t *)in, (int8_t *)out);
+            mn_requantize_s16_s8(d->n, &d->q.r, (const int16_t *)in, (int8_t *)out);
         } else if (o == MN_INT16) {
-            mn_requantize_s16_s16(d->n, &d->r, (const int16_t *)in, (int16_t *)out);
+            mn_requantize_s16_s16(d->n, &d->q.r, (const int16_t *)in, (int16_t *)out);
         } else {
-            mn_requantize_s16_s32(d->n, &d->r, (const int16_t *)in, (int32_t *)out);
+            mn_requantize_s16_s32(d->n, &d->q.r, (const int16_t *)in, (int32_t *)out);
         }
     }
     return MN_OK;

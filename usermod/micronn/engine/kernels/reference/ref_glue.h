@@ -321,13 +321,15 @@ typedef struct {
 mn_status_t ref_pool_prepare(mn_ctx_t *ctx, mn_node_t *node);
 const char *ref_pool_variant(const mn_node_t *node);
 
-/* SOFTMAX kernel data and prepare. */
+/* SOFTMAX kernel data (32 bytes on 32-bit targets: one parameter set by input type) and prepare. */
 typedef struct {
     int outer, depth;
-    float beta;
+    union {
+        mn_softmax_q_t q;           /* int8 input */
+        mn_softmax_s16_t q16;       /* int16 input */
+        float beta;                 /* float32 */
+    } u;
     uint8_t in_dtype, out_dtype;
-    mn_softmax_q_t q;
-    mn_softmax_s16_t q16;
 } ref_softmax_data_t;
 mn_status_t ref_softmax_prepare(mn_ctx_t *ctx, mn_node_t *node);
 

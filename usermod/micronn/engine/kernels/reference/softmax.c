@@ -122,14 +122,14 @@ static mn_status_t softmax_eval(mn_ctx_t *ctx, mn_node_t *node) {
     /* the paths of the families built (mn_check_family refused the others at prepare) */
     if (MICRONN_TYPE_INT8 && d->in_dtype == MN_INT8) {
         if (!MICRONN_TYPE_INT16 || d->out_dtype == MN_INT8) {
-            mn_softmax_s8_s8(&d->q, d->outer, d->depth, (const int8_t *)in->data, (int8_t *)out->data);
+            mn_softmax_s8_s8(&d->u.q, d->outer, d->depth, (const int8_t *)in->data, (int8_t *)out->data);
         } else {
-            mn_softmax_s8_s16(&d->q, d->outer, d->depth, (const int8_t *)in->data, (int16_t *)out->data);
+            mn_softmax_s8_s16(&d->u.q, d->outer, d->depth, (const int8_t *)in->data, (int16_t *)out->data);
         }
     } else if (MICRONN_TYPE_INT16 && d->in_dtype == MN_INT16) {
-        mn_softmax_s16(&d->q16, d->outer, d->depth, (const int16_t *)in->data, (int16_t *)out->data);
+        mn_softmax_s16(&d->u.q16, d->outer, d->depth, (const int16_t *)in->data, (int16_t *)out->data);
     } else if (MICRONN_TYPE_FLOAT32) {
-        mn_softmax_f32(d->outer, d->depth, d->beta, (const float *)in->data, (float *)out->data);
+        mn_softmax_f32(d->outer, d->depth, d->u.beta, (const float *)in->data, (float *)out->data);
     }
     return MN_OK;
 }

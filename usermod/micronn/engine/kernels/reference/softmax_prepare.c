@@ -43,9 +43,9 @@ static mn_status_t softmax_prepare_s16(mn_ctx_t *ctx, const mn_tensor_t *in, con
     const int32_t range = INT16_MAX - INT16_MIN;
     mn_lut_s16_init_f64(luts, 10.0 / range, INT16_MAX, 2.0 / range, 0, exp_f64);
     mn_lut_s16_init_f64(luts + MN_LUT_S16_SIZE, 1.0 / range, INT16_MIN, 2.0 / range, 0, one_over_one_plus_f64);
-    d->q16.exp_lut = luts;
-    d->q16.recip_lut = luts + MN_LUT_S16_SIZE;
-    mn_quantize_multiplier((double)(mn_tensor_scale(in, 0) * beta) / (10.0 / 65535.0), &d->q16.mult, &d->q16.shift);
+    d->u.q16.exp_lut = luts;
+    d->u.q16.recip_lut = luts + MN_LUT_S16_SIZE;
+    mn_quantize_multiplier((double)(mn_tensor_scale(in, 0) * beta) / (10.0 / 65535.0), &d->u.q16.mult, &d->u.q16.shift);
     return MN_OK;
 }
 
@@ -71,7 +71,7 @@ mn_status_t ref_softmax_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     REF_ALLOC(d, ref_softmax_data_t, ctx, 1);
     d->depth = depth;
     d->outer = (int)(n / (size_t)depth);
-    d->beta = beta;
+    d->u.beta = beta;
     d->in_dtype = in->dtype;
     d->out_dtype = out->dtype;
     if (in->dtype == MN_FLOAT32) {
@@ -97,7 +97,7 @@ mn_status_t ref_softmax_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         if (!(beta >= 0.0f)) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "negative beta not supported for int8 input");
         }
-        if (mn_softmax_q_init(&d->q, mn_tensor_scale(in, 0), beta)) {
+        if (mn_softmax_q_init(&d->u.q, mn_tensor_scale(in, 0), beta)) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input scale * beta too small for int8 input");
         }
     } else if (MICRONN_TYPE_INT16 && in->dtype == MN_INT16) {

@@ -199,17 +199,38 @@ void mn_svdf_hybrid(const mn_svdf_params_t *p, int act, int asymmetric, const fl
 
 #include "ref_glue.h"
 
+/* 32 bytes on 32-bit targets: the sizes are read from the tensors at eval (svdf_params). */
 typedef struct {
-    mn_svdf_params_t p;
-    int32_t scratch;                       /* index: the reference's (int8: filter then unit sums) and
-                                            * the float paths' scratch; -1 with a variant */
-    uint8_t act, dtype;
     const mn_svdf_s8_variant_t *variant;   /* int8 compute variant (mn_variants.h); NULL: reference */
     union {
         const void *vdata;                 /* int8: the variant's persistent data, or NULL */
         struct svdf_hybrid *hy;            /* float32 input: hybrid (int8 weights) parameters, or NULL */
     } u;
+    int32_t mult1, mult2;
+    int16_t input_zp, output_zp;
+    int16_t scratch;                       /* index: the reference's (int8: filter then unit sums) and
+                                            * the float paths' scratch; -1 with a variant */
+    int16_t rank;
+    int8_t shift1, shift2;                 /* within +-31 (mn_quantize_multiplier) */
+    uint8_t act, dtype;
 } svdf_data_t;
+
+/* The full parameters, for the compute functions. */
+static void svdf_params(const svdf_data_t *d, const mn_tensor_t *in, const mn_tensor_t *wf, const mn_tensor_t *wt,
+    mn_svdf_params_t *p) {
+    p->batches = in->dims[0];
+    p->input_size = in->dims[1];
+    p->filters = wf->dims[0];
+    p->memory = wt->dims[1];
+    p->rank = d->rank;
+    p->units = p->filters / d->rank;   /* rank >= 1 (prepare) */
+    p->input_zp = d->input_zp;
+    p->output_zp = d->output_zp;
+    p->mult1 = d->mult1;
+    p->mult2 = d->mult2;
+    p->shift1 = d->shift1;
+    p->shift2 = d->shift2;
+}
 
 typedef struct svdf_hybrid {
     uint8_t asymmetric;
@@ -219,7 +240,8 @@ typedef struct svdf_hybrid {
 } svdf_hybrid_t;
 
 /* Hybrid: int8 weights_feature and weights_time with float32 input, state, bias and output. */
-static mn_status_t svdf_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, svdf_data_t *d, const mn_tensor_t *wf,
+static mn_status_t svdf_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, svdf_data_t *d, const mn_svdf_params_t *p,
+    const mn_tensor_t *wf,
     const mn_tensor_t *wt, const mn_tensor_t *bias, const mn_tensor_t *state, const mn_tensor_t *out) {
     if (wt->dtype != MN_INT8) {
         return ref_fail_dtype(ctx, "weights_time (hybrid, with int8 weights_feature)", wt);
@@ -235,7 +257,7 @@ static mn_status_t svdf_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, svdf_data
     if (!(wt->flags & MN_TF_CONST)) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "hybrid SVDF weights_time must be a constant");
     }
-    const size_t n = (size_t)d->p.filters * d->p.memory;
+    const size_t n = (size_t)p->filters * p->memory;
     svdf_hybrid_t *hy = (svdf_hybrid_t *)mn_alloc_persistent(ctx, sizeof *hy);
     if (!hy || !(hy->wt_f = (float *)mn_alloc_persistent(ctx, n * sizeof(float)))) {
         return MN_ERR_ARENA;
@@ -246,17 +268,18 @@ static mn_status_t svdf_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, svdf_data
     d->u.hy = hy;
     hy->asymmetric = mn_opt_i8(node, MN_SVDF_ASYMMETRIC_QUANTIZE_INPUTS, 0) != 0;
     hy->wf_scale = mn_tensor_scale(wf, 0);
-    return mn_request_scratch(ctx, (size_t)d->p.input_size, &hy->qbuf_idx);
+    return mn_request_scratch(ctx, (size_t)p->input_size, &hy->qbuf_idx);
 }
 
 /* Last step of int8 prepare: the compute variant and its persistent data. */
-static mn_status_t svdf_select(mn_ctx_t *ctx, const mn_node_t *node, svdf_data_t *d, const mn_tensor_t *wf) {
+static mn_status_t svdf_select(mn_ctx_t *ctx, const mn_node_t *node, svdf_data_t *d, const mn_svdf_params_t *p,
+    const mn_tensor_t *wf) {
     if (!ref_weights_constant(wf, NULL)) {
         return MN_OK;
     }
-    const mn_svdf_s8_variant_t *v = mn_select_svdf_s8(ctx, &d->p);
+    const mn_svdf_s8_variant_t *v = mn_select_svdf_s8(ctx, p);
     d->variant = v;
-    const size_t data = v && v->data_bytes ? v->data_bytes(&d->p) : 0;
+    const size_t data = v && v->data_bytes ? v->data_bytes(p) : 0;
     if (data) {
         void *vd;
         bool fill;
@@ -264,7 +287,7 @@ static mn_status_t svdf_select(mn_ctx_t *ctx, const mn_node_t *node, svdf_data_t
             return MN_ERR_ARENA;
         }
         if (fill) {
-            v->precompute(&d->p, (const int8_t *)wf->data, vd);
+            v->precompute(p, (const int8_t *)wf->data, vd);
         }
         if (!(d->u.vdata = mn_table_keep(ctx, node, MN_TABLE_VARIANT, vd, data))) {
             return MN_ERR_ARENA;
@@ -293,7 +316,7 @@ static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             in->ndim, wf->ndim, wt->ndim);
     }
     REF_ALLOC(d, svdf_data_t, ctx, 1);
-    mn_svdf_params_t *p = &d->p;
+    mn_svdf_params_t params = { 0 }, *p = &params;
     p->batches = in->dims[0];
     p->input_size = in->dims[1];
     p->filters = wf->dims[0];
@@ -302,9 +325,10 @@ static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     if (p->memory < 1) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "weights_time memory size %d not supported", p->memory);
     }
-    if (rank < 1 || p->filters % rank != 0) {
+    if (rank < 1 || rank > INT16_MAX || p->filters % rank != 0) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "rank %d does not divide %d filters", rank, p->filters);
     }
+    d->rank = (int16_t)rank;
     p->units = p->filters / rank;
     if (wf->dims[1] != p->input_size || wt->dims[0] != p->filters) {
         return mn_fail(ctx, MN_ERR_MODEL, "weights shapes do not match input size %d / %d filters",
@@ -329,7 +353,7 @@ static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     if (in->dtype == MN_FLOAT32 && wf->dtype == MN_INT8) {
         float lo, hi;
         REF_TRY(ref_act_range_f(ctx, act, &lo, &hi));
-        REF_TRY(svdf_prepare_hybrid(ctx, node, d, wf, wt, bias, state, out));
+        REF_TRY(svdf_prepare_hybrid(ctx, node, d, p, wf, wt, bias, state, out));
         scratch = (size_t)p->filters * sizeof(float);
     } else if (in->dtype == MN_FLOAT32) {
         if (wf->dtype != MN_FLOAT32 || wt->dtype != MN_FLOAT32 || state->dtype != MN_FLOAT32 ||
@@ -379,14 +403,29 @@ static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         mn_quantize_multiplier((double)s2, &p->mult2, &p->shift2);
         p->input_zp = mn_tensor_zero_point(in, 0);
         p->output_zp = mn_tensor_zero_point(out, 0);
-        REF_TRY(svdf_select(ctx, node, d, wf));
+        if (p->input_zp < -128 || p->input_zp > 127 || p->output_zp < -128 || p->output_zp > 127) {
+            return mn_fail(ctx, MN_ERR_MODEL, "int8 zero points %d/%d out of range", (int)p->input_zp,
+                (int)p->output_zp);
+        }
+        d->mult1 = p->mult1;
+        d->mult2 = p->mult2;
+        d->shift1 = (int8_t)p->shift1;
+        d->shift2 = (int8_t)p->shift2;
+        d->input_zp = (int16_t)p->input_zp;
+        d->output_zp = (int16_t)p->output_zp;
+        REF_TRY(svdf_select(ctx, node, d, p, wf));
         scratch = ((size_t)p->filters + p->units) * sizeof(int32_t);   /* filter sums, then unit sums */
     } else {
         return ref_fail_dtype(ctx, "input", in);
     }
     d->scratch = -1;
     if (!d->variant) {   /* the variants keep nothing per filter or unit */
-        REF_TRY(mn_request_scratch(ctx, (size_t)p->batches * scratch, &d->scratch));
+        int32_t idx;
+        REF_TRY(mn_request_scratch(ctx, (size_t)p->batches * scratch, &idx));
+        if (idx > INT16_MAX) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "more than %d scratch buffers in the model", INT16_MAX);
+        }
+        d->scratch = (int16_t)idx;
     }
     node->user_data = d;
     return MN_OK;
@@ -401,21 +440,23 @@ static mn_status_t svdf_eval(mn_ctx_t *ctx, mn_node_t *node) {
     mn_tensor_t *state = mn_input(ctx, node, 4);
     mn_tensor_t *out = mn_output(ctx, node, 0);
     void *scratch = mn_get_scratch(ctx, d->scratch);
+    mn_svdf_params_t p;
+    svdf_params(d, in, wf, wt, &p);
     if (d->variant) {
         const mn_vbuf_t buf = { NULL, d->u.vdata };
-        d->variant->run(&d->p, (const int8_t *)in->data, (const int8_t *)wf->data, (const int16_t *)wt->data,
+        d->variant->run(&p, (const int8_t *)in->data, (const int8_t *)wf->data, (const int16_t *)wt->data,
             bias ? (const int32_t *)bias->data : NULL, (int16_t *)state->data, (int8_t *)out->data, &buf);
     } else if (d->dtype == MN_INT8) {
-        mn_svdf_s8(&d->p, (const int8_t *)in->data, (const int8_t *)wf->data, (const int16_t *)wt->data,
+        mn_svdf_s8(&p, (const int8_t *)in->data, (const int8_t *)wf->data, (const int16_t *)wt->data,
             bias ? (const int32_t *)bias->data : NULL, (int16_t *)state->data, (int32_t *)scratch,
-            (int32_t *)scratch + (size_t)d->p.batches * d->p.filters, (int8_t *)out->data);
+            (int32_t *)scratch + (size_t)p.batches * p.filters, (int8_t *)out->data);
     } else if (d->u.hy) {
         const svdf_hybrid_t *hy = d->u.hy;
-        mn_svdf_hybrid(&d->p, d->act, hy->asymmetric, (const float *)in->data, (const int8_t *)wf->data,
+        mn_svdf_hybrid(&p, d->act, hy->asymmetric, (const float *)in->data, (const int8_t *)wf->data,
             hy->wf_scale, hy->wt_f, bias ? (const float *)bias->data : NULL, (float *)state->data, (float *)scratch,
             (int8_t *)mn_get_scratch(ctx, hy->qbuf_idx), (float *)out->data);
     } else {
-        mn_svdf_f32(&d->p, d->act, (const float *)in->data, (const float *)wf->data,
+        mn_svdf_f32(&p, d->act, (const float *)in->data, (const float *)wf->data,
             (const float *)wt->data, bias ? (const float *)bias->data : NULL, (float *)state->data,
             (float *)scratch, (float *)out->data);
     }
