@@ -12,12 +12,12 @@ from graphmodels import BO, Graph, S
 DIMS = [640, 128, 128, 128, 128, 8, 128, 128, 128, 128, 640]
 
 
-def _model(seed=0):
+def _model(seed=0, dims=DIMS):
     rng = np.random.default_rng(seed)
     g = Graph()
-    x = g.input("in", np.int8, (1, DIMS[0]), scale=0.05, zp=-10)
-    for i, (n_in, n_out) in enumerate(zip(DIMS, DIMS[1:])):
-        last = i == len(DIMS) - 2
+    x = g.input("in", np.int8, (1, dims[0]), scale=0.05, zp=-10)
+    for i, (n_in, n_out) in enumerate(zip(dims, dims[1:])):
+        last = i == len(dims) - 2
         # weights scaled like a trained layer's (|w| well inside int8), biases a few LSBs of acc
         w = g.const(f"w{i}", np.clip(rng.normal(0, 40, (n_out, n_in)), -127, 127).astype(np.int8),
                     scale=0.02 / np.sqrt(n_in), zp=0)
@@ -31,11 +31,11 @@ def _model(seed=0):
     return g.tflite()
 
 
-def _inputs():
+def _inputs(n=DIMS[0]):
     # a smooth, spectrum-like vector (what the autoencoder sees: log-mel frames) and random bytes
-    t = np.arange(DIMS[0])
+    t = np.arange(n)
     smooth = (60 * np.sin(t / 17.0) + 30 * np.cos(t / 5.0)).round().astype(np.int8).reshape(1, -1)
-    noise = np.random.default_rng(1).integers(-128, 128, (1, DIMS[0]), dtype=np.int8)
+    noise = np.random.default_rng(1).integers(-128, 128, (1, n), dtype=np.int8)
     return [smooth, noise]
 
 

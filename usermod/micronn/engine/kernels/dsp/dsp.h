@@ -211,6 +211,64 @@ static inline __attribute__((always_inline)) void dsp_mac_1x2(const int16_t *c0,
     acc[1] = a1;
 }
 
+/* acc[0..3] += (x + off) . rows w0, w0 + s, w2, w2 + s over n values (fewer rows by passing
+ * w2 = w0 and/or s = 0; wrapping like the reference's int32 accumulators). Each input word is
+ * split into its halfword pairs [x0 x2] / [x1 x3] with the offset added (SXTAB16, off2 = the
+ * offset in both halves; |x + off| <= 255) once for the four weight words: 25 instructions per 16
+ * MACs. Written in assembly: the compiler's allocation of these 14 live registers spills the row
+ * pointers inside the loop. FULLY_CONNECTED and SVDF's feature matmul. */
+static inline __attribute__((always_inline)) void dsp_dot_4rows(const int8_t *x, const int8_t *w0, const int8_t *w2,
+    int s, int n, int32_t off, int32_t acc[4]) {
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    const int32_t off2 = (int32_t)(((uint32_t)off & 0xffffu) * 0x10001u);
+    int k = n >> 2;
+    if (k) {
+        int32_t u, v, xe, t;
+        __asm volatile(
+            "1:\n"
+            "ldr %[u], [%[x]], #4\n"
+            "sxtab16 %[xe], %[off2], %[u]\n"
+            "sxtab16 %[u], %[off2], %[u], ror #8\n"
+            "ldr %[v], [%[w0], %[s]]\n"
+            "sxtb16 %[t], %[v]\n"
+            "smlad %[a1], %[t], %[xe], %[a1]\n"
+            "sxtb16 %[t], %[v], ror #8\n"
+            "smlad %[a1], %[t], %[u], %[a1]\n"
+            "ldr %[v], [%[w0]], #4\n"
+            "sxtb16 %[t], %[v]\n"
+            "smlad %[a0], %[t], %[xe], %[a0]\n"
+            "sxtb16 %[t], %[v], ror #8\n"
+            "smlad %[a0], %[t], %[u], %[a0]\n"
+            "ldr %[v], [%[w2], %[s]]\n"
+            "sxtb16 %[t], %[v]\n"
+            "smlad %[a3], %[t], %[xe], %[a3]\n"
+            "sxtb16 %[t], %[v], ror #8\n"
+            "smlad %[a3], %[t], %[u], %[a3]\n"
+            "ldr %[v], [%[w2]], #4\n"
+            "sxtb16 %[t], %[v]\n"
+            "smlad %[a2], %[t], %[xe], %[a2]\n"
+            "sxtb16 %[t], %[v], ror #8\n"
+            "smlad %[a2], %[t], %[u], %[a2]\n"
+            "subs %[k], %[k], #1\n"
+            "bne 1b\n"
+            : [a0] "+r" (a0), [a1] "+r" (a1), [a2] "+r" (a2), [a3] "+r" (a3), [x] "+r" (x), [w0] "+r" (w0),
+              [w2] "+r" (w2), [k] "+r" (k), [u] "=&r" (u), [v] "=&r" (v), [xe] "=&r" (xe), [t] "=&r" (t)
+            : [s] "r" (s), [off2] "r" (off2)
+            : "cc", "memory");
+    }
+    for (int c = 0; c < (n & 3); ++c) {
+        const int32_t xc = x[c] + off;
+        MAC1(a0, xc, w0[c]);
+        MAC1(a1, xc, w0[s + c]);
+        MAC1(a2, xc, w2[c]);
+        MAC1(a3, xc, w2[s + c]);
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+}
+
 extern const mn_conv_s8_variant_t mn_dsp_conv_s8;
 extern const mn_conv_s8_variant_t mn_dsp_depthwise_s8_c1;
 extern const mn_conv_s8_variant_t mn_dsp_depthwise_s8_mult1;

@@ -1,8 +1,8 @@
 /*
  * SVDF int8 (int16 state) on Armv7E-M. Per batch, four filters per pass (then two, then one):
- *   feature matmul: each input word split once by SXTB16 into its even and odd int16 pairs, the
- *   input offset added (SADD16), met by the four filters' weight words (SXTB16 + SMLAD); nothing
- *   is kept per filter;
+ *   feature matmul (dsp_dot_4rows): each input word split once into its even and odd int16 pairs
+ *   with the input offset added (SXTAB16), met by the four filters' weight words (SXTB16 +
+ *   SMLAD); nothing is kept per filter;
  *   state shift + time weights fused per filter: with an even memory, the shifted memory's word j
  *   is the old memory's halfwords 2j+1, 2j+2 (one unaligned load), stored back in place and fed
  *   to SMLAD with the time weights; the last word takes the new activation. The shift of the
@@ -17,64 +17,6 @@
 
 static inline void st32(void *p, uint32_t v) {
     memcpy(p, &v, 4);
-}
-
-/* acc[0..3] += (x + off) . rows w0, w0 + s, w2, w2 + s (n values each; fewer rows by passing
- * w2 = w0 and/or s = 0). Per input word, one SXTB16 pair plus the offset (SADD16, off2 = the
- * offset in both halves) feeds four weight words. Written in assembly: the compiler's allocation
- * of these 14 live registers spills the row pointers inside the loop. */
-static inline __attribute__((always_inline)) void feature_dot(const int8_t *x, const int8_t *w0, const int8_t *w2,
-    int s, int n, int32_t off, int32_t acc[4]) {
-    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
-    const int32_t off2 = (int32_t)(((uint32_t)off & 0xffffu) * 0x10001u);
-    int k = n >> 2;
-    if (k) {
-        int32_t u, v, xe, t;
-        __asm volatile(
-            "1:\n"
-            "ldr %[u], [%[x]], #4\n"
-            "sxtb16 %[xe], %[u]\n"
-            "sxtb16 %[u], %[u], ror #8\n"
-            "sadd16 %[xe], %[xe], %[off2]\n"
-            "sadd16 %[u], %[u], %[off2]\n"
-            "ldr %[v], [%[w0], %[s]]\n"
-            "sxtb16 %[t], %[v]\n"
-            "smlad %[a1], %[t], %[xe], %[a1]\n"
-            "sxtb16 %[t], %[v], ror #8\n"
-            "smlad %[a1], %[t], %[u], %[a1]\n"
-            "ldr %[v], [%[w0]], #4\n"
-            "sxtb16 %[t], %[v]\n"
-            "smlad %[a0], %[t], %[xe], %[a0]\n"
-            "sxtb16 %[t], %[v], ror #8\n"
-            "smlad %[a0], %[t], %[u], %[a0]\n"
-            "ldr %[v], [%[w2], %[s]]\n"
-            "sxtb16 %[t], %[v]\n"
-            "smlad %[a3], %[t], %[xe], %[a3]\n"
-            "sxtb16 %[t], %[v], ror #8\n"
-            "smlad %[a3], %[t], %[u], %[a3]\n"
-            "ldr %[v], [%[w2]], #4\n"
-            "sxtb16 %[t], %[v]\n"
-            "smlad %[a2], %[t], %[xe], %[a2]\n"
-            "sxtb16 %[t], %[v], ror #8\n"
-            "smlad %[a2], %[t], %[u], %[a2]\n"
-            "subs %[k], %[k], #1\n"
-            "bne 1b\n"
-            : [a0] "+r" (a0), [a1] "+r" (a1), [a2] "+r" (a2), [a3] "+r" (a3), [x] "+r" (x), [w0] "+r" (w0),
-              [w2] "+r" (w2), [k] "+r" (k), [u] "=&r" (u), [v] "=&r" (v), [xe] "=&r" (xe), [t] "=&r" (t)
-            : [s] "r" (s), [off2] "r" (off2)
-            : "cc", "memory");
-    }
-    for (int c = 0; c < (n & 3); ++c) {
-        const int32_t xc = x[c] + off;
-        MAC1(a0, xc, w0[c]);
-        MAC1(a1, xc, w0[s + c]);
-        MAC1(a2, xc, w2[c]);
-        MAC1(a3, xc, w2[s + c]);
-    }
-    acc[0] = a0;
-    acc[1] = a1;
-    acc[2] = a2;
-    acc[3] = a3;
 }
 
 /* Shift one filter's memory s (nm even) by one, the new activation last, and return its dot
@@ -113,7 +55,7 @@ static void svdf_run(const mn_svdf_params_t *p, const int8_t *input, const int8_
                 const int f = f0 + k;
                 const int8_t *w = w_feature + (size_t)f * ni;
                 int32_t acc[4] = { 0, 0, 0, 0 };
-                feature_dot(in, w, rows == 4 ? w + 2 * ni : w, rows > 1 ? ni : 0, ni, off, acc);
+                dsp_dot_4rows(in, w, rows == 4 ? w + 2 * ni : w, rows > 1 ? ni : 0, ni, off, acc);
                 for (int r = 0; r < rows; ++r) {
                     const int32_t v = dsp_requant(acc[r], mult1, shift1);
                     const int16_t a = (int16_t)(v < INT16_MIN ? INT16_MIN : v > INT16_MAX ? INT16_MAX : v);
