@@ -33,10 +33,6 @@ static void expand(const int8_t *src, int16_t *dst, int n, int32_t offset, int g
     }
 }
 
-void dsp_expand_s8(const int8_t *src, int16_t *dst, int n, int32_t offset) {
-    expand(src, dst, n, offset, 2, 4, 1);
-}
-
 void dsp_expand_pair(const int8_t *src, int16_t *pair, int which, int n, int32_t offset) {
     /* groups: column 1 two halfwords after column 0; tail pairs: one halfword after */
     const int n4 = n & ~3;

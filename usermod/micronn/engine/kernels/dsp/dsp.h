@@ -100,22 +100,16 @@ static inline __attribute__((always_inline)) int8_t dsp_out_fast(int32_t acc, in
  * in magnitude: |bias| + taps * 255 * 128 (|input + offset| <= 255, |weight| <= 128). */
 bool dsp_fast_requant_ok(const int8_t *shift, int n, const int32_t *bias, int taps);
 
-/* dst[0..n) = src + offset as int16, reordered in groups of four (x0 x2 x1 x3); a last partial
- * group is kept in order. offset in [-255, 255] - max(src) so every value fits int16. */
-void dsp_expand_s8(const int8_t *src, int16_t *dst, int n, int32_t offset);
-
-/* The same into column `which` (0 or 1) of an interleaved pair (layout: dsp_mac_pair_2x2). */
+/* src + offset as int16 into column `which` (0 or 1) of an interleaved pair (layout:
+ * dsp_mac_pair_2x2), groups of four reordered (x0 x2 x1 x3). offset in [-255, 255] - max(src) so
+ * every value fits int16. */
 void dsp_expand_pair(const int8_t *src, int16_t *pair, int which, int n, int32_t offset);
 
-/* Dot products over k elements of int16 columns (reordered, see dsp_expand_s8) with int8 weight
+/* Dot products over k elements of int16 columns (reordered, see dsp_expand_pair) with int8 weight
  * rows, added to the accumulators (wrapping). Inlined: the callers' accumulators stay in registers.
  * 2x2: columns c0, c1 times rows w0, w1 into a[0] = c0.w0, a[1] = c0.w1, a[2] = c1.w0, a[3] = c1.w1. */
 /* acc += a * b, wrapping like the reference's int32 accumulator. */
 #define MAC1(acc, a, b) acc = (int32_t)((uint32_t)(acc) + (uint32_t)((int32_t)(a) * (int32_t)(b)))
-
-/* One group of four: int8 weight word w against the column pair (lo, hi). */
-#define MAC4(acc, w_even, w_odd, lo, hi) \
-    acc = (int32_t)__smlad(w_even, lo, __smlad(w_odd, hi, acc))
 
 /* Two columns interleaved (dsp_expand_pair): per group of four, [c0 x0 x2][c1 x0 x2][c0 x1 x3]
  * [c1 x1 x3], then the k % 4 tail as (c0, c1) pairs; one LDRD feeds four SMLADs. Written in
@@ -186,26 +180,6 @@ static inline __attribute__((always_inline)) void dsp_mac_pair_2x1(const int16_t
         MAC1(a0, c[0], u);
         MAC1(a1, c[1], u);
         c += 2;
-    }
-    acc[0] = a0;
-    acc[1] = a1;
-}
-
-static inline __attribute__((always_inline)) void dsp_mac_1x2(const int16_t *c0, const int8_t *w0, const int8_t *w1, int k, int32_t acc[2]) {
-    int32_t a0 = acc[0], a1 = acc[1];
-    for (int n = k >> 2; n; --n) {
-        const int32_t u = dsp_ld32(w0), v = dsp_ld32(w1);
-        const int32_t x0 = dsp_ld32(c0), x1 = dsp_ld32(c0 + 2);
-        MAC4(a0, __sxtb16(u), dsp_sxtb16_ror8(u), x0, x1);
-        MAC4(a1, __sxtb16(v), dsp_sxtb16_ror8(v), x0, x1);
-        w0 += 4;
-        w1 += 4;
-        c0 += 4;
-    }
-    for (int n = k & 3; n; --n) {
-        const int32_t x = *c0++;
-        MAC1(a0, x, *w0++);
-        MAC1(a1, x, *w1++);
     }
     acc[0] = a0;
     acc[1] = a1;

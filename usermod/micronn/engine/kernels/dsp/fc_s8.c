@@ -6,7 +6,7 @@
  * One batch row (the usual case): no scratch. Each input word is split into its halfword pairs
  * with the input offset added (SXTAB16, two instructions) once for four weight rows
  * (dsp_dot_4rows): 25 instructions per 16 MACs, fewer than an expanded int16 copy's 14 per 8.
- * Several batch rows: the rows are expanded into an int16 scratch (dsp_expand_s8, input offset
+ * Several batch rows: the rows are expanded into an int16 scratch (dsp_expand_pair, input offset
  * added) and two batch rows share each weight load (dsp_mac_pair_2x2), two weight rows per pass.
  */
 #include "dsp.h"
