@@ -131,7 +131,7 @@ set(MICRONN_LIBM_SRC
     ${MICRONN_DIR}/libm/round.c
     ${MICRONN_DIR}/libm/scalbn.c
 )
-# Per source, so only the engine's kernels and mn_quant.c (what runs per inference) are built at
+# Per source, so only the engine's kernels, mn_quant.c and mn_const.c (what runs per inference) are built at
 # -O2 (options on the INTERFACE library would reach every file of the firmware); they come after
 # the target's own flags, so they win. The rest of the engine keeps the port's (size) setting, or
 # MICRONN_CORE_COPT, as in micropython.mk.
@@ -140,7 +140,7 @@ if(NOT DEFINED MICRONN_CORE_COPT AND DEFINED ENV{MICRONN_CORE_COPT})
 endif()
 separate_arguments(MICRONN_CORE_COPT)
 set(MICRONN_HOT_SRC ${MICRONN_ENGINE_SRC})
-list(FILTER MICRONN_HOT_SRC INCLUDE REGEX "/kernels/|/mn_quant\\.c$")
+list(FILTER MICRONN_HOT_SRC INCLUDE REGEX "/kernels/|/mn_quant\\.c$|/mn_const\\.c$")
 # (prepare-time code in kernels/ keeps the port's setting, as in micropython.mk)
 list(FILTER MICRONN_HOT_SRC EXCLUDE REGEX "_prepare\\.c$|/kernels/mn_variants\\.c$|/kernels/reference/ref_glue\\.c$")
 set(MICRONN_CORE_SRC ${MICRONN_ENGINE_SRC})

@@ -58,7 +58,8 @@ CFLAGS_USERMOD += $(foreach k,$(MICRONN_BACKENDS),-DMICRONN_KERNELS_$(shell echo
 # ---- optimisation ------------------------------------------------------------------------------
 # Ports build MicroPython for size (-Os); the engine's inner loops are worth -O2 (see README).
 # MICRONN_COPT= (empty) keeps the port's setting. It applies to what runs per inference: the
-# kernels and mn_quant.c (fixed-point helpers the kernels call). The rest of the engine (model
+# kernels, mn_quant.c (fixed-point helpers the kernels call) and mn_const.c (the weights'
+# descriptors, decoded at each eval). The rest of the engine (model
 # verifier, interpreter setup and prepare, planner, registry, names: about 60% of a model-specific
 # firmware's engine bytes, a few hundred instructions per invoke) keeps the port's setting (-Os on
 # our boards), or MICRONN_CORE_COPT when set; so does the kernels' prepare-time code: the
@@ -67,7 +68,7 @@ CFLAGS_USERMOD += $(foreach k,$(MICRONN_BACKENDS),-DMICRONN_KERNELS_$(shell echo
 MICRONN_COPT ?= -O2
 MICRONN_CORE_COPT ?=
 MICRONN_COLD_SRC := $(filter %_prepare.c %/kernels/mn_variants.c %/kernels/reference/ref_glue.c,$(MICRONN_ENGINE_SRC))
-MICRONN_HOT_SRC := $(filter-out $(MICRONN_COLD_SRC),$(filter $(MICRONN_ENGINE)/kernels/% %/mn_quant.c,$(MICRONN_ENGINE_SRC)))
+MICRONN_HOT_SRC := $(filter-out $(MICRONN_COLD_SRC),$(filter $(MICRONN_ENGINE)/kernels/% %/mn_quant.c %/mn_const.c,$(MICRONN_ENGINE_SRC)))
 MICRONN_CORE_SRC := $(filter-out $(MICRONN_HOT_SRC),$(MICRONN_ENGINE_SRC))
 ifneq ($(strip $(MICRONN_COPT)),)
 $(patsubst $(MICRONN_DIR)/%.c,$(MICRONN_OBJ_DIR)/%.o,$(MICRONN_HOT_SRC)): CFLAGS += $(MICRONN_COPT)

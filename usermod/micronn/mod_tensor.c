@@ -12,7 +12,6 @@ mp_obj_t micronn_tensor_new(mp_obj_t interp, int32_t index, mn_tensor_t *t) {
     }
     micronn_tensor_obj_t *self = mp_obj_malloc(micronn_tensor_obj_t, &micronn_type_tensor);
     self->interp = interp;
-    self->t = t;
     self->index = index;
     return MP_OBJ_FROM_PTR(self);
 }
@@ -60,11 +59,18 @@ static const char *tensor_name(mp_obj_t self_in) {
     return name ? name : "";
 }
 
-// The tensor record lives in the interpreter's arena: check the arena is still there first.
+// The tensor record lives in the interpreter's arena: check the arena is still there first. It is
+// looked up on every use, as constants read in place have no record of their own (the engine
+// decodes one from the model, valid until the next lookup).
 static mn_tensor_t *get_tensor(mp_obj_t self_in) {
     micronn_tensor_obj_t *self = MP_OBJ_TO_PTR(self_in);
     micronn_interp_check(self->interp);
-    return self->t;
+    micronn_interp_obj_t *ip = MP_OBJ_TO_PTR(self->interp);
+    mn_tensor_t *t = mn_interp_tensor(&ip->interp, (size_t)self->index);
+    if (t == NULL) {
+        mp_raise_msg(&mp_type_RuntimeError, MP_ERROR_TEXT("tensor not available"));
+    }
+    return t;
 }
 
 // The same, for a use of the tensor's data: with an Arena shared by several Interpreters the

@@ -49,7 +49,6 @@ typedef struct _micronn_arena_obj_t {
 typedef struct _micronn_tensor_obj_t {
     mp_obj_base_t base;
     mp_obj_t interp;            // micronn_interp_obj_t
-    mn_tensor_t *t;             // lives in the interpreter's arena
     int32_t index;              // model tensor index
 } micronn_tensor_obj_t;
 

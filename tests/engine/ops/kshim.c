@@ -98,6 +98,26 @@ int mn_num_intermediates(const mn_ctx_t *ctx, const mn_node_t *node) {
     return cur->n_intermediates;
 }
 
+mn_tensor_t *mn_input(mn_ctx_t *ctx, const mn_node_t *node, int i) {
+    int32_t t = (i >= 0 && i < mn_num_inputs(node)) ? node->inputs[i] : -1;
+    return t >= 0 ? &ctx->tensors[t] : (mn_tensor_t *)0;
+}
+
+mn_tensor_t *mn_output(mn_ctx_t *ctx, const mn_node_t *node, int i) {
+    int32_t t = (i >= 0 && i < mn_num_outputs(node)) ? node->outputs[i] : -1;
+    return t >= 0 ? &ctx->tensors[t] : (mn_tensor_t *)0;
+}
+
+/* Every tensor has a record here (rec_of is NULL), so these are never reached. */
+mn_tensor_t *mn_const_tensor(mn_ctx_t *ctx, const mn_node_t *node, int32_t t) {
+    (void)node;
+    return &ctx->tensors[t];
+}
+
+const void *mn_const_data(const mn_ctx_t *ctx, int32_t t) {
+    return ctx->tensors[t].data;
+}
+
 mn_tensor_t *mn_intermediate(mn_ctx_t *ctx, const mn_node_t *node, int i) {
     (void)node;
     int32_t t = (i >= 0 && i < cur->n_intermediates) ? cur->intermediates[i] : -1;

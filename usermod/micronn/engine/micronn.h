@@ -99,12 +99,27 @@ const char *mn_op_name(int32_t builtin, char *buf);
 
 /* ---- byte-safe little-endian loads (model data may be unaligned) ----------------------------- */
 
+/* On a little-endian target a memcpy load is the same value, and compilers make it one load
+ * instruction where the core allows unaligned access (Cortex-M3 and up). */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+static inline uint16_t mn_ld_u16(const uint8_t *p) {
+    uint16_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline uint32_t mn_ld_u32(const uint8_t *p) {
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+#else
 static inline uint16_t mn_ld_u16(const uint8_t *p) {
     return (uint16_t)(p[0] | (p[1] << 8));
 }
 static inline uint32_t mn_ld_u32(const uint8_t *p) {
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
+#endif
 static inline int32_t mn_ld_i32(const uint8_t *p) {
     return (int32_t)mn_ld_u32(p);
 }
@@ -325,9 +340,16 @@ typedef struct mn_interp {
     uint8_t *pers;                /* split arenas: aligned persistent buffer, NULL = the arena's tail */
     size_t pers_size;
     size_t pers_shortfall;        /* split arenas: persistent bytes missing */
+    /* Tensor records. Constants read in place from the model have none (they are decoded into
+     * const_slots when a kernel asks, mn_input): rec_of maps a model tensor index to its record
+     * (MN_NO_REC: none). rec_of NULL: every tensor has one, at its own index. */
     mn_tensor_t *tensors;
-    uint32_t n_tensors;
+    const uint8_t *rec_of;
+    uint32_t n_tensors;           /* the model's (subgraph's) tensor count */
+    mn_tensor_t *const_slots;     /* the current op's record-less constant inputs (one per position) */
+    mn_tensor_t const_view;       /* mn_interp_tensor's record of such a constant */
     struct mn_node *nodes;
+    const uint16_t *node_index;   /* model operator index of each node when a delegate reordered them */
     uint32_t n_nodes;
     void **scratch_ptr;           /* per scratch index, valid after prepare */
     mn_scratch_t *scratch_req;    /* prepare-time list */
@@ -426,7 +448,9 @@ mn_tensor_t *mn_interp_input(mn_interp_t *it, size_t i);
 mn_tensor_t *mn_interp_output(mn_interp_t *it, size_t i);
 /* Any tensor by model index. With MN_PLANNER_NO_REUSE every tensor's data stays valid after
  * invoke; with the greedy planner intermediates are overwritten. NULL for the activations inside
- * a patch stage (they only exist in bands). */
+ * a patch stage (they only exist in bands). A constant read in place from the model has no record
+ * in the arena: its descriptor is decoded into the interpreter (it->const_view), valid until the
+ * next call for such a constant. */
 mn_tensor_t *mn_interp_tensor(mn_interp_t *it, size_t index);
 size_t mn_interp_num_tensors(const mn_interp_t *it);
 

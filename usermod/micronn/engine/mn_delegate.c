@@ -121,7 +121,7 @@ static void take_conversions(const mn_interp_t *it, part_t *p) {
             node->outputs[0] < 0) {
             continue;
         }
-        const mn_tensor_t *in = &it->tensors[node->inputs[0]], *out = &it->tensors[node->outputs[0]];
+        const mn_tensor_t *in = mn_input((mn_ctx_t *)it, node, 0), *out = mn_output((mn_ctx_t *)it, node, 0);
         int32_t pr = p->producer[node->inputs[0]];
         bool take = false;
         if (node->builtin == MN_BUILTIN_QUANTIZE && in->dtype == MN_FLOAT32 && out->dtype != MN_FLOAT32) {
@@ -220,12 +220,17 @@ mn_status_t mn_partition(mn_interp_t *it) {
     /* Final order: walk the schedule; at a subgraph's first op, emit all of that subgraph's ops
      * (in schedule order). Its other ops come later in the schedule and only depend on ops of
      * the same group or earlier groups, so moving them up keeps the order topological. */
+    uint16_t *index = mn_arena_persistent(it, mn_mul(n, sizeof(uint16_t)));
+    if (!index) {
+        return MN_ERR_ARENA;
+    }
     memcpy(copy, it->nodes, n * sizeof(mn_node_t));
     uint32_t pos = 0;
     for (uint32_t k = 0; k < n; k++) {
         uint32_t i = p.order[k];
         uint32_t g = (p.state[i] & SUPPORTED) ? p.group_id[uf_find(p.parent, i)] : 0;
         if (g == UINT32_MAX || g == 0) {
+            index[pos] = (uint16_t)i;
             it->nodes[pos++] = copy[i];
             continue;
         }
@@ -242,11 +247,13 @@ mn_status_t mn_partition(mn_interp_t *it) {
             uint32_t j = p.order[k2];
             if ((p.state[j] & SUPPORTED) && uf_find(p.parent, j) == r) {
                 p.state[j] |= IN_GROUP;
+                index[pos] = (uint16_t)j;
                 it->nodes[pos++] = copy[j];
                 sg->n_nodes++;
             }
         }
     }
+    it->node_index = index;
     mn_arena_temp_reset(it);
     return MN_OK;
 }

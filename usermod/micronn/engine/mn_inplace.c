@@ -70,7 +70,7 @@ static int32_t source_of(const mn_interp_t *it, int32_t t) {
 }
 
 int32_t mn_inplace_root(const mn_interp_t *it, int32_t t) {
-    while (it->tensors[t].flags & MN_TF_INPLACE) {
+    while (mn_tflags(it, (uint32_t)t) & MN_TF_INPLACE) {
         t = source_of(it, t);
     }
     return t;
@@ -92,12 +92,12 @@ static int group_dies_at(const mn_interp_t *it, int32_t r, uint32_t i) {
     int32_t first, last;
     uint8_t guarded = MN_TF_OUTPUT | ((it->cfg.flags & MN_CFG_REUSE_INPUTS) ? 0 : MN_TF_INPUT);
     if (!mn_tensor_lifetime(it, (uint32_t)r, &first, &last) || last != (int32_t)i
-        || (it->tensors[r].flags & guarded)) {
+        || (mn_tflags(it, (uint32_t)r) & guarded)) {
         return 0;
     }
-    for (uint32_t u = 0; (it->tensors[r].flags & MN_TF_ALIASED) && u < it->n_tensors; u++) {
-        if ((it->tensors[u].flags & guarded) && (u == (uint32_t)r
-            || ((it->tensors[u].flags & MN_TF_INPLACE) && mn_inplace_root(it, (int32_t)u) == r))) {
+    for (uint32_t u = 0; (mn_tflags(it, (uint32_t)r) & MN_TF_ALIASED) && u < it->n_tensors; u++) {
+        const uint8_t f = mn_tflags(it, u);
+        if ((f & guarded) && (u == (uint32_t)r || ((f & MN_TF_INPLACE) && mn_inplace_root(it, (int32_t)u) == r))) {
             return 0;
         }
     }
@@ -106,7 +106,10 @@ static int group_dies_at(const mn_interp_t *it, int32_t r, uint32_t i) {
 
 void mn_inplace_clear(mn_interp_t *it) {
     for (uint32_t t = 0; t < it->n_tensors; t++) {
-        it->tensors[t].flags &= (uint8_t)~(MN_TF_INPLACE | MN_TF_ALIASED);
+        mn_tensor_t *r = mn_rec(it, t);
+        if (r) {
+            r->flags &= (uint8_t)~(MN_TF_INPLACE | MN_TF_ALIASED);
+        }
     }
 }
 
@@ -126,8 +129,8 @@ void mn_inplace_mark(mn_interp_t *it, const uint8_t *offline) {
         if (offline && mn_ld_i32(offline + 4 * (uint32_t)out) >= 0) {
             continue;   /* a stored plan gave it a place of its own */
         }
-        mn_tensor_t *a = &it->tensors[in], *o = &it->tensors[out];
-        if (!plannable(a) || !plannable(o) || mn_tensor_bytes(a) != mn_tensor_bytes(o) || mn_tensor_count(a) != mn_tensor_count(o)
+        mn_tensor_t *a = mn_rec(it, (uint32_t)in), *o = mn_rec(it, (uint32_t)out);
+        if (!a || !o || !plannable(a) || !plannable(o) || mn_tensor_bytes(a) != mn_tensor_bytes(o) || mn_tensor_count(a) != mn_tensor_count(o)
             || (o->flags & (MN_TF_INPUT | MN_TF_INPLACE | MN_TF_ALIASED))) {
             continue;
         }
@@ -140,14 +143,15 @@ void mn_inplace_mark(mn_interp_t *it, const uint8_t *offline) {
             continue;
         }
         o->flags |= MN_TF_INPLACE;
-        it->tensors[r].flags |= MN_TF_ALIASED;
+        mn_rec(it, (uint32_t)r)->flags |= MN_TF_ALIASED;
     }
 }
 
 void mn_inplace_resolve(mn_interp_t *it) {
     for (uint32_t t = 0; t < it->n_tensors; t++) {
-        if (it->tensors[t].flags & MN_TF_INPLACE) {
-            it->tensors[t].data = it->tensors[mn_inplace_root(it, (int32_t)t)].data;
+        mn_tensor_t *r = mn_rec(it, t);
+        if (r && (r->flags & MN_TF_INPLACE)) {
+            r->data = mn_rec(it, (uint32_t)mn_inplace_root(it, (int32_t)t))->data;
         }
     }
 }
@@ -192,13 +196,16 @@ static int conv_slide(const mn_interp_t *it, uint32_t i, int32_t t, int32_t *x, 
         || node->inputs[0] < 0 || (!pool && node->inputs[1] < 0) || node->inputs[0] == t) {
         return 0;
     }
-    const mn_tensor_t *a = &it->tensors[node->inputs[0]], *o = &it->tensors[t];
-    const mn_tensor_t *w = pool ? NULL : &it->tensors[node->inputs[1]];
+    const mn_tensor_t *a = mn_rec(it, (uint32_t)node->inputs[0]), *o = mn_rec(it, (uint32_t)t);
+    if (!a || !o) {
+        return 0;
+    }
+    const mn_tensor_t *w = pool ? NULL : mn_input((mn_ctx_t *)it, node, 1);   /* (weights: maybe a slot) */
     const int32_t r = mn_inplace_root(it, node->inputs[0]);
     /* int8, int16(x8) and float32, not hybrid (that quantizes its input first anyway); prepare
      * checked the shapes */
     if (a->dtype != o->dtype || (w && w->dtype != (a->dtype == MN_FLOAT32 ? MN_FLOAT32 : MN_INT8))
-        || !plannable(o) || (o->flags & (MN_TF_INPLACE | MN_TF_INPUT)) || !plannable(&it->tensors[r]) || !group_dies_at(it, r, i)
+        || !plannable(o) || (o->flags & (MN_TF_INPLACE | MN_TF_INPUT)) || !plannable(mn_rec(it, (uint32_t)r)) || !group_dies_at(it, r, i)
         || !own_kernel(it, node) || mn_subgraph_at(it, i) || mn_patch_runs(it, i)) {
         return 0;
     }

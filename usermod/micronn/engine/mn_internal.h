@@ -220,6 +220,19 @@ bool mn_opt_str_in(const mn_model_t *m, const mn_node_t *node, int field, const 
 
 /* ---- in-place ops (mn_inplace.c) ------------------------------------------------------------ */
 
+/* Record of tensor t (model index), or NULL for a constant that has none (mn_const_tensor). */
+static inline mn_tensor_t *mn_rec(const mn_interp_t *it, uint32_t t) {
+    if (!it->rec_of) {
+        return &it->tensors[t];
+    }
+    return it->rec_of[t] != MN_NO_REC ? &it->tensors[it->rec_of[t]] : (mn_tensor_t *)0;
+}
+/* Its flags (a record-less constant: MN_TF_CONST). */
+static inline uint8_t mn_tflags(const mn_interp_t *it, uint32_t t) {
+    const mn_tensor_t *r = mn_rec(it, t);
+    return r ? r->flags : MN_TF_CONST;
+}
+
 #define MN_TF_ALIASED 0x80   /* (planning) a tensor some in-place output shares memory with */
 /* Before planning (not with the no-reuse planner; with a stored plan only for the tensors it
  * leaves to the engine): mark in-place outputs (MN_TF_INPLACE: not planned; after

@@ -14,7 +14,7 @@ enum { PH_NONE = 0, PH_INIT = 1, PH_PREPARE = 2, PH_EVAL = 3 };
 const char *mn_node_name(const mn_ctx_t *it, const mn_node_t *node, char *buf) {
     if (node->builtin == MN_BUILTIN_CUSTOM) {
         const uint8_t *b = it->model->buf;
-        uint32_t o = mn_model_op_table(it->model, node->index);
+        uint32_t o = mn_model_op_table(it->model, mn_node_index(it, node));
         uint32_t oc = fb_vec_table(b, it->model->opcodes, fb_u32(b, o, F_OP_OPCODE_INDEX, 0));
         const char *c = fb_str(b, oc, F_OC_CUSTOM_CODE);
         return c ? c : "CUSTOM";
@@ -24,20 +24,20 @@ const char *mn_node_name(const mn_ctx_t *it, const mn_node_t *node, char *buf) {
 
 int mn_num_intermediates(const mn_ctx_t *ctx, const mn_node_t *node) {
     uint32_t n;
-    fb_vec(ctx->model->buf, mn_model_op_table(ctx->model, node->index), F_OP_INTERMEDIATES, &n);
+    fb_vec(ctx->model->buf, mn_model_op_table(ctx->model, mn_node_index(ctx, node)), F_OP_INTERMEDIATES, &n);
     return (int)n;   /* (setup refuses more than 255) */
 }
 
 mn_tensor_t *mn_intermediate(mn_ctx_t *ctx, const mn_node_t *node, int i) {
     const uint8_t *b = ctx->model->buf;
-    uint32_t n, v = fb_vec(b, mn_model_op_table(ctx->model, node->index), F_OP_INTERMEDIATES, &n);
+    uint32_t n, v = fb_vec(b, mn_model_op_table(ctx->model, mn_node_index(ctx, node)), F_OP_INTERMEDIATES, &n);
     const int32_t t = i >= 0 && (uint32_t)i < n ? mn_ld_i32(b + v + 4u * (uint32_t)i) : -1;
-    return (t >= 0 && (uint32_t)t < ctx->n_tensors) ? &ctx->tensors[t] : (mn_tensor_t *)0;
+    return (t >= 0 && (uint32_t)t < ctx->n_tensors) ? mn_tensor_of(ctx, node, t) : (mn_tensor_t *)0;
 }
 
 const uint8_t *mn_custom_options(const mn_ctx_t *ctx, const mn_node_t *node, size_t *len) {
     const uint8_t *b = ctx->model->buf;
-    uint32_t o = mn_model_op_table(ctx->model, node->index), cn;
+    uint32_t o = mn_model_op_table(ctx->model, mn_node_index(ctx, node)), cn;
     uint32_t co = fb_vec(b, o, F_OP_CUSTOM_OPTIONS, &cn);
     *len = 0;
     if (co && cn) {
@@ -60,7 +60,7 @@ mn_status_t mn_fail(mn_ctx_t *ctx, mn_status_t code, const char *fmt, ...) {
     if (ctx->nodes && ctx->cur_op < ctx->n_nodes) {
         const mn_node_t *node = &ctx->nodes[ctx->cur_op];
         char name[MN_OP_NAME_LEN];
-        n = mn_fmt(msg, MN_ERR_MSG_LEN, "op %u %s: ", (unsigned)node->index, mn_node_name(ctx, node, name));
+        n = mn_fmt(msg, MN_ERR_MSG_LEN, "op %u %s: ", (unsigned)mn_node_index(ctx, node), mn_node_name(ctx, node, name));
         if (n >= MN_ERR_MSG_LEN) {
             n = MN_ERR_MSG_LEN - 1;
         }
@@ -167,34 +167,74 @@ static size_t const_align(int32_t dtype) {
     return es > 8 ? 8 : (es ? es : 1);
 }
 
-static mn_status_t setup_tensors(mn_interp_t *it) {
+/* Whether tensor t (decoded into *t) needs a record: a constant read in place from the model needs
+ * none unless it is a model input or output (which callers look up by index). */
+static int needs_record(const mn_tensor_t *t) {
+    return !(t->flags & MN_TF_CONST) || (t->flags & (MN_TF_VARIABLE | MN_TF_INPUT | MN_TF_OUTPUT))
+        || ((uintptr_t)t->data % const_align(t->dtype)) != 0;
+}
+
+/* Records for every tensor but the constants used in place (rec_of maps indices to records),
+ * unless there are more than 254 records or the model's shapes are unaligned (then all tensors
+ * have one, in index order, and rec_of is NULL). */
+static mn_status_t alloc_records(mn_interp_t *it, size_t n_dims) {
     const mn_model_t *m = it->model;
+    uint32_t n_rec = 0;
+    mn_tensor_t t;
+    for (uint32_t i = 0; i < m->n_tensors; i++) {
+        mn_model_tensor(m, i, &t);
+        n_rec += needs_record(&t) ? 1 : 0;
+    }
+    const int map = n_dims == 0 && n_rec < m->n_tensors && n_rec < MN_NO_REC;
     it->n_tensors = m->n_tensors;
-    it->tensors = mn_arena_persistent(it, mn_mul(m->n_tensors, sizeof(mn_tensor_t)));
-    if (!it->tensors && m->n_tensors) {
+    it->tensors = mn_arena_persistent(it, mn_mul(map ? n_rec : m->n_tensors, sizeof(mn_tensor_t)));
+    if (!it->tensors && (map ? n_rec : m->n_tensors)) {
         return MN_ERR_ARENA;
     }
+    if (map) {
+        uint8_t *rec_of = mn_arena_persistent(it, m->n_tensors);
+        if (!rec_of) {
+            return MN_ERR_ARENA;
+        }
+        for (uint32_t i = 0, r = 0; i < m->n_tensors; i++) {
+            mn_model_tensor(m, i, &t);
+            rec_of[i] = needs_record(&t) ? (uint8_t)r++ : MN_NO_REC;
+        }
+        it->rec_of = rec_of;
+    }
+    return MN_OK;
+}
+
+static mn_status_t setup_tensors(mn_interp_t *it) {
+    const mn_model_t *m = it->model;
     /* Shapes are used in place in the model; only an unaligned model needs copies (one block). */
     size_t n_dims = 0;
     for (uint32_t i = 0; i < m->n_tensors; i++) {
         uint32_t nd, shape = fb_vec(m->buf, mn_model_tensor_table(m, i), F_T_SHAPE, &nd);
         n_dims += (nd && !mn_i32_in_place(m->buf + shape)) ? nd : 0;
     }
+    mn_status_t s = alloc_records(it, n_dims);
+    if (s) {
+        return s;
+    }
     int32_t *dims_pool = n_dims ? mn_arena_persistent(it, mn_mul(n_dims, sizeof(int32_t))) : NULL;
     if (n_dims && !dims_pool) {
         return MN_ERR_ARENA;
     }
     for (uint32_t i = 0; i < m->n_tensors; i++) {
-        mn_tensor_t *t = &it->tensors[i];
-        mn_model_tensor(m, i, t);
+        mn_tensor_t *t = mn_rec(it, i), view;
+        if (fb_field(m->buf, mn_model_tensor_table(m, i), F_T_SPARSITY)) {
+            return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "tensor %u (%s): sparse tensors are not supported",
+                (unsigned)i, mn_model_tensor_name(m, i));
+        }
+        mn_model_tensor(m, i, t ? t : &view);
+        if (!t) {
+            continue;
+        }
         if (t->dims == m->dims_tmp) {
             memcpy(dims_pool, t->dims, sizeof(int32_t) * t->ndim);
             t->dims = dims_pool;
             dims_pool += t->ndim;
-        }
-        if (fb_field(m->buf, mn_model_tensor_table(m, i), F_T_SPARSITY)) {
-            return mn_err_set(&it->err, MN_ERR_UNSUPPORTED, "tensor %u (%s): sparse tensors are not supported",
-                (unsigned)i, mn_model_tensor_name(m, i));
         }
         if ((t->flags & (MN_TF_INPUT | MN_TF_CONST)) == (MN_TF_INPUT | MN_TF_CONST)) {
             return mn_err_set(&it->err, MN_ERR_MODEL, "invalid model: input tensor %u is constant", (unsigned)i);
@@ -287,7 +327,6 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
     char name_buf[MN_OP_NAME_LEN];
     it->cur_op = i;
     node->inputs = node->outputs = no_operands + 1;   /* until read below (a failed node has none) */
-    node->index = (uint16_t)i;   /* setup_graph: at most 65535 ops */
     const int32_t builtin = mn_opcode_builtin(b, oc), version = fb_i32(b, oc, F_OC_VERSION, 1);
     node->builtin = (int16_t)(builtin >= INT16_MIN && builtin <= INT16_MAX ? builtin : INT16_MIN);
     const char *custom = fb_str(b, oc, F_OC_CUSTOM_CODE);
@@ -333,7 +372,7 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
     node->outputs = operands(b, o, F_OP_OUTPUTS, pool_next);
     for (uint32_t k = 0; k < nout; k++) {
         int32_t t = node->outputs[k];
-        if (t >= 0 && (it->tensors[t].flags & MN_TF_CONST)) {
+        if (t >= 0 && (mn_tflags(it, (uint32_t)t) & MN_TF_CONST)) {
             return mn_err_set(&it->err, MN_ERR_MODEL, "invalid model: op %u (%s) writes constant tensor %d",
                 (unsigned)i, mn_node_name(it, node, name_buf), (int)t);
         }
@@ -341,6 +380,21 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
     uint32_t opt = fb_ref(b, o, F_OP_OPTIONS);
     node->options = opt ? b + opt : NULL;
     return MN_OK;
+}
+
+/* After the nodes: as many slots as an op has input positions holding record-less constants. */
+static mn_status_t setup_const_slots(mn_interp_t *it) {
+    uint32_t most = 0;
+    for (uint32_t i = 0; it->rec_of && i < it->n_nodes; i++) {
+        const mn_node_t *node = &it->nodes[i];
+        uint32_t k = 0;
+        for (int j = 0; j < mn_num_inputs(node); j++) {
+            k += node->inputs[j] >= 0 && it->rec_of[node->inputs[j]] == MN_NO_REC;
+        }
+        most = k > most ? k : most;
+    }
+    it->const_slots = most ? mn_arena_persistent(it, most * sizeof(mn_tensor_t)) : NULL;
+    return (most && !it->const_slots) ? MN_ERR_ARENA : MN_OK;
 }
 
 /*
@@ -412,8 +466,9 @@ static mn_status_t prepare_node(mn_interp_t *it, uint32_t i) {
         s = dry_release(it, tail0, list0);
     }
     /* (a dry run moved this op's blocks to dry_extra: the sum is the same) */
-    node->persistent = (uint32_t)(it->tail + it->dry_extra - tail0 - extra0);
-    it->stats.kernel_persistent += node->persistent;
+    const size_t bytes = it->tail + it->dry_extra - tail0 - extra0;
+    node->persistent8 = (uint16_t)(bytes / MN_PERSIST_ALIGN < 0xffff ? bytes / MN_PERSIST_ALIGN : 0xffff);
+    it->stats.kernel_persistent += bytes;
     return s;
 }
 
@@ -433,7 +488,8 @@ typedef struct {
 static const uint16_t *tensor_uses(mn_interp_t *it) {
     size_t n_bufs = it->n_scratch;   /* what the planner can get (tensor_lifetime's first test) */
     for (uint32_t t = 0; t < it->n_tensors; t++) {
-        n_bufs += !(it->tensors[t].flags & (MN_TF_CONST | MN_TF_VARIABLE)) && mn_tensor_bytes(&it->tensors[t]);
+        const mn_tensor_t *r = mn_rec(it, t);
+        n_bufs += r && !(r->flags & (MN_TF_CONST | MN_TF_VARIABLE)) && mn_tensor_bytes(r);
     }
     const size_t bytes = mn_mul(it->n_tensors, 2 * sizeof(uint16_t)), block = MN_BLOCK(bytes);
     const size_t planner = MN_BLOCK(mn_mul(n_bufs, sizeof(mn_plan_buf_t))) + MN_BLOCK(mn_mul(n_bufs, 2 * sizeof(int32_t)));
@@ -452,7 +508,7 @@ static const uint16_t *tensor_uses(mn_interp_t *it) {
     for (uint32_t i = 0; i < it->n_nodes; i++) {
         const mn_node_t *node = &it->nodes[i];
         const uint8_t *b = it->model->buf;
-        uint32_t n_int, v_int = fb_vec(b, mn_model_op_table(it->model, node->index), F_OP_INTERMEDIATES, &n_int);
+        uint32_t n_int, v_int = fb_vec(b, mn_model_op_table(it->model, mn_node_index(it, node)), F_OP_INTERMEDIATES, &n_int);
         const uint16_t counts[3] = { mn_num_inputs(node), mn_num_outputs(node), (uint16_t)n_int };
         for (int l = 0; l < 3; l++) {
             for (uint16_t k = 0; k < counts[l]; k++) {
@@ -471,7 +527,7 @@ static const uint16_t *tensor_uses(mn_interp_t *it) {
 
 /* Merge the ops using tensor t (and its fate after invoke) into [*first, *last]. */
 static void own_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int32_t *last) {
-    const mn_tensor_t *tt = &it->tensors[t];
+    const mn_tensor_t *tt = mn_rec(it, t);   /* (planned tensors have records) */
     int32_t end = it->n_nodes > 0 ? (int32_t)it->n_nodes - 1 : 0;
     if (tt->flags & MN_TF_INPUT) {
         /* Inputs are written before invoke; they keep their value unless the caller allows reuse. */
@@ -492,7 +548,7 @@ static void own_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int3
     for (uint32_t i = 0; !life && i < it->n_nodes; i++) {
         const mn_node_t *node = &it->nodes[i];
         const uint8_t *b = it->model->buf;
-        uint32_t n_int, v_int = fb_vec(b, mn_model_op_table(it->model, node->index), F_OP_INTERMEDIATES, &n_int);
+        uint32_t n_int, v_int = fb_vec(b, mn_model_op_table(it->model, mn_node_index(it, node)), F_OP_INTERMEDIATES, &n_int);
         uint16_t counts[3] = { mn_num_inputs(node), mn_num_outputs(node), (uint16_t)n_int };
         for (int l = 0; l < 3; l++) {
             for (uint16_t k = 0; k < counts[l]; k++) {
@@ -521,8 +577,8 @@ static void own_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int3
 }
 
 int mn_tensor_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int32_t *last) {
-    const mn_tensor_t *tt = &it->tensors[t];
-    if ((tt->flags & (MN_TF_CONST | MN_TF_VARIABLE | MN_TF_INPLACE | MN_TF_PATCH)) || mn_tensor_bytes(tt) == 0) {
+    const mn_tensor_t *tt = mn_rec(it, t);
+    if (!tt || (tt->flags & (MN_TF_CONST | MN_TF_VARIABLE | MN_TF_INPLACE | MN_TF_PATCH)) || mn_tensor_bytes(tt) == 0) {
         return 0;
     }
     *first = INT32_MAX;
@@ -530,7 +586,7 @@ int mn_tensor_lifetime(const mn_interp_t *it, uint32_t t, int32_t *first, int32_
     own_lifetime(it, t, first, last);
     if (tt->flags & MN_TF_ALIASED) {
         for (uint32_t u = 0; u < it->n_tensors; u++) {
-            if ((it->tensors[u].flags & MN_TF_INPLACE) && mn_inplace_root(it, (int32_t)u) == (int32_t)t) {
+            if ((mn_tflags(it, u) & MN_TF_INPLACE) && mn_inplace_root(it, (int32_t)u) == (int32_t)t) {
                 own_lifetime(it, u, first, last);
             }
         }
@@ -546,7 +602,7 @@ static int src_get(void *c, int32_t k, mn_plan_buf_t *out) {
         if (!mn_tensor_lifetime(it, (uint32_t)k, &out->first, &out->last)) {
             return 0;
         }
-        out->size = MN_BLOCK(mn_tensor_bytes(&it->tensors[k]));
+        out->size = MN_BLOCK(mn_tensor_bytes(mn_rec(it, (uint32_t)k)));
         out->id = k;
         if (it->cfg.planner != MN_PLANNER_NO_REUSE && !pc->no_slides
             && mn_inplace_slide(it, k, out->first, &out->over, &out->shift)) {
@@ -569,8 +625,9 @@ static int src_get(void *c, int32_t k, mn_plan_buf_t *out) {
  * memcpy(dst, src, 0) and the binding's buffers well defined instead of passing NULL. */
 static void point_empty_tensors(mn_interp_t *it) {
     for (uint32_t k = 0; k < it->n_tensors; k++) {
-        if (mn_tensor_bytes(&it->tensors[k]) == 0 && it->tensors[k].data == NULL) {
-            it->tensors[k].data = it->arena;
+        mn_tensor_t *t = mn_rec(it, k);
+        if (t && mn_tensor_bytes(t) == 0 && t->data == NULL) {
+            t->data = it->arena;
         }
     }
 }
@@ -580,7 +637,7 @@ static void point_empty_tensors(mn_interp_t *it) {
 static void src_set_offset(void *c, int32_t k, size_t offset) {
     mn_interp_t *it = ((plan_ctx_t *)c)->it;
     if ((uint32_t)k < it->n_tensors) {
-        it->tensors[k].data = (void *)(uintptr_t)(offset + 1);
+        mn_rec(it, (uint32_t)k)->data = (void *)(uintptr_t)(offset + 1);
     } else {
         ((mn_scratch_t *)it->scratch_ptr[(uint32_t)k - it->n_tensors])->offset = offset + 1;
     }
@@ -590,10 +647,11 @@ static int src_get_offset(void *c, int32_t k, size_t *offset) {
     mn_interp_t *it = ((plan_ctx_t *)c)->it;
     size_t v;
     if ((uint32_t)k < it->n_tensors) {
-        if (it->tensors[k].flags & (MN_TF_CONST | MN_TF_VARIABLE | MN_TF_INPLACE | MN_TF_PATCH)) {
+        const mn_tensor_t *t = mn_rec(it, (uint32_t)k);
+        if (!t || (t->flags & (MN_TF_CONST | MN_TF_VARIABLE | MN_TF_INPLACE | MN_TF_PATCH))) {
             return 0;
         }
-        v = (size_t)(uintptr_t)it->tensors[k].data;
+        v = (size_t)(uintptr_t)t->data;
     } else {
         v = ((mn_scratch_t *)it->scratch_ptr[(uint32_t)k - it->n_tensors])->offset;
     }
@@ -643,7 +701,6 @@ static mn_status_t check_offline_plan(mn_interp_t *it, plan_ctx_t *pc) {
     mn_plan_buf_t a, b;
     for (uint32_t k = 0; k < it->n_tensors; k++) {
         const int32_t off = mn_ld_i32(pc->offline + 4 * k);
-        const mn_tensor_t *t = &it->tensors[k];
         if (off < -1) {
             return plan_fail(it, MN_ERR_MODEL, "tensor %u '%s' has offset %d",
                 (unsigned)k, mn_model_tensor_name(it->model, k), (int)off);
@@ -651,6 +708,7 @@ static mn_status_t check_offline_plan(mn_interp_t *it, plan_ctx_t *pc) {
         if (!src_get(pc, (int32_t)k, &a) || !a.fixed) {
             continue;
         }
+        const mn_tensor_t *t = mn_rec(it, k);   /* (src_get only gives planned tensors) */
         const size_t align = mn_dtype_size(t->dtype);
         if (align > 1 && a.offset % align != 0) {
             return plan_fail(it, MN_ERR_MODEL, "tensor %u '%s' (%s) at offset %zu is not %zu-byte aligned",
@@ -660,7 +718,7 @@ static mn_status_t check_offline_plan(mn_interp_t *it, plan_ctx_t *pc) {
             if (!src_get(pc, (int32_t)j, &b) || !b.fixed) {
                 continue;
             }
-            const size_t ea = a.offset + mn_tensor_bytes(t), eb = b.offset + mn_tensor_bytes(&it->tensors[j]);
+            const size_t ea = a.offset + mn_tensor_bytes(t), eb = b.offset + mn_tensor_bytes(mn_rec(it, j));
             /* (an output may start at most `shift` above the dying input it overlaps) */
             const int slides = (a.over == (int32_t)j + 1 && (int64_t)a.offset - (int64_t)b.offset <= a.shift)
                 || (b.over == (int32_t)k + 1 && (int64_t)b.offset - (int64_t)a.offset <= b.shift);
@@ -755,8 +813,8 @@ static mn_status_t plan_memory(mn_interp_t *it) {
         void *p = (placed && fits && !it->dry_run) ? it->arena + off : NULL;
         if ((uint32_t)k < it->n_tensors) {
             if (placed) {
-                it->tensors[k].data = p;
-                MN_UNPOISON(p, p ? mn_tensor_bytes(&it->tensors[k]) : 0);
+                mn_rec(it, (uint32_t)k)->data = p;
+                MN_UNPOISON(p, p ? mn_tensor_bytes(mn_rec(it, (uint32_t)k)) : 0);
             }
         } else {
             MN_UNPOISON(p, p ? ((mn_scratch_t *)it->scratch_ptr[(uint32_t)k - it->n_tensors])->bytes : 0);
@@ -840,6 +898,9 @@ static mn_status_t do_prepare(mn_interp_t *it) {
             return s;
         }
     }
+    if ((s = setup_const_slots(it))) {
+        return s;
+    }
 #if MICRONN_PROFILE
     if (it->cfg.ticks && m->n_ops) {
         it->prof_ticks = mn_arena_persistent(it, mn_mul(m->n_ops, sizeof(uint64_t)));
@@ -919,6 +980,8 @@ mn_status_t mn_interp_prepare(mn_interp_t *it) {
         it->nodes = NULL;
         it->n_nodes = 0;
         it->tensors = NULL;
+        it->rec_of = NULL;
+        it->const_slots = NULL;
         it->n_tensors = 0;
         it->scratch_req = NULL;
         it->scratch_ptr = NULL;
@@ -1073,8 +1136,9 @@ mn_status_t mn_interp_reset(mn_interp_t *it) {
         return MN_ERR_STATE;
     }
     for (uint32_t i = 0; i < it->n_tensors; i++) {
-        if ((it->tensors[i].flags & MN_TF_VARIABLE) && it->tensors[i].data) {
-            reset_variable(&it->tensors[i]);
+        mn_tensor_t *t = mn_rec(it, i);
+        if (t && (t->flags & MN_TF_VARIABLE) && t->data) {
+            reset_variable(t);
         }
     }
 #if MN_HAS_RESOURCES
@@ -1143,10 +1207,15 @@ size_t mn_interp_num_ops(const mn_interp_t *it) {
 
 mn_tensor_t *mn_interp_tensor(mn_interp_t *it, size_t index) {
     if (!it || it->state != ST_READY || it->dry_run || index >= it->n_tensors
-        || (it->tensors[index].flags & MN_TF_PATCH)) {
+        || (mn_tflags(it, (uint32_t)index) & MN_TF_PATCH)) {
         return NULL;   /* (a patch stage's activations only exist in bands) */
     }
-    return &it->tensors[index];
+    mn_tensor_t *t = mn_rec(it, (uint32_t)index);
+    if (!t) {
+        mn_model_tensor(it->model, index, &it->const_view);
+        t = &it->const_view;
+    }
+    return t;
 }
 
 mn_tensor_t *mn_interp_input(mn_interp_t *it, size_t i) {
@@ -1176,7 +1245,8 @@ mn_status_t mn_interp_plan_buffer(const mn_interp_t *it, size_t k, mn_plan_info_
             out->size = b.size;
             out->first = b.first;
             out->last = b.last;
-            out->offset = it->tensors[k].data ? (size_t)((uint8_t *)it->tensors[k].data - it->arena) : 0;
+            const void *data = mn_rec(it, (uint32_t)k)->data;
+            out->offset = data ? (size_t)((const uint8_t *)data - it->arena) : 0;
             out->over = b.over - 1;
             out->shift = b.shift;
         }
@@ -1217,13 +1287,13 @@ mn_status_t mn_interp_profile(const mn_interp_t *it, size_t op, mn_op_profile_t 
     out->builtin = node->builtin;
     out->calls = it->prof_calls ? it->prof_calls[op] : 0;
     out->ticks = it->prof_ticks ? it->prof_ticks[op] : 0;
-    out->persistent = node->persistent;
+    out->persistent = (size_t)node->persistent8 * MN_PERSIST_ALIGN;
     const char *v = node->kernel && node->kernel->variant ? node->kernel->variant(node) : NULL;
     out->variant = v ? v : "reference";
     const mn_subgraph_t *sg = mn_subgraph_at(it, (uint32_t)op);
     out->backend = sg ? sg->delegate->name : NULL;
     out->subgraph = sg ? (int32_t)(sg - it->subgraphs) : -1;
-    out->model_index = node->index;
+    out->model_index = mn_node_index(it, node);
     return MN_OK;
 }
 
@@ -1263,6 +1333,9 @@ static mn_status_t check_ops(mn_interp_t *it, mn_op_check_t *results, size_t *n_
             it->nodes[i].kernel = NULL;
             (*n_failed)++;
         }
+    }
+    if ((s = setup_const_slots(it))) {
+        return s;
     }
     for (uint32_t i = 0; i < m->n_ops; i++) {
         if (!it->nodes[i].kernel) {

@@ -68,7 +68,7 @@ typedef struct mn_registration {
     const char *dtypes;         /* dtype combinations implemented (mn_ops.h), or NULL */
 } mn_registration_t;
 
-/* One operator instance (lives in the persistent arena: 28 bytes on 32-bit targets). Operand
+/* One operator instance (lives in the persistent arena: 24 bytes on 32-bit targets). Operand
  * lists are the model's (copied only for an unaligned model) and, as in the model, preceded by
  * their length: mn_num_inputs() / mn_num_outputs(). Intermediate tensors, custom options, the
  * opcode version and the options table's type stay in the model: mn_intermediate(),
@@ -79,11 +79,17 @@ struct mn_node {
     const int32_t *inputs;          /* tensor indices; -1 = omitted optional input; inputs[-1] = count */
     const int32_t *outputs;         /* outputs[-1] = count */
     const uint8_t *options;         /* builtin options table in the model; NULL if absent */
-    uint32_t persistent;            /* persistent arena bytes this op's init + prepare took */
-    uint16_t index;                 /* operator index in the model (prepare refuses more than 65535
-                                     * ops); execution order differs only with a delegate */
+    uint16_t persistent8;           /* persistent arena bytes this op's init + prepare took, in
+                                     * MN_PERSIST_ALIGN units (saturates at 65535) */
     int16_t builtin;                /* MN_BUILTIN_* (a node only exists for a known kernel) */
 };
+
+/* The node's operator index in the model: its execution position, unless a delegate reordered
+ * the ops (prepare refuses more than 65535 ops). */
+static inline uint32_t mn_node_index(const mn_ctx_t *ctx, const mn_node_t *node) {
+    const uint32_t pos = (uint32_t)(node - ctx->nodes);
+    return ctx->node_index ? ctx->node_index[pos] : pos;
+}
 
 /* Raw custom options bytes of a custom op in the model (NULL and *len = 0 if none). */
 const uint8_t *mn_custom_options(const mn_ctx_t *ctx, const mn_node_t *node, size_t *len);
@@ -148,13 +154,34 @@ static inline int mn_num_inputs(const mn_node_t *node) {
 static inline int mn_num_outputs(const mn_node_t *node) {
     return node->outputs[-1];
 }
-static inline mn_tensor_t *mn_input(mn_ctx_t *ctx, const mn_node_t *node, int i) {
-    int32_t t = (i >= 0 && i < mn_num_inputs(node)) ? node->inputs[i] : -1;
-    return t >= 0 ? &ctx->tensors[t] : (mn_tensor_t *)0;
+#define MN_NO_REC 0xff   /* ctx->rec_of: a constant without a record */
+/* Descriptor of tensor t, an operand of node: its record, or for a constant that has none (the
+ * usual case for weights: 16 bytes of arena saved per constant) a copy decoded from the model
+ * into the op's slot, valid until the next op runs. Kernels never keep such pointers. */
+mn_tensor_t *mn_const_tensor(mn_ctx_t *ctx, const mn_node_t *node, int32_t t);
+static inline mn_tensor_t *mn_tensor_of(mn_ctx_t *ctx, const mn_node_t *node, int32_t t) {
+    if (!ctx->rec_of) {
+        return &ctx->tensors[t];
+    }
+    const uint8_t r = ctx->rec_of[t];
+    return r != MN_NO_REC ? &ctx->tensors[r] : mn_const_tensor(ctx, node, t);
 }
-static inline mn_tensor_t *mn_output(mn_ctx_t *ctx, const mn_node_t *node, int i) {
-    int32_t t = (i >= 0 && i < mn_num_outputs(node)) ? node->outputs[i] : -1;
-    return t >= 0 ? &ctx->tensors[t] : (mn_tensor_t *)0;
+/* (functions, mn_const.c: inlined at the kernels' several hundred call sites they took 13 KB) */
+mn_tensor_t *mn_input(mn_ctx_t *ctx, const mn_node_t *node, int i);
+mn_tensor_t *mn_output(mn_ctx_t *ctx, const mn_node_t *node, int i);
+/* Data of input i (NULL if omitted): all an eval usually needs of its weights, without decoding a
+ * constant's whole descriptor (a few loads instead of a hundred instructions per operand). */
+const void *mn_const_data(const mn_ctx_t *ctx, int32_t t);
+static inline const void *mn_input_data(mn_ctx_t *ctx, const mn_node_t *node, int i) {
+    int32_t t = (i >= 0 && i < mn_num_inputs(node)) ? node->inputs[i] : -1;
+    if (t < 0) {
+        return (const void *)0;
+    }
+    if (!ctx->rec_of) {
+        return ctx->tensors[t].data;
+    }
+    const uint8_t r = ctx->rec_of[t];
+    return r != MN_NO_REC ? ctx->tensors[r].data : mn_const_data(ctx, t);
 }
 /* i-th intermediate tensor (read from the model's operator), or NULL; how many there are. */
 mn_tensor_t *mn_intermediate(mn_ctx_t *ctx, const mn_node_t *node, int i);

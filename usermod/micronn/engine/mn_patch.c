@@ -263,6 +263,9 @@ static const char *check_op(mn_interp_t *it, mn_patch_t *p, uint32_t k, uint32_t
     const mn_tensor_t *in = mn_input(it, node, 0), *out = mn_output(it, node, 0);
     const mn_tensor_t *filter = node->builtin == MN_BUILTIN_CONV_2D || node->builtin == MN_BUILTIN_DEPTHWISE_CONV_2D
         ? mn_input(it, node, 1) : NULL;
+    if (in && !mn_rec(it, (uint32_t)node->inputs[0])) {
+        return "its input is a constant";   /* (bands are views of the input's record) */
+    }
     if (!in || !out || mn_num_outputs(node) != 1 || in->ndim != 4 || out->ndim != 4 || in->dims[0] != 1
         || out->dims[0] != 1 || (filter && filter->ndim != 4)) {
         return "needs one 4-D input and output of batch 1";
@@ -272,7 +275,7 @@ static const char *check_op(mn_interp_t *it, mn_patch_t *p, uint32_t k, uint32_t
         return "dtypes: int8, int16 or float32 (not hybrid)";
     }
     for (uint16_t j = 1; j < mn_num_inputs(node); j++) {
-        if (node->inputs[j] >= 0 && !(it->tensors[node->inputs[j]].flags & MN_TF_CONST)) {
+        if (node->inputs[j] >= 0 && !(mn_tflags(it, (uint32_t)node->inputs[j]) & MN_TF_CONST)) {
             return "weights must be constant";
         }
     }
@@ -329,7 +332,7 @@ static int read_elsewhere(const mn_interp_t *it, int32_t t, uint32_t reader) {
             }
         }
         const uint8_t *b = it->model->buf;
-        uint32_t n, v = fb_vec(b, mn_model_op_table(it->model, node->index), F_OP_INTERMEDIATES, &n);
+        uint32_t n, v = fb_vec(b, mn_model_op_table(it->model, mn_node_index(it, node)), F_OP_INTERMEDIATES, &n);
         for (uint32_t j = 0; j < n; j++) {
             if (mn_ld_i32(b + v + 4u * j) == t) {
                 return 1;
@@ -344,11 +347,10 @@ static const char *check_chain(mn_interp_t *it, mn_patch_t *p, uint32_t k, uint3
     const mn_node_t *node = &it->nodes[i];
     if (k + 1u < p->n) {
         const int32_t t = node->outputs[0];
-        const mn_tensor_t *tt = &it->tensors[t];
         if (it->nodes[i + 1].inputs[0] != t) {
             return "the next op does not read its output";
         }
-        if ((tt->flags & (MN_TF_INPUT | MN_TF_OUTPUT | MN_TF_VARIABLE | MN_TF_CONST)) || t == p->x
+        if ((mn_tflags(it, (uint32_t)t) & (MN_TF_INPUT | MN_TF_OUTPUT | MN_TF_VARIABLE | MN_TF_CONST)) || t == p->x
             || read_elsewhere(it, t, i + 1u)) {
             return "its output is read by another op (or is a model input or output)";
         }
@@ -393,7 +395,7 @@ mn_status_t mn_patch_setup(mn_interp_t *it) {
             return stage_fail(it, first + k, why);
         }
     }
-    p->es = (uint8_t)mn_dtype_size(it->tensors[p->x].dtype);
+    p->es = (uint8_t)mn_dtype_size(mn_rec(it, (uint32_t)p->x)->dtype);
     if (c->patch_rows == MN_PATCH_STREAM) {
         p->rows = MN_PATCH_STREAM;
         p->bands = 1;
@@ -407,7 +409,7 @@ mn_status_t mn_patch_setup(mn_interp_t *it) {
         mn_node_t *node = &it->nodes[first + k];
         node->kernel = k + 1u < n ? &patch_skip : &patch_driver;
         if (k + 1u < n) {
-            it->tensors[node->outputs[0]].flags |= MN_TF_PATCH;
+            mn_rec(it, (uint32_t)node->outputs[0])->flags |= MN_TF_PATCH;
         }
     }
     it->patch = p;
@@ -442,7 +444,7 @@ static void view_restore(mn_tensor_t *t, const view_t *v) {
 static mn_status_t prepare_op(mn_ctx_t *ctx, mn_patch_t *p, uint32_t k) {
     patch_op_t *op = &p->op[k];
     mn_node_t *node = &ctx->nodes[p->first + k];
-    mn_tensor_t *in = &ctx->tensors[node->inputs[0]], *out = &ctx->tensors[node->outputs[0]];
+    mn_tensor_t *in = mn_rec(ctx, (uint32_t)node->inputs[0]), *out = mn_rec(ctx, (uint32_t)node->outputs[0]);
     const uint32_t pos = ctx->cur_op;
     mn_scratch_t *list0 = ctx->scratch_req;
     view_t vi, vo;
@@ -519,7 +521,7 @@ static void pad_band(const patch_op_t *op, size_t es, uint8_t *dst, int32_t row0
 static mn_status_t eval_row(mn_ctx_t *ctx, const mn_patch_t *p, uint32_t k, uint8_t *in_data, uint8_t *out_data) {
     const patch_op_t *op = &p->op[k];
     mn_node_t *node = &ctx->nodes[p->first + k];
-    mn_tensor_t *in = &ctx->tensors[node->inputs[0]], *out = &ctx->tensors[node->outputs[0]];
+    mn_tensor_t *in = mn_rec(ctx, (uint32_t)node->inputs[0]), *out = mn_rec(ctx, (uint32_t)node->outputs[0]);
     view_t vi, vo;
     view_set(in, op->in_dims, in_data, &vi);
     view_set(out, op->out_dims, out_data, &vo);
@@ -539,9 +541,9 @@ static mn_status_t run_op(mn_ctx_t *ctx, mn_patch_t *p, uint32_t k, const int32_
     const patch_op_t *op = &p->op[k], *next = k + 1u < p->n ? &p->op[k + 1] : NULL;
     const size_t es = p->es, in_row = row_bytes(op->in_dims, es);
     uint8_t *src = op->buf_rows ? block + op->buf_off
-        : (uint8_t *)ctx->tensors[p->x].data + (size_t)in_row0(op, a[k]) * in_row;
+        : (uint8_t *)mn_rec(ctx, (uint32_t)p->x)->data + (size_t)in_row0(op, a[k]) * in_row;
     size_t dst_row = row_bytes(op->out_dims, es);
-    uint8_t *dst = (uint8_t *)ctx->tensors[p->y].data + (size_t)a[k] * dst_row;
+    uint8_t *dst = (uint8_t *)mn_rec(ctx, (uint32_t)p->y)->data + (size_t)a[k] * dst_row;
     if (next) {   /* rows of the next op's buffer from its first input row, between its padding */
         const int32_t next0 = in_row0(next, a[k + 1]);
         dst_row = row_bytes(next->in_dims, es);
@@ -578,7 +580,7 @@ static mn_status_t stream_append(mn_ctx_t *ctx, const mn_patch_t *p, stream_t *s
     fill(dst, left, op->fill, es);
     fill(dst + left + mid, row - left - mid, op->fill, es);
     if (k == 0) {
-        memcpy(dst + left, (const uint8_t *)ctx->tensors[p->x].data + (size_t)y * mid, mid);
+        memcpy(dst + left, (const uint8_t *)mn_rec(ctx, (uint32_t)p->x)->data + (size_t)y * mid, mid);
         return MN_OK;
     }
     return stream_row(ctx, p, st, k - 1, y, dst + left);
@@ -590,7 +592,7 @@ static mn_status_t stream_row(mn_ctx_t *ctx, const mn_patch_t *p, stream_t *st, 
     const size_t row = row_bytes(op->in_dims, p->es);
     const int32_t r0 = y * op->stride;   /* its first padded input row */
     if (!op->buf_rows) {   /* op 0 without padding reads X in place */
-        return eval_row(ctx, p, k, (uint8_t *)ctx->tensors[p->x].data + (size_t)r0 * row, dst);
+        return eval_row(ctx, p, k, (uint8_t *)mn_rec(ctx, (uint32_t)p->x)->data + (size_t)r0 * row, dst);
     }
     uint8_t *buf = st->block + op->buf_off;
     const int32_t drop = r0 - st->lo[k];
@@ -614,7 +616,7 @@ static mn_status_t stream_eval(mn_ctx_t *ctx, mn_patch_t *p) {
     stream_t st;
     const patch_op_t *last = &p->op[p->n - 1];
     const size_t out_row = row_bytes(last->out_dims, p->es);
-    uint8_t *y = (uint8_t *)ctx->tensors[p->y].data;
+    uint8_t *y = (uint8_t *)mn_rec(ctx, (uint32_t)p->y)->data;
     memset(&st, 0, sizeof st);
     st.block = mn_get_scratch(ctx, p->scratch);
     for (int32_t r = 0; r < last->h_out; r++) {
@@ -645,7 +647,7 @@ static mn_status_t driver_eval(mn_ctx_t *ctx, mn_node_t *node) {
         band_rows(p, b, a, e);
         if (op->buf_rows) {   /* the first op pads: a padded copy of its rows of X */
             pad_band(op, p->es, block + op->buf_off, in_row0(op, a[0]), in_rows(op, a[0], e[0]),
-                (const uint8_t *)ctx->tensors[p->x].data, 0);
+                (const uint8_t *)mn_rec(ctx, (uint32_t)p->x)->data, 0);
         }
         for (uint32_t k = 0; k < p->n; k++) {
             mn_status_t s = run_op(ctx, p, k, a, e, block);

@@ -61,7 +61,7 @@ void *mn_table_alloc(mn_ctx_t *ctx, const mn_node_t *node, uint32_t tag, size_t 
     const size_t h = (head + 3u) & ~(size_t)3u;
     *table = NULL;
     *fill = !mn_sizing_only(ctx);
-    if (stored_table(ctx, node->index, tag, NULL, bytes)) {
+    if (stored_table(ctx, mn_node_index(ctx, node), tag, NULL, bytes)) {
         /* compare first: the kernel data alone is persistent, the table a temporary */
         void *d = head ? mn_alloc_persistent(ctx, head) : NULL;
         if ((head && !d) || !(*table = mn_alloc_temp(ctx, bytes))) {
@@ -80,9 +80,9 @@ void *mn_table_alloc(mn_ctx_t *ctx, const mn_node_t *node, uint32_t tag, size_t 
 
 const void *mn_table_keep(mn_ctx_t *ctx, const mn_node_t *node, uint32_t tag, void *table, size_t bytes) {
     const void *out = table;
-    if (stored_table(ctx, node->index, tag, NULL, bytes)) {
+    if (stored_table(ctx, mn_node_index(ctx, node), tag, NULL, bytes)) {
         /* table is the temporary of mn_table_alloc */
-        if (!(out = stored_table(ctx, node->index, tag, table, bytes))) {
+        if (!(out = stored_table(ctx, mn_node_index(ctx, node), tag, table, bytes))) {
             void *copy = mn_alloc_persistent(ctx, bytes);
             if (!copy) {
                 return NULL;
@@ -92,7 +92,7 @@ const void *mn_table_keep(mn_ctx_t *ctx, const mn_node_t *node, uint32_t tag, vo
         }
     }
     if (ctx->cfg.table_hook && !ctx->dry_run && bytes) {
-        ctx->cfg.table_hook(ctx->cfg.table_user, subgraph_index(ctx->model), node->index, tag, out, bytes);
+        ctx->cfg.table_hook(ctx->cfg.table_user, subgraph_index(ctx->model), mn_node_index(ctx, node), tag, out, bytes);
     }
     return out;
 }

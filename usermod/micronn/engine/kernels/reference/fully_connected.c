@@ -169,11 +169,12 @@ typedef struct {
     uint8_t hybrid;             /* float32 input, int8 weights: u.h */
 } fc_data_t;
 
-/* The full parameters, for the compute functions (sizes from the tensors). */
-static void fc_params(const fc_data_t *d, const mn_tensor_t *in, const mn_tensor_t *w, mn_fc_params_t *p) {
-    p->units = w->dims[0];
-    p->depth = w->dims[1];   /* >= 1 (prepare) */
-    p->batches = (int)(mn_tensor_count(in) / (size_t)p->depth);
+/* The full parameters, for the compute functions. The sizes come from the activations (prepare
+ * checked they match the weights), so eval only needs the weights' data. */
+static void fc_params(const fc_data_t *d, const mn_tensor_t *in, const mn_tensor_t *out, mn_fc_params_t *p) {
+    p->units = mn_dim(out, -1);
+    p->batches = p->units ? (int)(mn_tensor_count(out) / (size_t)p->units) : 0;
+    p->depth = p->batches ? (int)(mn_tensor_count(in) / (size_t)p->batches) : 0;
     p->input_offset = d->k.q.input_offset;
     p->weights_offset = d->weights_offset;
     p->output_offset = d->k.q.output_offset;
@@ -334,9 +335,10 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             (unsigned)n_in, p->depth);
     }
     p->batches = (int)(n_in / (size_t)p->depth);
-    if (mn_tensor_count(out) != (size_t)p->batches * (size_t)p->units) {
-        return mn_fail(ctx, MN_ERR_MODEL, "output size %u, expected %d x %d",
-            (unsigned)mn_tensor_count(out), p->batches, p->units);
+    /* (as TFLM, which matches the output's last dimension with the units) */
+    if (mn_tensor_count(out) != (size_t)p->batches * (size_t)p->units || mn_dim(out, -1) != p->units) {
+        return mn_fail(ctx, MN_ERR_MODEL, "output size %u (last dimension %d), expected %d x %d",
+            (unsigned)mn_tensor_count(out), (int)mn_dim(out, -1), p->batches, p->units);
     }
     if (bias && (int32_t)mn_tensor_count(bias) != p->units) {
         return mn_fail(ctx, MN_ERR_MODEL, "bias has %d elements, expected %d",
@@ -446,40 +448,37 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
 static mn_status_t fc_eval(mn_ctx_t *ctx, mn_node_t *node) {
     const fc_data_t *d = (const fc_data_t *)node->user_data;
     mn_tensor_t *in = mn_input(ctx, node, 0);
-    mn_tensor_t *w = mn_input(ctx, node, 1);
-    mn_tensor_t *bias = mn_input(ctx, node, 2);
     mn_tensor_t *out = mn_output(ctx, node, 0);
+    const void *w = mn_input_data(ctx, node, 1), *bias = mn_input_data(ctx, node, 2);
     mn_fc_params_t p;
-    fc_params(d, in, w, &p);
+    fc_params(d, in, out, &p);
     /* the paths of the families built (mn_check_family refused the others at prepare) */
     if (MICRONN_TYPE_INT8 && d->dtype == MN_INT8) {
-        const int32_t *b = bias ? (const int32_t *)bias->data : NULL;
         if (d->variant.s8) {
             const mn_vbuf_t buf = { d->scratch >= 0 ? mn_get_scratch(ctx, d->scratch) : NULL, d->u.vdata };
-            d->variant.s8->run(&p, (const int8_t *)in->data, (const int8_t *)w->data, b, (int8_t *)out->data,
-                &buf);
+            d->variant.s8->run(&p, (const int8_t *)in->data, (const int8_t *)w, (const int32_t *)bias,
+                (int8_t *)out->data, &buf);
         } else if (p.mult_pc) {
-            mn_fully_connected_s8_per_channel(&p, (const int8_t *)in->data,
-                (const int8_t *)w->data, b, (int8_t *)out->data);
+            mn_fully_connected_s8_per_channel(&p, (const int8_t *)in->data, (const int8_t *)w,
+                (const int32_t *)bias, (int8_t *)out->data);
         } else {
-            mn_fully_connected_s8(&p, (const int8_t *)in->data, (const int8_t *)w->data, b,
+            mn_fully_connected_s8(&p, (const int8_t *)in->data, (const int8_t *)w, (const int32_t *)bias,
                 (int8_t *)out->data);
         }
     } else if (MICRONN_TYPE_INT16 && d->dtype == MN_INT16) {
-        const mn_bias16_t b = ref_bias16(bias, false);   /* one rounding either way */
-        mn_fully_connected_s16(&p, (const int16_t *)in->data, (const int8_t *)w->data, &b, (int16_t *)out->data);
+        const mn_bias16_t b = ref_bias16(mn_input(ctx, node, 2), false);   /* one rounding either way */
+        mn_fully_connected_s16(&p, (const int16_t *)in->data, (const int8_t *)w, &b, (int16_t *)out->data);
     } else if (MICRONN_TYPE_HYBRID && d->hybrid) {
-        mn_fully_connected_hybrid(d->u.h, (const float *)in->data, (const int8_t *)w->data,
-            bias ? (const float *)bias->data : NULL, (float *)out->data, (int8_t *)mn_get_scratch(ctx, d->scratch));
+        mn_fully_connected_hybrid(d->u.h, (const float *)in->data, (const int8_t *)w, (const float *)bias,
+            (float *)out->data, (int8_t *)mn_get_scratch(ctx, d->scratch));
     } else if (!MICRONN_TYPE_FLOAT32) {
         /* no other family built */
     } else if (d->variant.f32) {
-        d->variant.f32->run(&p, d->k.act.min, d->k.act.max, (const float *)in->data, (const float *)w->data,
-            bias ? (const float *)bias->data : NULL, (float *)out->data);
+        d->variant.f32->run(&p, d->k.act.min, d->k.act.max, (const float *)in->data, (const float *)w,
+            (const float *)bias, (float *)out->data);
     } else {
         mn_fully_connected_f32(p.batches, p.depth, p.units, d->k.act.min, d->k.act.max,
-            (const float *)in->data, (const float *)w->data,
-            bias ? (const float *)bias->data : NULL, (float *)out->data);
+            (const float *)in->data, (const float *)w, (const float *)bias, (float *)out->data);
     }
     return MN_OK;
 }

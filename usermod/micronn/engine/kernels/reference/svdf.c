@@ -199,7 +199,7 @@ void mn_svdf_hybrid(const mn_svdf_params_t *p, int act, int asymmetric, const fl
 
 #include "ref_glue.h"
 
-/* 32 bytes on 32-bit targets: the sizes are read from the tensors at eval (svdf_params). */
+/* 32 bytes on 32-bit targets: the other sizes are read from the input at eval (svdf_params). */
 typedef struct {
     const mn_svdf_s8_variant_t *variant;   /* int8 compute variant (mn_variants.h); NULL: reference */
     union {
@@ -210,20 +210,19 @@ typedef struct {
     int16_t input_zp, output_zp;
     int16_t scratch;                       /* index: the reference's (int8: filter then unit sums) and
                                             * the float paths' scratch; -1 with a variant */
-    int16_t rank;
+    int16_t rank, units, memory;           /* (eval needs no weights' descriptor) */
     int8_t shift1, shift2;                 /* within +-31 (mn_quantize_multiplier) */
     uint8_t act, dtype;
 } svdf_data_t;
 
 /* The full parameters, for the compute functions. */
-static void svdf_params(const svdf_data_t *d, const mn_tensor_t *in, const mn_tensor_t *wf, const mn_tensor_t *wt,
-    mn_svdf_params_t *p) {
+static void svdf_params(const svdf_data_t *d, const mn_tensor_t *in, mn_svdf_params_t *p) {
     p->batches = in->dims[0];
     p->input_size = in->dims[1];
-    p->filters = wf->dims[0];
-    p->memory = wt->dims[1];
     p->rank = d->rank;
-    p->units = p->filters / d->rank;   /* rank >= 1 (prepare) */
+    p->units = d->units;
+    p->filters = d->units * d->rank;
+    p->memory = d->memory;
     p->input_zp = d->input_zp;
     p->output_zp = d->output_zp;
     p->mult1 = d->mult1;
@@ -330,6 +329,12 @@ static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     }
     d->rank = (int16_t)rank;
     p->units = p->filters / rank;
+    if (p->units > INT16_MAX || p->memory > INT16_MAX) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%d units or memory size %d not supported (at most %d)",
+            p->units, p->memory, INT16_MAX);
+    }
+    d->units = (int16_t)p->units;
+    d->memory = (int16_t)p->memory;
     if (wf->dims[1] != p->input_size || wt->dims[0] != p->filters) {
         return mn_fail(ctx, MN_ERR_MODEL, "weights shapes do not match input size %d / %d filters",
             p->input_size, p->filters);
@@ -434,31 +439,29 @@ static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
 static mn_status_t svdf_eval(mn_ctx_t *ctx, mn_node_t *node) {
     const svdf_data_t *d = (const svdf_data_t *)node->user_data;
     mn_tensor_t *in = mn_input(ctx, node, 0);
-    mn_tensor_t *wf = mn_input(ctx, node, 1);
-    mn_tensor_t *wt = mn_input(ctx, node, 2);
-    mn_tensor_t *bias = mn_input(ctx, node, 3);
     mn_tensor_t *state = mn_input(ctx, node, 4);
     mn_tensor_t *out = mn_output(ctx, node, 0);
+    const void *wf = mn_input_data(ctx, node, 1), *wt = mn_input_data(ctx, node, 2);
+    const void *bias = mn_input_data(ctx, node, 3);
     void *scratch = mn_get_scratch(ctx, d->scratch);
     mn_svdf_params_t p;
-    svdf_params(d, in, wf, wt, &p);
+    svdf_params(d, in, &p);
     if (d->variant) {
         const mn_vbuf_t buf = { NULL, d->u.vdata };
-        d->variant->run(&p, (const int8_t *)in->data, (const int8_t *)wf->data, (const int16_t *)wt->data,
-            bias ? (const int32_t *)bias->data : NULL, (int16_t *)state->data, (int8_t *)out->data, &buf);
+        d->variant->run(&p, (const int8_t *)in->data, (const int8_t *)wf, (const int16_t *)wt,
+            (const int32_t *)bias, (int16_t *)state->data, (int8_t *)out->data, &buf);
     } else if (d->dtype == MN_INT8) {
-        mn_svdf_s8(&p, (const int8_t *)in->data, (const int8_t *)wf->data, (const int16_t *)wt->data,
-            bias ? (const int32_t *)bias->data : NULL, (int16_t *)state->data, (int32_t *)scratch,
-            (int32_t *)scratch + (size_t)p.batches * p.filters, (int8_t *)out->data);
+        mn_svdf_s8(&p, (const int8_t *)in->data, (const int8_t *)wf, (const int16_t *)wt, (const int32_t *)bias,
+            (int16_t *)state->data, (int32_t *)scratch, (int32_t *)scratch + (size_t)p.batches * p.filters,
+            (int8_t *)out->data);
     } else if (d->u.hy) {
         const svdf_hybrid_t *hy = d->u.hy;
-        mn_svdf_hybrid(&p, d->act, hy->asymmetric, (const float *)in->data, (const int8_t *)wf->data,
-            hy->wf_scale, hy->wt_f, bias ? (const float *)bias->data : NULL, (float *)state->data, (float *)scratch,
+        mn_svdf_hybrid(&p, d->act, hy->asymmetric, (const float *)in->data, (const int8_t *)wf, hy->wf_scale,
+            hy->wt_f, (const float *)bias, (float *)state->data, (float *)scratch,
             (int8_t *)mn_get_scratch(ctx, hy->qbuf_idx), (float *)out->data);
     } else {
-        mn_svdf_f32(&p, d->act, (const float *)in->data, (const float *)wf->data,
-            (const float *)wt->data, bias ? (const float *)bias->data : NULL, (float *)state->data,
-            (float *)scratch, (float *)out->data);
+        mn_svdf_f32(&p, d->act, (const float *)in->data, (const float *)wf, (const float *)wt,
+            (const float *)bias, (float *)state->data, (float *)scratch, (float *)out->data);
     }
     return MN_OK;
 }
