@@ -173,6 +173,9 @@ _TABLE_HOOK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_
                                ctypes.c_void_p, ctypes.c_size_t)
 
 TABLES_METADATA = "micronn_quant_v1"
+# table tags (mn_kernel.h MN_TABLE_*): per-channel multipliers, a variant's data, a second
+# multiplier table, the kernel data itself (pointer-free kernels)
+TABLE_QUANT, TABLE_VARIANT, TABLE_QUANT2, TABLE_KDATA = 0, 1, 2, 3
 
 
 class _Error(ctypes.Structure):

@@ -40,11 +40,13 @@ def assert_same(a, b, what):
     else:
         assert np.array_equal(a, b), what
 
-# models whose kernels keep per-channel tables or variant data (the others have none to store:
-# FULLY_CONNECTED and SVDF keep nothing per unit)
-WITH_TABLES = {"person_detect.tflite", "micro_speech_quantized.tflite"}
-# with reference kernels only (no variant data): the conv / depthwise multiplier tables
-REFERENCE_TABLES = {"person_detect.tflite", "micro_speech_quantized.tflite"}
+# models whose kernels keep per-channel tables, variant data or pointer-free kernel data
+# (FULLY_CONNECTED, SVDF, QUANTIZE, SOFTMAX: MN_TABLE_KDATA); simple_add's ADD keeps pointers
+WITH_TABLES = {"hello_world_int8.tflite", "hello_world_float.tflite", "person_detect.tflite",
+               "keyword_scrambled.tflite", "micro_speech_quantized.tflite", "trained_lstm_int8.tflite"}
+# with reference kernels only (no variant data): the same (kernel data does not depend on the
+# variant, which the op record keeps)
+REFERENCE_TABLES = WITH_TABLES
 
 
 def tables_expected(engine, reference=False):
@@ -198,7 +200,8 @@ def test_tables_of_delegated_subgraphs(engine):
     assert summary
     new, n, nbytes = plan.with_tables(parted)
     tables = engine.op_tables(engine.Model(new))
-    assert {sg for sg, _, _, _ in tables} == {s["subgraph"] for s in summary}   # every conv is inside
+    # every conv is inside (the main subgraph keeps the SOFTMAX's kernel data)
+    assert {sg for sg, _, tag, _ in tables if tag != engine.TABLE_KDATA} == {s["subgraph"] for s in summary}
     x = sample_inputs(engine, data, 1)[0]
     it0, out0 = run(engine, parted, x)
     it1, out1 = run(engine, new, x)
@@ -209,3 +212,32 @@ def test_tables_of_delegated_subgraphs(engine):
     # every stored table is used in place: the arena shrinks by its bytes (blocks rounded to 16)
     saved = it0.stats()["persistent"] - it1.stats()["persistent"]
     assert nbytes - 16 <= saved <= nbytes + 16 * n, (saved, nbytes, n)
+
+
+def test_kernel_data_stored(engine):
+    """keyword_scrambled (SVDF, FULLY_CONNECTED, QUANTIZE, SOFTMAX): every op's kernel data is
+    pointer-free and stored, so with the tables no op keeps arena bytes, on the host's generic
+    kernels as with the reference ones; outputs unchanged. A stored kernel data block whose bytes
+    differ (another model's op) is not used."""
+    name = "keyword_scrambled.tflite"
+    md, new, n, _ = with_tables(name)
+    tables = engine.op_tables(engine.Model(md))
+    assert {tag for _, _, tag, _ in tables} == {engine.TABLE_KDATA} and n == 15
+    prof = engine.Interpreter(engine.Model(new), profile=True).profile()
+    assert [r["persistent"] for r in prof] == [0] * 15
+    before = engine.Interpreter(engine.Model(md), profile=True).profile()
+    assert all(r["persistent"] > 0 for r in before)
+    # op 1's kernel data filed under op 3 (both SVDF, other scales): op 3 keeps its own
+    pos, blob = blob_of(engine, new)
+    b = bytearray(new)
+    for i in range(struct.unpack_from("<I", blob, 0)[0]):
+        sg, tag, op, off, nbytes = struct.unpack_from("<HHIII", blob, 4 + 16 * i)
+        if op in (1, 3):
+            struct.pack_into("<HHIII", b, pos + 4 + 16 * i, sg, tag, 4 - op, off, nbytes)
+    swapped = engine.Interpreter(engine.Model(bytes(b)), profile=True).profile()
+    assert [r["persistent"] > 0 for r in swapped][:4] == [False, True, False, True]
+    for inputs in sample_inputs(engine, md):
+        expect = oracle.run(md, inputs)
+        for model in (new, bytes(b)):
+            _, out = run(engine, model, inputs)
+            assert_same(out[0], expect[0], name)

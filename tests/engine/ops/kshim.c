@@ -93,6 +93,15 @@ const void *mn_table_keep(mn_ctx_t *ctx, const mn_node_t *node, uint32_t tag, vo
     return table;
 }
 
+const void *mn_kernel_data(mn_ctx_t *ctx, const mn_node_t *node, const void *data, size_t bytes) {
+    (void)node;
+    void *p = mn_alloc_persistent(ctx, bytes);
+    if (p) {
+        memcpy(p, data, bytes);
+    }
+    return p;
+}
+
 int mn_num_intermediates(const mn_ctx_t *ctx, const mn_node_t *node) {
     (void)ctx, (void)node;
     return cur->n_intermediates;

@@ -328,7 +328,8 @@ static mn_status_t setup_node(mn_interp_t *it, uint32_t i, int32_t **pool_next) 
     it->cur_op = i;
     node->inputs = node->outputs = no_operands + 1;   /* until read below (a failed node has none) */
     const int32_t builtin = mn_opcode_builtin(b, oc), version = fb_i32(b, oc, F_OC_VERSION, 1);
-    node->builtin = (int16_t)(builtin >= INT16_MIN && builtin <= INT16_MAX ? builtin : INT16_MIN);
+    node->builtin = (uint8_t)(builtin >= 0 && builtin < 255 ? builtin : 255);
+    node->variant = 0;
     const char *custom = fb_str(b, oc, F_OC_CUSTOM_CODE);
     mn_registration_t reg_buf;
     const mn_registration_t *reg = mn_registry_lookup(&it->cfg, builtin, custom, &reg_buf);

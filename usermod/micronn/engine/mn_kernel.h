@@ -81,7 +81,11 @@ struct mn_node {
     const uint8_t *options;         /* builtin options table in the model; NULL if absent */
     uint16_t persistent8;           /* persistent arena bytes this op's init + prepare took, in
                                      * MN_PERSIST_ALIGN units (saturates at 65535) */
-    int16_t builtin;                /* MN_BUILTIN_* (a node only exists for a known kernel) */
+    uint8_t builtin;                /* MN_BUILTIN_* (a node only exists for a known kernel; a code
+                                     * above 254, which only a kernel passed in mn_config_t.ops can
+                                     * have, reads 255) */
+    uint8_t variant;                /* compute variant prepare chose, for kernels whose data is
+                                     * pointer-free (kernels/mn_variants.h, mn_variant_*); 0: none */
 };
 
 /* The node's operator index in the model: its execution position, unless a delegate reordered
@@ -242,9 +246,24 @@ bool mn_sizing_only(const mn_ctx_t *ctx);
 #define MN_TABLE_QUANT 0     /* multipliers and shifts (reference glue) */
 #define MN_TABLE_VARIANT 1   /* an optimized variant's data (data_bytes / precompute) */
 #define MN_TABLE_QUANT2 2    /* a second quantization table of the same op */
+#define MN_TABLE_KDATA 3     /* the kernel data itself (mn_kernel_data) */
 void *mn_table_alloc(mn_ctx_t *ctx, const mn_node_t *node, uint32_t tag, size_t head, size_t bytes,
     void **table, bool *fill);
 const void *mn_table_keep(mn_ctx_t *ctx, const mn_node_t *node, uint32_t tag, void *table, size_t bytes);
+
+/*
+ * Kernel data that holds no pointer (fixed-width fields only: the same bytes on every target for
+ * the same model, whatever the backend; the chosen variant goes in node->variant) is a table too,
+ * MN_TABLE_KDATA, so a model made by `micronn plan --tables` carries it and the op then needs no
+ * arena bytes at all. Compute it on the stack and keep it:
+ *
+ *     node->user_data = (void *)mn_kernel_data(ctx, node, &d, sizeof d);
+ *
+ * (NULL: arena exhausted.) Data with arrays after the struct (per-channel scales, LUTs, a
+ * variant's data) is one MN_TABLE_KDATA table of mn_table_alloc / mn_table_keep instead. Eval
+ * must not write to it: it may be in flash.
+ */
+const void *mn_kernel_data(mn_ctx_t *ctx, const mn_node_t *node, const void *data, size_t bytes);
 
 /* ---- errors ------------------------------------------------------------------------------- */
 

@@ -56,6 +56,14 @@ static const uint8_t *stored_table(const mn_interp_t *it, uint32_t op, uint32_t 
     return NULL;
 }
 
+/* Hand a kept table to the host tool that stores them (mn_config_t.table_hook). */
+static void report(const mn_ctx_t *ctx, const mn_node_t *node, uint32_t tag, const void *table, size_t bytes) {
+    if (ctx->cfg.table_hook && !ctx->dry_run && bytes) {
+        ctx->cfg.table_hook(ctx->cfg.table_user, subgraph_index(ctx->model), mn_node_index(ctx, node), tag,
+            table, bytes);
+    }
+}
+
 void *mn_table_alloc(mn_ctx_t *ctx, const mn_node_t *node, uint32_t tag, size_t head, size_t bytes,
     void **table, bool *fill) {
     const size_t h = (head + 3u) & ~(size_t)3u;
@@ -78,21 +86,36 @@ void *mn_table_alloc(mn_ctx_t *ctx, const mn_node_t *node, uint32_t tag, size_t 
     return head ? p : *table;
 }
 
+/* The stored table equal to `data`, else a persistent copy of it (NULL: arena exhausted). */
+static const void *stored_or_copy(mn_ctx_t *ctx, const mn_node_t *node, uint32_t tag, const void *data,
+    size_t bytes) {
+    const void *out = stored_table(ctx, mn_node_index(ctx, node), tag, data, bytes);
+    if (!out) {
+        void *copy = mn_alloc_persistent(ctx, bytes);
+        if (!copy) {
+            return NULL;
+        }
+        memcpy(copy, data, bytes);
+        out = copy;
+    }
+    return out;
+}
+
 const void *mn_table_keep(mn_ctx_t *ctx, const mn_node_t *node, uint32_t tag, void *table, size_t bytes) {
     const void *out = table;
-    if (stored_table(ctx, mn_node_index(ctx, node), tag, NULL, bytes)) {
-        /* table is the temporary of mn_table_alloc */
-        if (!(out = stored_table(ctx, mn_node_index(ctx, node), tag, table, bytes))) {
-            void *copy = mn_alloc_persistent(ctx, bytes);
-            if (!copy) {
-                return NULL;
-            }
-            memcpy(copy, table, bytes);
-            out = copy;
-        }
+    /* with candidates, table is the temporary of mn_table_alloc */
+    if (stored_table(ctx, mn_node_index(ctx, node), tag, NULL, bytes)
+        && !(out = stored_or_copy(ctx, node, tag, table, bytes))) {
+        return NULL;
     }
-    if (ctx->cfg.table_hook && !ctx->dry_run && bytes) {
-        ctx->cfg.table_hook(ctx->cfg.table_user, subgraph_index(ctx->model), mn_node_index(ctx, node), tag, out, bytes);
+    report(ctx, node, tag, out, bytes);
+    return out;
+}
+
+const void *mn_kernel_data(mn_ctx_t *ctx, const mn_node_t *node, const void *data, size_t bytes) {
+    const void *out = stored_or_copy(ctx, node, MN_TABLE_KDATA, data, bytes);
+    if (out) {
+        report(ctx, node, MN_TABLE_KDATA, out, bytes);
     }
     return out;
 }

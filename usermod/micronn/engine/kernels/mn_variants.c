@@ -247,3 +247,51 @@ const mn_svdf_s8_variant_t *mn_select_svdf_s8(const mn_ctx_t *ctx, const mn_svdf
 const mn_requant_variant_t *mn_select_requant(const mn_ctx_t *ctx, int in_dtype, int out_dtype, const mn_requant_t *r) {
     MN_SELECT(mn_requant_variant_t, requant, (in_dtype, out_dtype, r), NULL);
 }
+
+/* Position of v in list FIELD over the backends compiled in, as mn_node_t.variant (0: none; a
+ * delegate picks from these backends too). */
+#define MN_VARIANT_ID(TYPE, FIELD, v) \
+    for (int b_ = 0; (v) && backend_list[b_]; ++b_) { \
+        const TYPE *const *l_ = backend_list[b_]->FIELD; \
+        for (int i_ = 0; l_ && l_[i_] && i_ < 32; ++i_) { \
+            if (l_[i_] == (v)) { \
+                return (uint8_t)(1 + 32 * b_ + i_); \
+            } \
+        } \
+    } \
+    return 0
+
+#define MN_VARIANT_AT(FIELD, id) \
+    return (id) ? backend_list[((id) - 1) / 32]->FIELD[((id) - 1) % 32] : NULL
+
+uint8_t mn_variant_id_fc_s8(const mn_fc_s8_variant_t *v) {
+    MN_VARIANT_ID(mn_fc_s8_variant_t, fc_s8, v);
+}
+
+uint8_t mn_variant_id_fc_f32(const mn_fc_f32_variant_t *v) {
+    MN_VARIANT_ID(mn_fc_f32_variant_t, fc_f32, v);
+}
+
+uint8_t mn_variant_id_svdf_s8(const mn_svdf_s8_variant_t *v) {
+    MN_VARIANT_ID(mn_svdf_s8_variant_t, svdf_s8, v);
+}
+
+uint8_t mn_variant_id_requant(const mn_requant_variant_t *v) {
+    MN_VARIANT_ID(mn_requant_variant_t, requant, v);
+}
+
+const mn_fc_s8_variant_t *mn_variant_fc_s8(uint8_t id) {
+    MN_VARIANT_AT(fc_s8, id);
+}
+
+const mn_fc_f32_variant_t *mn_variant_fc_f32(uint8_t id) {
+    MN_VARIANT_AT(fc_f32, id);
+}
+
+const mn_svdf_s8_variant_t *mn_variant_svdf_s8(uint8_t id) {
+    MN_VARIANT_AT(svdf_s8, id);
+}
+
+const mn_requant_variant_t *mn_variant_requant(uint8_t id) {
+    MN_VARIANT_AT(requant, id);
+}

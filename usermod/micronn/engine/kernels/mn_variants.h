@@ -232,6 +232,21 @@ const mn_svdf_s8_variant_t *mn_select_svdf_s8(const mn_ctx_t *ctx, const mn_svdf
 const mn_requant_variant_t *mn_select_requant(const mn_ctx_t *ctx, int in_dtype, int out_dtype, const mn_requant_t *r);
 
 /*
+ * A chosen variant as one byte (mn_node_t.variant), for kernels whose data holds no pointer (so
+ * that the model can store it, mn_kernel.h "tables"): 0 for none (the reference function), else
+ * 1 + 32 * its backend's position among the backends compiled in + its position in that
+ * backend's list. mn_variant_<list>() turns the byte back into the variant (NULL for 0).
+ */
+uint8_t mn_variant_id_fc_s8(const mn_fc_s8_variant_t *v);
+uint8_t mn_variant_id_fc_f32(const mn_fc_f32_variant_t *v);
+uint8_t mn_variant_id_svdf_s8(const mn_svdf_s8_variant_t *v);
+uint8_t mn_variant_id_requant(const mn_requant_variant_t *v);
+const mn_fc_s8_variant_t *mn_variant_fc_s8(uint8_t id);
+const mn_fc_f32_variant_t *mn_variant_fc_f32(uint8_t id);
+const mn_svdf_s8_variant_t *mn_variant_svdf_s8(uint8_t id);
+const mn_requant_variant_t *mn_variant_requant(uint8_t id);
+
+/*
  * A node runs the reference compute function `name` ("ref.conv_s8") without having asked
  * mn_select_*() (e.g. its weights are not constants): recorded by a variant query; returns
  * `linked` (whether this firmware has it: MN_REF_*).

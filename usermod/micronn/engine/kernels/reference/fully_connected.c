@@ -138,20 +138,13 @@ void mn_fully_connected_hybrid(const mn_fc_hybrid_params_t *p, const float *inpu
 
 #include "ref_glue.h"
 
-/* 32 bytes on 32-bit targets (one per op in the arena): the parameters eval needs, narrowed
- * (zero points and clamps fit int16; the sizes are read from the tensors), unpacked into an
- * mn_fc_params_t on the stack at eval (fc_params); what only one path needs shares a union;
- * per-channel is mult_pc != NULL. */
+/* The parameters eval needs, narrowed (zero points and clamps fit int16; the sizes are read from
+ * the tensors), unpacked into an mn_fc_params_t on the stack at eval (fc_params); what only one
+ * path needs shares a union. Pointer-free, 20 bytes: with per-tensor weights (followed by the
+ * variant's data when it keeps any) it is one MN_TABLE_KDATA table, which a model made by
+ * `micronn plan --tables` carries; per-channel and hybrid ops keep a larger struct in the arena
+ * (fc_pc_data_t, fc_hybrid_data_t). The compute variant is node->variant. */
 typedef struct {
-    const int32_t *mult_pc;             /* per-channel multipliers, then shifts (ref_shifts), or NULL */
-    union {
-        const void *vdata;              /* int8: the variant's persistent data, or NULL */
-        mn_fc_hybrid_params_t *h;       /* hybrid (float32 input, int8 weights) */
-    } u;
-    union {
-        const mn_fc_s8_variant_t *s8;
-        const mn_fc_f32_variant_t *f32;
-    } variant;                  /* optimized compute function (mn_variants.h); NULL: reference */
     union {
         struct {
             int32_t mult;               /* per-tensor */
@@ -163,11 +156,34 @@ typedef struct {
     } k;
     int16_t act_min, act_max;
     int16_t weights_offset;
+    int16_t scratch;            /* the variant's scratch buffer index, or -1; hybrid: the quantized row */
     int8_t shift;
     uint8_t dtype;
-    int16_t scratch;            /* the variant's scratch buffer index, or -1; hybrid: the quantized row */
-    uint8_t hybrid;             /* float32 input, int8 weights: u.h */
+    uint8_t form;               /* FC_* */
 } fc_data_t;
+
+#define FC_PER_CHANNEL 1        /* an fc_pc_data_t */
+#define FC_HYBRID 2             /* an fc_hybrid_data_t */
+#define FC_VDATA 4              /* the variant's data follows, FC_HEAD bytes from the start */
+#define FC_HEAD ((sizeof(fc_data_t) + 7u) & ~(size_t)7u)
+
+typedef struct {
+    fc_data_t d;
+    const int32_t *mult_pc;     /* per-channel multipliers, then shifts (ref_shifts) */
+    const void *vdata;          /* the variant's persistent data, or NULL */
+} fc_pc_data_t;
+
+typedef struct {
+    fc_data_t d;
+    mn_fc_hybrid_params_t h;    /* float32 input, int8 weights */
+} fc_hybrid_data_t;
+
+static const void *fc_vdata(const fc_data_t *d) {
+    if (d->form & FC_PER_CHANNEL) {
+        return ((const fc_pc_data_t *)d)->vdata;
+    }
+    return (d->form & FC_VDATA) ? (const uint8_t *)d + FC_HEAD : NULL;
+}
 
 /* The full parameters, for the compute functions. The sizes come from the activations (prepare
  * checked they match the weights), so eval only needs the weights' data. */
@@ -182,8 +198,8 @@ static void fc_params(const fc_data_t *d, const mn_tensor_t *in, const mn_tensor
     p->act_max = d->act_max;
     p->mult = d->k.q.mult;
     p->shift = d->shift;
-    p->mult_pc = d->mult_pc;
-    p->shift_pc = d->mult_pc ? ref_shifts(d->mult_pc, p->units) : NULL;
+    p->mult_pc = (d->form & FC_PER_CHANNEL) ? ((const fc_pc_data_t *)d)->mult_pc : NULL;
+    p->shift_pc = p->mult_pc ? ref_shifts(p->mult_pc, p->units) : NULL;
 }
 
 static bool fits_i16(int32_t v) {
@@ -203,7 +219,6 @@ static mn_status_t fc_pack(mn_ctx_t *ctx, fc_data_t *d, const mn_fc_params_t *p)
     d->act_min = (int16_t)p->act_min;
     d->act_max = (int16_t)p->act_max;
     d->shift = (int8_t)p->shift;
-    d->mult_pc = p->mult_pc;
     return MN_OK;
 }
 
@@ -217,60 +232,94 @@ static mn_status_t fc_request_scratch(mn_ctx_t *ctx, size_t bytes, fc_data_t *d)
     return MN_OK;
 }
 
-/* Last step of prepare: the compute variant, its persistent data and scratch. */
-static mn_status_t fc_select(mn_ctx_t *ctx, const mn_node_t *node, fc_data_t *d, const mn_fc_params_t *p,
-    const mn_tensor_t *w, const mn_tensor_t *bias) {
-    size_t scratch = 0;
-    d->scratch = -1;
-    if (!ref_weights_constant(w, bias) || d->dtype == MN_INT16) {   /* int16x8: reference only */
-        return MN_OK;
-    }
-    /* int8 or float32 here (mn_check_family refused the families not built) */
-    if (MICRONN_TYPE_INT8 && (!MICRONN_TYPE_FLOAT32 || d->dtype == MN_INT8)) {
-        const mn_fc_s8_variant_t *v = mn_select_fc_s8(ctx, p);
-        d->variant.s8 = v;
-        const size_t data = v && v->data_bytes ? v->data_bytes(p) : 0;
+/* The int8 variant's data: after the struct (FC_VDATA) or, per-channel, a table of its own. */
+static mn_status_t fc_keep(mn_ctx_t *ctx, mn_node_t *node, fc_data_t *d, const mn_fc_s8_variant_t *v,
+    const mn_fc_params_t *p, const mn_tensor_t *w, const mn_tensor_t *bias) {
+    const size_t data = v && v->data_bytes ? v->data_bytes(p) : 0;
+    const int32_t *b = bias ? (const int32_t *)bias->data : NULL;
+    void *vd;
+    bool fill;
+    if (d->form & FC_PER_CHANNEL) {
+        fc_pc_data_t *pc = (fc_pc_data_t *)d;
         if (data) {
-            void *vd;
-            bool fill;
             if (!mn_table_alloc(ctx, node, MN_TABLE_VARIANT, 0, data, &vd, &fill)) {
                 return MN_ERR_ARENA;
             }
             if (fill) {
-                v->precompute(p, (const int8_t *)w->data, bias ? (const int32_t *)bias->data : NULL, vd);
+                v->precompute(p, (const int8_t *)w->data, b, vd);
             }
-            if (!(d->u.vdata = mn_table_keep(ctx, node, MN_TABLE_VARIANT, vd, data))) {
+            if (!(pc->vdata = mn_table_keep(ctx, node, MN_TABLE_VARIANT, vd, data))) {
                 return MN_ERR_ARENA;
             }
         }
+        node->user_data = pc;
+        return MN_OK;
+    }
+    if (!data) {
+        node->user_data = (void *)mn_kernel_data(ctx, node, d, sizeof *d);
+        return node->user_data ? MN_OK : MN_ERR_ARENA;
+    }
+    d->form |= FC_VDATA;
+    if (!mn_table_alloc(ctx, node, MN_TABLE_KDATA, 0, FC_HEAD + data, &vd, &fill)) {
+        return MN_ERR_ARENA;
+    }
+    memcpy(vd, d, sizeof *d);
+    if (fill) {
+        v->precompute(p, (const int8_t *)w->data, b, (uint8_t *)vd + FC_HEAD);
+    }
+    node->user_data = (void *)mn_table_keep(ctx, node, MN_TABLE_KDATA, vd, FC_HEAD + data);
+    return node->user_data ? MN_OK : MN_ERR_ARENA;
+}
+
+/* Last step of prepare: the compute variant, its persistent data and scratch, and where the kernel
+ * data is kept. */
+static mn_status_t fc_select(mn_ctx_t *ctx, mn_node_t *node, fc_data_t *d, const mn_fc_params_t *p,
+    const mn_tensor_t *w, const mn_tensor_t *bias) {
+    const mn_fc_s8_variant_t *v = NULL;
+    size_t scratch = 0;
+    d->scratch = -1;
+    if (!ref_weights_constant(w, bias) || d->dtype == MN_INT16) {   /* int16x8: reference only */
+        node->variant = 0;
+    } else if (MICRONN_TYPE_INT8 && (!MICRONN_TYPE_FLOAT32 || d->dtype == MN_INT8)) {
+        /* int8 or float32 here (mn_check_family refused the families not built) */
+        v = mn_select_fc_s8(ctx, p);
+        node->variant = mn_variant_id_fc_s8(v);
+        v = mn_variant_fc_s8(node->variant);
         scratch = v && v->scratch_bytes ? v->scratch_bytes(p) : 0;
     } else if (MICRONN_TYPE_FLOAT32) {
-        d->variant.f32 = mn_select_fc_f32(ctx, p);
+        node->variant = mn_variant_id_fc_f32(mn_select_fc_f32(ctx, p));
     }
-    return scratch ? fc_request_scratch(ctx, scratch, d) : MN_OK;
+    if (scratch) {
+        REF_TRY(fc_request_scratch(ctx, scratch, d));
+    }
+    return fc_keep(ctx, node, d, v, p, w, bias);
 }
 
 static const char *fc_variant(const mn_node_t *node) {
     const fc_data_t *d = (const fc_data_t *)node->user_data;
-    if (!d) {
+    if (!d || d->dtype == MN_INT16 || (d->form & FC_HYBRID)) {
         return NULL;
     }
-    if (d->dtype == MN_INT16 || d->hybrid) {
-        return NULL;
+    if (d->dtype == MN_INT8) {
+        const mn_fc_s8_variant_t *v = mn_variant_fc_s8(node->variant);
+        return v ? v->name : NULL;
     }
-    return d->dtype == MN_INT8 ? (d->variant.s8 ? d->variant.s8->name : NULL)
-                               : (d->variant.f32 ? d->variant.f32->name : NULL);
+    const mn_fc_f32_variant_t *v = mn_variant_fc_f32(node->variant);
+    return v ? v->name : NULL;
 }
 
-/* Hybrid: int8 weights (symmetric, per-tensor or per-unit scales) with float32 activations. */
-static mn_status_t fc_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, fc_data_t *d, const mn_fc_params_t *p,
+/* Hybrid: int8 weights (symmetric, per-tensor or per-unit scales) with float32 activations; *d
+ * becomes the arena's fc_hybrid_data_t. */
+static mn_status_t fc_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, fc_data_t **d, const mn_fc_params_t *p,
     const mn_tensor_t *w) {
     REF_TRY(ref_need_quant(ctx, "weights", w));
-    mn_fc_hybrid_params_t *h = (mn_fc_hybrid_params_t *)mn_alloc_persistent(ctx, sizeof *h);
-    if (!h) {
+    fc_hybrid_data_t *hd = (fc_hybrid_data_t *)mn_alloc_persistent(ctx, sizeof *hd);
+    if (!hd) {
         return MN_ERR_ARENA;
     }
-    d->u.h = h;
+    memcpy(&hd->d, *d, sizeof hd->d);
+    *d = &hd->d;
+    mn_fc_hybrid_params_t *h = &hd->h;
     if (mn_tensor_q_count(w) > 1 && (mn_tensor_q_count(w) != p->units || w->q_dim != 0)) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED,
             "weights per-channel quantization (%d scales, dim %d) does not match %d units",
@@ -282,7 +331,7 @@ static mn_status_t fc_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, fc_data_t *
                 (int)mn_tensor_zero_point(w, u));
         }
     }
-    d->hybrid = 1;
+    hd->d.form = FC_HYBRID;
     h->batches = p->batches;
     h->depth = p->depth;
     h->units = p->units;
@@ -322,9 +371,15 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     bool fill;
     const int per_channel = in->dtype != MN_FLOAT32 && mn_tensor_q_count(w) > 1;
     const int32_t n_tables = per_channel ? w->dims[0] : 0;
-    fc_data_t *d = (fc_data_t *)ref_alloc_with_tables(ctx, node, sizeof(fc_data_t), n_tables, &mult, &shift, &fill);
-    if (!d) {
-        return MN_ERR_ARENA;
+    fc_data_t local, *d = &local;
+    memset(d, 0, sizeof *d);   /* padding too: the model's copy is compared byte for byte */
+    if (per_channel) {
+        fc_pc_data_t *pc = (fc_pc_data_t *)ref_alloc_with_tables(ctx, node, sizeof *pc, n_tables, &mult, &shift, &fill);
+        if (!pc) {
+            return MN_ERR_ARENA;
+        }
+        d = &pc->d;
+        d->form = FC_PER_CHANNEL;
     }
     mn_fc_params_t params = { 0 }, *p = &params;
     p->units = w->dims[0];
@@ -345,10 +400,9 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             (int)mn_tensor_count(bias), p->units);
     }
     d->dtype = in->dtype;
-    d->hybrid = 0;
     if (in->dtype == MN_FLOAT32) {
         if (MICRONN_TYPE_HYBRID && w->dtype == MN_INT8) {
-            REF_TRY(fc_prepare_hybrid(ctx, node, d, p, w));
+            REF_TRY(fc_prepare_hybrid(ctx, node, &d, p, w));
         } else if (w->dtype != MN_FLOAT32) {
             return ref_fail_dtype(ctx, "weights (with float32 input)", w);
         }
@@ -360,9 +414,9 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         }
         float lo, hi;
         REF_TRY(ref_act_range_f(ctx, act, &lo, &hi));
-        if (d->hybrid) {
-            d->u.h->act_min = lo;
-            d->u.h->act_max = hi;
+        if (d->form & FC_HYBRID) {
+            ((fc_hybrid_data_t *)d)->h.act_min = lo;
+            ((fc_hybrid_data_t *)d)->h.act_max = hi;
         } else {
             d->k.act.min = lo;
             d->k.act.max = hi;
@@ -420,7 +474,7 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
                     shift[u] = s_u;
                 }
             }
-            if (!(p->mult_pc = ref_keep_tables(ctx, node, n_tables, mult))) {
+            if (!(p->mult_pc = ((fc_pc_data_t *)d)->mult_pc = ref_keep_tables(ctx, node, n_tables, mult))) {
                 return MN_ERR_ARENA;
             }
             p->shift_pc = ref_shifts(p->mult_pc, n_tables);
@@ -437,9 +491,9 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     } else {
         return ref_fail_dtype(ctx, "input", in);
     }
-    node->user_data = d;
-    if (d->hybrid) {
-        d->variant.f32 = NULL;
+    if (d->form & FC_HYBRID) {
+        node->user_data = d;
+        node->variant = 0;
         return fc_request_scratch(ctx, (size_t)p->depth, d);
     }
     return fc_select(ctx, node, d, p, w, bias);
@@ -454,9 +508,9 @@ static mn_status_t fc_eval(mn_ctx_t *ctx, mn_node_t *node) {
     fc_params(d, in, out, &p);
     /* the paths of the families built (mn_check_family refused the others at prepare) */
     if (MICRONN_TYPE_INT8 && d->dtype == MN_INT8) {
-        if (d->variant.s8) {
-            const mn_vbuf_t buf = { d->scratch >= 0 ? mn_get_scratch(ctx, d->scratch) : NULL, d->u.vdata };
-            d->variant.s8->run(&p, (const int8_t *)in->data, (const int8_t *)w, (const int32_t *)bias,
+        if (node->variant) {
+            const mn_vbuf_t buf = { d->scratch >= 0 ? mn_get_scratch(ctx, d->scratch) : NULL, fc_vdata(d) };
+            mn_variant_fc_s8(node->variant)->run(&p, (const int8_t *)in->data, (const int8_t *)w, (const int32_t *)bias,
                 (int8_t *)out->data, &buf);
         } else if (p.mult_pc) {
             mn_fully_connected_s8_per_channel(&p, (const int8_t *)in->data, (const int8_t *)w,
@@ -468,13 +522,13 @@ static mn_status_t fc_eval(mn_ctx_t *ctx, mn_node_t *node) {
     } else if (MICRONN_TYPE_INT16 && d->dtype == MN_INT16) {
         const mn_bias16_t b = ref_bias16(mn_input(ctx, node, 2), false);   /* one rounding either way */
         mn_fully_connected_s16(&p, (const int16_t *)in->data, (const int8_t *)w, &b, (int16_t *)out->data);
-    } else if (MICRONN_TYPE_HYBRID && d->hybrid) {
-        mn_fully_connected_hybrid(d->u.h, (const float *)in->data, (const int8_t *)w, (const float *)bias,
-            (float *)out->data, (int8_t *)mn_get_scratch(ctx, d->scratch));
+    } else if (MICRONN_TYPE_HYBRID && (d->form & FC_HYBRID)) {
+        mn_fully_connected_hybrid(&((const fc_hybrid_data_t *)d)->h, (const float *)in->data, (const int8_t *)w,
+            (const float *)bias, (float *)out->data, (int8_t *)mn_get_scratch(ctx, d->scratch));
     } else if (!MICRONN_TYPE_FLOAT32) {
         /* no other family built */
-    } else if (d->variant.f32) {
-        d->variant.f32->run(&p, d->k.act.min, d->k.act.max, (const float *)in->data, (const float *)w,
+    } else if (node->variant) {
+        mn_variant_fc_f32(node->variant)->run(&p, d->k.act.min, d->k.act.max, (const float *)in->data, (const float *)w,
             (const float *)bias, (float *)out->data);
     } else {
         mn_fully_connected_f32(p.batches, p.depth, p.units, d->k.act.min, d->k.act.max,

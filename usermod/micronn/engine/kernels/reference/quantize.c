@@ -83,10 +83,11 @@ DEFINE_QUANT_PC(mn_quantize_f32_s16_per_channel, int16_t, INT16_MIN, INT16_MAX)
 
 #include "ref_glue.h"
 
-/* 32 bytes on 32-bit targets: one of the three parameter sets. */
+/* One of the three parameter sets, pointer-free (MN_TABLE_KDATA: a model made by `micronn plan
+ * --tables` carries it); 24 bytes, then with per-channel float input the scales and zero points
+ * (quantize_pc_scales / quantize_pc_zps). The requantization variant is node->variant. */
 typedef struct {
-    size_t n;
-    const mn_requant_variant_t *variant;   /* int -> int compute variant (mn_variants.h); NULL: reference */
+    uint32_t n;
     union {
         mn_requant_t r;                    /* integer input */
         struct {
@@ -94,8 +95,6 @@ typedef struct {
             int32_t zp;
         } f;                               /* float input, per-tensor */
         struct {
-            const float *scales;
-            const int32_t *zps;
             int32_t channels;
             uint32_t inner;
         } pc;                              /* float input, per-channel (per_channel) */
@@ -103,13 +102,24 @@ typedef struct {
     uint8_t in_dtype, out_dtype, per_channel;
 } quantize_data_t;
 
-static const char *quantize_variant(const mn_node_t *node) {
-    const quantize_data_t *d = (const quantize_data_t *)node->user_data;
-    return d && d->variant ? d->variant->name : NULL;
+#define QUANTIZE_HEAD ((sizeof(quantize_data_t) + 7u) & ~(size_t)7u)
+
+static const float *quantize_pc_scales(const quantize_data_t *d) {
+    return (const float *)((const uint8_t *)d + QUANTIZE_HEAD);
 }
 
-/* Per-channel output scales and zero points (float input only, as TFLite). */
-static mn_status_t quantize_prepare_per_channel(mn_ctx_t *ctx, const mn_tensor_t *out, quantize_data_t *d) {
+static const int32_t *quantize_pc_zps(const quantize_data_t *d) {
+    return (const int32_t *)(quantize_pc_scales(d) + d->q.pc.channels);
+}
+
+static const char *quantize_variant(const mn_node_t *node) {
+    const mn_requant_variant_t *v = mn_variant_requant(node->variant);
+    return v ? v->name : NULL;
+}
+
+/* Per-channel output scales and zero points (float input only, as TFLite), after the struct. */
+static mn_status_t quantize_prepare_per_channel(mn_ctx_t *ctx, mn_node_t *node, const mn_tensor_t *out,
+    quantize_data_t *head) {
     if (out->q_dim < 0 || out->q_dim >= out->ndim || out->dims[out->q_dim] != mn_tensor_q_count(out)) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "per-channel output quantization: %d scales do not match dim %d",
             (int)mn_tensor_q_count(out), (int)out->q_dim);
@@ -122,11 +132,19 @@ static mn_status_t quantize_prepare_per_channel(mn_ctx_t *ctx, const mn_tensor_t
     if (inner > UINT32_MAX) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "per-channel output quantization: %zu elements per channel", inner);
     }
-    d->per_channel = 1;
-    d->q.pc.channels = channels;
-    d->q.pc.inner = (uint32_t)inner;
-    REF_ALLOC(sc, float, ctx, channels);
-    REF_ALLOC(zp, int32_t, ctx, channels);
+    head->per_channel = 1;
+    head->q.pc.channels = channels;
+    head->q.pc.inner = (uint32_t)inner;
+    const size_t bytes = QUANTIZE_HEAD + 8u * (size_t)channels;
+    void *block;
+    bool fill;
+    if (!mn_table_alloc(ctx, node, MN_TABLE_KDATA, 0, bytes, &block, &fill)) {
+        return MN_ERR_ARENA;
+    }
+    quantize_data_t *d = (quantize_data_t *)block;
+    memcpy(d, head, sizeof *head);
+    float *sc = (float *)quantize_pc_scales(d);
+    int32_t *zp = (int32_t *)quantize_pc_zps(d);
     int32_t lo, hi;
     mn_qtype_range(ref_qtype(out->dtype), &lo, &hi);
     for (int c = 0; c < channels; ++c) {
@@ -136,9 +154,8 @@ static mn_status_t quantize_prepare_per_channel(mn_ctx_t *ctx, const mn_tensor_t
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "output channel %d has no usable scale / zero point", c);
         }
     }
-    d->q.pc.scales = sc;
-    d->q.pc.zps = zp;
-    return MN_OK;
+    node->user_data = (void *)mn_table_keep(ctx, node, MN_TABLE_KDATA, block, bytes);
+    return node->user_data ? MN_OK : MN_ERR_ARENA;
 }
 
 static mn_status_t quantize_prepare(mn_ctx_t *ctx, mn_node_t *node) {
@@ -148,22 +165,25 @@ static mn_status_t quantize_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     if (mn_tensor_count(out) != n) {
         return mn_fail(ctx, MN_ERR_MODEL, "output size differs from input size");
     }
+    if (n > UINT32_MAX) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%zu elements (at most 2^32 - 1)", n);
+    }
     REF_TRY(ref_need_quant(ctx, "output", out));
-    REF_ALLOC(d, quantize_data_t, ctx, 1);
-    d->n = n;
-    d->in_dtype = in->dtype;
-    d->out_dtype = out->dtype;
+    quantize_data_t d;
+    memset(&d, 0, sizeof d);   /* padding too: the model's copy is compared byte for byte */
+    d.n = (uint32_t)n;
+    d.in_dtype = in->dtype;
+    d.out_dtype = out->dtype;
     const int i = in->dtype, o = out->dtype;
     if (i == MN_FLOAT32) {
         if (o != MN_INT8 && o != MN_UINT8 && o != MN_INT16) {
             return ref_fail_combo(ctx, in, out);
         }
         if (mn_tensor_q_count(out) > 1) {
-            REF_TRY(quantize_prepare_per_channel(ctx, out, d));
-        } else {
-            d->q.f.scale = mn_tensor_scale(out, 0);
-            d->q.f.zp = mn_tensor_zero_point(out, 0);
+            return quantize_prepare_per_channel(ctx, node, out, &d);
         }
+        d.q.f.scale = mn_tensor_scale(out, 0);
+        d.q.f.zp = mn_tensor_zero_point(out, 0);
     } else if (((i == MN_INT8 || i == MN_UINT8) && (o == MN_INT8 || o == MN_UINT8)) || (i == MN_INT8 && o == MN_INT16) ||
                (i == MN_INT16 && (o == MN_INT8 || o == MN_INT16 || o == MN_INT32)) ||
                (i == MN_INT32 && (o == MN_INT8 || o == MN_INT16))) {
@@ -176,15 +196,15 @@ static mn_status_t quantize_prepare(mn_ctx_t *ctx, mn_node_t *node) {
                 (int)mn_tensor_zero_point(in, 0), (int)mn_tensor_zero_point(out, 0));
         }
         const double eff = (double)mn_tensor_scale(in, 0) / (double)mn_tensor_scale(out, 0);
-        mn_quantize_multiplier(eff, &d->q.r.mult, &d->q.r.shift);
-        d->q.r.in_zp = mn_tensor_zero_point(in, 0);
-        d->q.r.out_zp = mn_tensor_zero_point(out, 0);
-        d->variant = mn_select_requant(ctx, i, o, &d->q.r);
+        mn_quantize_multiplier(eff, &d.q.r.mult, &d.q.r.shift);
+        d.q.r.in_zp = mn_tensor_zero_point(in, 0);
+        d.q.r.out_zp = mn_tensor_zero_point(out, 0);
+        node->variant = mn_variant_id_requant(mn_select_requant(ctx, i, o, &d.q.r));
     } else {
         return ref_fail_combo(ctx, in, out);
     }
-    node->user_data = d;
-    return MN_OK;
+    node->user_data = (void *)mn_kernel_data(ctx, node, &d, sizeof d);
+    return node->user_data ? MN_OK : MN_ERR_ARENA;
 }
 
 static void quantize_float(const quantize_data_t *d, const float *in, void *out) {
@@ -192,11 +212,14 @@ static void quantize_float(const quantize_data_t *d, const float *in, void *out)
         const int32_t c = d->q.pc.channels;
         const size_t inner = d->q.pc.inner;
         if (d->out_dtype == MN_INT8) {
-            mn_quantize_f32_s8_per_channel(d->n, c, inner, d->q.pc.scales, d->q.pc.zps, in, (int8_t *)out);
+            mn_quantize_f32_s8_per_channel(d->n, c, inner, quantize_pc_scales(d), quantize_pc_zps(d), in,
+                (int8_t *)out);
         } else if (d->out_dtype == MN_UINT8) {
-            mn_quantize_f32_u8_per_channel(d->n, c, inner, d->q.pc.scales, d->q.pc.zps, in, (uint8_t *)out);
+            mn_quantize_f32_u8_per_channel(d->n, c, inner, quantize_pc_scales(d), quantize_pc_zps(d), in,
+                (uint8_t *)out);
         } else {
-            mn_quantize_f32_s16_per_channel(d->n, c, inner, d->q.pc.scales, d->q.pc.zps, in, (int16_t *)out);
+            mn_quantize_f32_s16_per_channel(d->n, c, inner, quantize_pc_scales(d), quantize_pc_zps(d), in,
+                (int16_t *)out);
         }
     } else if (d->out_dtype == MN_INT8) {
         mn_quantize_f32_s8(d->n, d->q.f.scale, d->q.f.zp, in, (int8_t *)out);
@@ -212,8 +235,8 @@ static mn_status_t quantize_eval(mn_ctx_t *ctx, mn_node_t *node) {
     const void *in = mn_input(ctx, node, 0)->data;
     void *out = mn_output(ctx, node, 0)->data;
     const int i = d->in_dtype, o = d->out_dtype;
-    if (d->variant) {
-        d->variant->run(d->n, &d->q.r, in, out);
+    if (node->variant) {
+        mn_variant_requant(node->variant)->run(d->n, &d->q.r, in, out);
     } else if (i == MN_FLOAT32) {
         quantize_float(d, (const float *)in, out);
     } else if (i == MN_INT8) {

@@ -321,16 +321,20 @@ typedef struct {
 mn_status_t ref_pool_prepare(mn_ctx_t *ctx, mn_node_t *node);
 const char *ref_pool_variant(const mn_node_t *node);
 
-/* SOFTMAX kernel data (32 bytes on 32-bit targets: one parameter set by input type) and prepare. */
+/* SOFTMAX kernel data, pointer-free (MN_TABLE_KDATA): 24 bytes, one parameter set by input type;
+ * with int16 input followed by the exp and reciprocal tables (2 x MN_LUT_S16_SIZE int16). */
 typedef struct {
-    int outer, depth;
+    int32_t outer, depth;
     union {
         mn_softmax_q_t q;           /* int8 input */
-        mn_softmax_s16_t q16;       /* int16 input */
+        struct {
+            int32_t mult, shift;
+        } q16;                      /* int16 input */
         float beta;                 /* float32 */
     } u;
     uint8_t in_dtype, out_dtype;
 } ref_softmax_data_t;
+#define REF_SOFTMAX_HEAD ((sizeof(ref_softmax_data_t) + 7u) & ~(size_t)7u)
 mn_status_t ref_softmax_prepare(mn_ctx_t *ctx, mn_node_t *node);
 
 /* ---- elementwise kernels (ref_bcast.c) ---- */

@@ -127,7 +127,9 @@ static mn_status_t softmax_eval(mn_ctx_t *ctx, mn_node_t *node) {
             mn_softmax_s8_s16(&d->u.q, d->outer, d->depth, (const int8_t *)in->data, (int16_t *)out->data);
         }
     } else if (MICRONN_TYPE_INT16 && d->in_dtype == MN_INT16) {
-        mn_softmax_s16(&d->u.q16, d->outer, d->depth, (const int16_t *)in->data, (int16_t *)out->data);
+        const int16_t *luts = (const int16_t *)((const uint8_t *)d + REF_SOFTMAX_HEAD);
+        const mn_softmax_s16_t q16 = { d->u.q16.mult, d->u.q16.shift, luts, luts + MN_LUT_S16_SIZE };
+        mn_softmax_s16(&q16, d->outer, d->depth, (const int16_t *)in->data, (int16_t *)out->data);
     } else if (MICRONN_TYPE_FLOAT32) {
         mn_softmax_f32(d->outer, d->depth, d->u.beta, (const float *)in->data, (float *)out->data);
     }

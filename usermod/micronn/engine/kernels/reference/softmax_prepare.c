@@ -25,10 +25,10 @@ static double one_over_one_plus_f64(double x) {
     return 1.0 / (1.0 + x);
 }
 
-/* int16 -> int16: TFLite's tables (built in double) and input rescaling so that [-65535, 0]
- * covers [-10, 0]. */
-static mn_status_t softmax_prepare_s16(mn_ctx_t *ctx, const mn_tensor_t *in, const mn_tensor_t *out,
-    float beta, ref_softmax_data_t *d) {
+/* int16 -> int16: TFLite's tables (built in double, after the struct) and input rescaling so that
+ * [-65535, 0] covers [-10, 0]. */
+static mn_status_t softmax_prepare_s16(mn_ctx_t *ctx, mn_node_t *node, const mn_tensor_t *in,
+    const mn_tensor_t *out, float beta, ref_softmax_data_t *head) {
     if (out->dtype != MN_INT16) {
         return ref_fail_combo(ctx, in, out);
     }
@@ -39,14 +39,24 @@ static mn_status_t softmax_prepare_s16(mn_ctx_t *ctx, const mn_tensor_t *in, con
     if (in->ndim > 4) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "int16 input of rank %d (at most 4)", (int)in->ndim);
     }
-    REF_ALLOC(luts, int16_t, ctx, 2 * MN_LUT_S16_SIZE);
-    const int32_t range = INT16_MAX - INT16_MIN;
-    mn_lut_s16_init_f64(luts, 10.0 / range, INT16_MAX, 2.0 / range, 0, exp_f64);
-    mn_lut_s16_init_f64(luts + MN_LUT_S16_SIZE, 1.0 / range, INT16_MIN, 2.0 / range, 0, one_over_one_plus_f64);
-    d->u.q16.exp_lut = luts;
-    d->u.q16.recip_lut = luts + MN_LUT_S16_SIZE;
-    mn_quantize_multiplier((double)(mn_tensor_scale(in, 0) * beta) / (10.0 / 65535.0), &d->u.q16.mult, &d->u.q16.shift);
-    return MN_OK;
+    int shift;
+    mn_quantize_multiplier((double)(mn_tensor_scale(in, 0) * beta) / (10.0 / 65535.0), &head->u.q16.mult, &shift);
+    head->u.q16.shift = shift;
+    const size_t bytes = REF_SOFTMAX_HEAD + 2u * MN_LUT_S16_SIZE * sizeof(int16_t);
+    void *block;
+    bool fill;
+    if (!mn_table_alloc(ctx, node, MN_TABLE_KDATA, 0, bytes, &block, &fill)) {
+        return MN_ERR_ARENA;
+    }
+    memcpy(block, head, sizeof *head);
+    if (fill) {
+        int16_t *luts = (int16_t *)((uint8_t *)block + REF_SOFTMAX_HEAD);
+        const int32_t range = INT16_MAX - INT16_MIN;
+        mn_lut_s16_init_f64(luts, 10.0 / range, INT16_MAX, 2.0 / range, 0, exp_f64);
+        mn_lut_s16_init_f64(luts + MN_LUT_S16_SIZE, 1.0 / range, INT16_MIN, 2.0 / range, 0, one_over_one_plus_f64);
+    }
+    node->user_data = (void *)mn_table_keep(ctx, node, MN_TABLE_KDATA, block, bytes);
+    return node->user_data ? MN_OK : MN_ERR_ARENA;
 }
 
 mn_status_t ref_softmax_prepare(mn_ctx_t *ctx, mn_node_t *node) {
@@ -68,9 +78,10 @@ mn_status_t ref_softmax_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     if (in->dtype == MN_INT8 && out->dtype == MN_INT16) {
         REF_TRY(mn_check_family(ctx, MN_INT16, -1));   /* int16 output: int16 family as well */
     }
-    REF_ALLOC(d, ref_softmax_data_t, ctx, 1);
+    ref_softmax_data_t data, *d = &data;
+    memset(d, 0, sizeof *d);   /* padding too: the model's copy is compared byte for byte */
     d->depth = depth;
-    d->outer = (int)(n / (size_t)depth);
+    d->outer = (int32_t)(n / (size_t)depth);
     d->u.beta = beta;
     d->in_dtype = in->dtype;
     d->out_dtype = out->dtype;
@@ -101,12 +112,12 @@ mn_status_t ref_softmax_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input scale * beta too small for int8 input");
         }
     } else if (MICRONN_TYPE_INT16 && in->dtype == MN_INT16) {
-        REF_TRY(softmax_prepare_s16(ctx, in, out, beta, d));
+        return softmax_prepare_s16(ctx, node, in, out, beta, d);
     } else {
         return ref_fail_dtype(ctx, "input", in);
     }
-    node->user_data = d;
-    return MN_OK;
+    node->user_data = (void *)mn_kernel_data(ctx, node, d, sizeof *d);
+    return node->user_data ? MN_OK : MN_ERR_ARENA;
 }
 
 #endif /* MICRONN_OP_SOFTMAX */

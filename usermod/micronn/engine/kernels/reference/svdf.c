@@ -199,21 +199,25 @@ void mn_svdf_hybrid(const mn_svdf_params_t *p, int act, int asymmetric, const fl
 
 #include "ref_glue.h"
 
-/* 32 bytes on 32-bit targets: the other sizes are read from the input at eval (svdf_params). */
+/* 24 bytes, pointer-free (the other sizes are read from the input at eval, svdf_params): int8 and
+ * float32 ops keep it, followed by the variant's data when it keeps any (SVDF_VDATA), as one
+ * MN_TABLE_KDATA table, which a model made by `micronn plan --tables` carries; hybrid ops keep an
+ * svdf_hybrid_data_t in the arena. The compute variant is node->variant. */
 typedef struct {
-    const mn_svdf_s8_variant_t *variant;   /* int8 compute variant (mn_variants.h); NULL: reference */
-    union {
-        const void *vdata;                 /* int8: the variant's persistent data, or NULL */
-        struct svdf_hybrid *hy;            /* float32 input: hybrid (int8 weights) parameters, or NULL */
-    } u;
     int32_t mult1, mult2;
     int16_t input_zp, output_zp;
     int16_t scratch;                       /* index: the reference's (int8: filter then unit sums) and
                                             * the float paths' scratch; -1 with a variant */
     int16_t rank, units, memory;           /* (eval needs no weights' descriptor) */
     int8_t shift1, shift2;                 /* within +-31 (mn_quantize_multiplier) */
-    uint8_t act, dtype;
+    uint8_t act;                           /* fused activation, and SVDF_HYBRID / SVDF_VDATA */
+    uint8_t dtype;
 } svdf_data_t;
+
+#define SVDF_ACT 0x3f
+#define SVDF_HYBRID 0x40                   /* an svdf_hybrid_data_t */
+#define SVDF_VDATA 0x80                    /* the variant's data follows, SVDF_HEAD bytes from the start */
+#define SVDF_HEAD ((sizeof(svdf_data_t) + 7u) & ~(size_t)7u)
 
 /* The full parameters, for the compute functions. */
 static void svdf_params(const svdf_data_t *d, const mn_tensor_t *in, mn_svdf_params_t *p) {
@@ -231,17 +235,18 @@ static void svdf_params(const svdf_data_t *d, const mn_tensor_t *in, mn_svdf_par
     p->shift2 = d->shift2;
 }
 
-typedef struct svdf_hybrid {
+typedef struct {
+    svdf_data_t d;
     uint8_t asymmetric;
     float wf_scale;
     float *wt_f;                           /* weights_time dequantized in prepare, as TFLite on first use */
     int32_t qbuf_idx;                      /* scratch: one quantized input row */
-} svdf_hybrid_t;
+} svdf_hybrid_data_t;
 
-/* Hybrid: int8 weights_feature and weights_time with float32 input, state, bias and output. */
-static mn_status_t svdf_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, svdf_data_t *d, const mn_svdf_params_t *p,
-    const mn_tensor_t *wf,
-    const mn_tensor_t *wt, const mn_tensor_t *bias, const mn_tensor_t *state, const mn_tensor_t *out) {
+/* Hybrid: int8 weights_feature and weights_time with float32 input, state, bias and output; the
+ * kernel data is the arena's svdf_hybrid_data_t (d is copied into it at the end of prepare). */
+static mn_status_t svdf_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, svdf_hybrid_data_t **out_hy,
+    const mn_svdf_params_t *p, const mn_tensor_t *wf, const mn_tensor_t *wt, const mn_tensor_t *bias, const mn_tensor_t *state, const mn_tensor_t *out) {
     if (wt->dtype != MN_INT8) {
         return ref_fail_dtype(ctx, "weights_time (hybrid, with int8 weights_feature)", wt);
     }
@@ -257,47 +262,51 @@ static mn_status_t svdf_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, svdf_data
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "hybrid SVDF weights_time must be a constant");
     }
     const size_t n = (size_t)p->filters * p->memory;
-    svdf_hybrid_t *hy = (svdf_hybrid_t *)mn_alloc_persistent(ctx, sizeof *hy);
+    svdf_hybrid_data_t *hy = (svdf_hybrid_data_t *)mn_alloc_persistent(ctx, sizeof *hy);
     if (!hy || !(hy->wt_f = (float *)mn_alloc_persistent(ctx, n * sizeof(float)))) {
         return MN_ERR_ARENA;
     }
     for (size_t i = 0; i < n && !mn_sizing_only(ctx); ++i) {
         hy->wt_f[i] = (float)((const int8_t *)wt->data)[i] * mn_tensor_scale(wt, 0);
     }
-    d->u.hy = hy;
+    *out_hy = hy;
     hy->asymmetric = mn_opt_i8(node, MN_SVDF_ASYMMETRIC_QUANTIZE_INPUTS, 0) != 0;
     hy->wf_scale = mn_tensor_scale(wf, 0);
     return mn_request_scratch(ctx, (size_t)p->input_size, &hy->qbuf_idx);
 }
 
-/* Last step of int8 prepare: the compute variant and its persistent data. */
-static mn_status_t svdf_select(mn_ctx_t *ctx, const mn_node_t *node, svdf_data_t *d, const mn_svdf_params_t *p,
+/* Last step of int8 prepare: the compute variant (its data after the kernel data, SVDF_VDATA). */
+static const mn_svdf_s8_variant_t *svdf_select(mn_ctx_t *ctx, mn_node_t *node, const mn_svdf_params_t *p,
     const mn_tensor_t *wf) {
-    if (!ref_weights_constant(wf, NULL)) {
-        return MN_OK;
-    }
-    const mn_svdf_s8_variant_t *v = mn_select_svdf_s8(ctx, p);
-    d->variant = v;
+    node->variant = ref_weights_constant(wf, NULL) ? mn_variant_id_svdf_s8(mn_select_svdf_s8(ctx, p)) : 0;
+    return mn_variant_svdf_s8(node->variant);
+}
+
+/* Where eval reads the kernel data: the model's copy or the arena's (MN_TABLE_KDATA). */
+static mn_status_t svdf_keep(mn_ctx_t *ctx, mn_node_t *node, svdf_data_t *d, const mn_svdf_s8_variant_t *v,
+    const mn_svdf_params_t *p, const mn_tensor_t *wf) {
     const size_t data = v && v->data_bytes ? v->data_bytes(p) : 0;
-    if (data) {
-        void *vd;
-        bool fill;
-        if (!mn_table_alloc(ctx, node, MN_TABLE_VARIANT, 0, data, &vd, &fill)) {
-            return MN_ERR_ARENA;
-        }
-        if (fill) {
-            v->precompute(p, (const int8_t *)wf->data, vd);
-        }
-        if (!(d->u.vdata = mn_table_keep(ctx, node, MN_TABLE_VARIANT, vd, data))) {
-            return MN_ERR_ARENA;
-        }
+    if (!data) {
+        node->user_data = (void *)mn_kernel_data(ctx, node, d, sizeof *d);
+        return node->user_data ? MN_OK : MN_ERR_ARENA;
     }
-    return MN_OK;
+    void *block;
+    bool fill;
+    d->act |= SVDF_VDATA;
+    if (!mn_table_alloc(ctx, node, MN_TABLE_KDATA, 0, SVDF_HEAD + data, &block, &fill)) {
+        return MN_ERR_ARENA;
+    }
+    memcpy(block, d, sizeof *d);
+    if (fill) {
+        v->precompute(p, (const int8_t *)wf->data, (uint8_t *)block + SVDF_HEAD);
+    }
+    node->user_data = (void *)mn_table_keep(ctx, node, MN_TABLE_KDATA, block, SVDF_HEAD + data);
+    return node->user_data ? MN_OK : MN_ERR_ARENA;
 }
 
 static const char *svdf_variant(const mn_node_t *node) {
-    const svdf_data_t *d = (const svdf_data_t *)node->user_data;
-    return d && d->variant ? d->variant->name : NULL;
+    const mn_svdf_s8_variant_t *v = mn_variant_svdf_s8(node->variant);
+    return v ? v->name : NULL;
 }
 
 static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
@@ -314,7 +323,10 @@ static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "input/weights_feature/weights_time must be 2-D (got %d/%d/%d)",
             in->ndim, wf->ndim, wt->ndim);
     }
-    REF_ALLOC(d, svdf_data_t, ctx, 1);
+    svdf_data_t data, *d = &data;
+    memset(d, 0, sizeof *d);   /* padding too: the model's copy is compared byte for byte */
+    svdf_hybrid_data_t *hy = NULL;
+    const mn_svdf_s8_variant_t *v = NULL;
     mn_svdf_params_t params = { 0 }, *p = &params;
     p->batches = in->dims[0];
     p->input_size = in->dims[1];
@@ -351,14 +363,17 @@ static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         return mn_fail(ctx, MN_ERR_MODEL, "bias has %d elements, expected %d",
             (int)mn_tensor_count(bias), p->units);
     }
+    if (act < 0 || act > SVDF_ACT) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "fused activation %d not supported", act);
+    }
     d->act = (uint8_t)act;
     d->dtype = in->dtype;
-    d->u.hy = NULL;
+    node->variant = 0;
     size_t scratch;   /* bytes per batch row */
     if (in->dtype == MN_FLOAT32 && wf->dtype == MN_INT8) {
         float lo, hi;
         REF_TRY(ref_act_range_f(ctx, act, &lo, &hi));
-        REF_TRY(svdf_prepare_hybrid(ctx, node, d, p, wf, wt, bias, state, out));
+        REF_TRY(svdf_prepare_hybrid(ctx, node, &hy, p, wf, wt, bias, state, out));
         scratch = (size_t)p->filters * sizeof(float);
     } else if (in->dtype == MN_FLOAT32) {
         if (wf->dtype != MN_FLOAT32 || wt->dtype != MN_FLOAT32 || state->dtype != MN_FLOAT32 ||
@@ -418,13 +433,13 @@ static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         d->shift2 = (int8_t)p->shift2;
         d->input_zp = (int16_t)p->input_zp;
         d->output_zp = (int16_t)p->output_zp;
-        REF_TRY(svdf_select(ctx, node, d, p, wf));
+        v = svdf_select(ctx, node, p, wf);
         scratch = ((size_t)p->filters + p->units) * sizeof(int32_t);   /* filter sums, then unit sums */
     } else {
         return ref_fail_dtype(ctx, "input", in);
     }
     d->scratch = -1;
-    if (!d->variant) {   /* the variants keep nothing per filter or unit */
+    if (!v) {   /* the variants keep nothing per filter or unit */
         int32_t idx;
         REF_TRY(mn_request_scratch(ctx, (size_t)p->batches * scratch, &idx));
         if (idx > INT16_MAX) {
@@ -432,8 +447,13 @@ static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         }
         d->scratch = (int16_t)idx;
     }
-    node->user_data = d;
-    return MN_OK;
+    if (hy) {
+        d->act |= SVDF_HYBRID;
+        memcpy(&hy->d, d, sizeof *d);
+        node->user_data = hy;
+        return MN_OK;
+    }
+    return svdf_keep(ctx, node, d, v, p, wf);
 }
 
 static mn_status_t svdf_eval(mn_ctx_t *ctx, mn_node_t *node) {
@@ -446,21 +466,22 @@ static mn_status_t svdf_eval(mn_ctx_t *ctx, mn_node_t *node) {
     void *scratch = mn_get_scratch(ctx, d->scratch);
     mn_svdf_params_t p;
     svdf_params(d, in, &p);
-    if (d->variant) {
-        const mn_vbuf_t buf = { NULL, d->u.vdata };
-        d->variant->run(&p, (const int8_t *)in->data, (const int8_t *)wf, (const int16_t *)wt,
+    const int act = d->act & SVDF_ACT;
+    if (node->variant) {
+        const mn_vbuf_t buf = { NULL, (d->act & SVDF_VDATA) ? (const uint8_t *)d + SVDF_HEAD : NULL };
+        mn_variant_svdf_s8(node->variant)->run(&p, (const int8_t *)in->data, (const int8_t *)wf, (const int16_t *)wt,
             (const int32_t *)bias, (int16_t *)state->data, (int8_t *)out->data, &buf);
     } else if (d->dtype == MN_INT8) {
         mn_svdf_s8(&p, (const int8_t *)in->data, (const int8_t *)wf, (const int16_t *)wt, (const int32_t *)bias,
             (int16_t *)state->data, (int32_t *)scratch, (int32_t *)scratch + (size_t)p.batches * p.filters,
             (int8_t *)out->data);
-    } else if (d->u.hy) {
-        const svdf_hybrid_t *hy = d->u.hy;
-        mn_svdf_hybrid(&p, d->act, hy->asymmetric, (const float *)in->data, (const int8_t *)wf, hy->wf_scale,
+    } else if (d->act & SVDF_HYBRID) {
+        const svdf_hybrid_data_t *hy = (const svdf_hybrid_data_t *)d;
+        mn_svdf_hybrid(&p, act, hy->asymmetric, (const float *)in->data, (const int8_t *)wf, hy->wf_scale,
             hy->wt_f, (const float *)bias, (float *)state->data, (float *)scratch,
             (int8_t *)mn_get_scratch(ctx, hy->qbuf_idx), (float *)out->data);
     } else {
-        mn_svdf_f32(&p, d->act, (const float *)in->data, (const float *)wf, (const float *)wt,
+        mn_svdf_f32(&p, act, (const float *)in->data, (const float *)wf, (const float *)wt,
             (const float *)bias, (float *)state->data, (float *)scratch, (float *)out->data);
     }
     return MN_OK;
