@@ -42,12 +42,14 @@ rows, the arena with and without it, and the recomputed share of the stage's MAC
 the stage is stored too (micronn_patch_v1 metadata), and patches=True then uses that stage.
 
 --tables (with --write) also stores the per-op tables the engine computes at prepare (per-channel
-multipliers and shifts, biases with the input offset folded in, other kernel-variant data) as
-micronn_quant_v1 metadata. The engine still computes each table, compares it byte for byte with
-the stored one and, when identical, reads the stored copy in place instead of keeping its own in
-the arena's persistent part (with the model in flash or ROMFS, that RAM is saved). Tables are
-made by the host library (generic kernels): a board whose backend keeps other variant data uses
-the stored multipliers and keeps its own variant data."""
+multipliers and shifts, biases with the input offset folded in, other kernel-variant data, and
+the pointer-free kernel data of FULLY_CONNECTED, SVDF, QUANTIZE and SOFTMAX) as micronn_quant_v1
+metadata. The engine still computes each table, compares it byte for byte with the stored one
+and, when identical, reads the stored copy in place instead of keeping its own in the arena's
+persistent part (with the model in flash or ROMFS, that RAM is saved). Without --board the
+tables are the host library's (generic kernels): a board whose backend keeps other variant data
+uses the stored multipliers and keeps its own variant data. With --board B they are the ones
+that board's own kernels keep (Interpreter(tables=[...]) there), so all of them match on it."""
 
 
 def add_parser(sub):
@@ -97,17 +99,29 @@ def analyse(path, args):
     return data, prob, res, chosen
 
 
-def on_board(args, data, model, path, expr):
-    """`expr` evaluated on the board with `_it` an Interpreter of the model (copied if needed)."""
+def on_board(args, data, model, path, expr, tables=False):
+    """`expr` evaluated on the board with `_it` an Interpreter of the model (copied if needed); with
+    tables, `_t` the list of the per-op tables its prepare kept (Interpreter(tables=...))."""
     board = open_target(args)
     try:
         check_firmware_ops(board, model, args.timeout)
         src, _ = ensure_model(board, data, path, args)
+        kw = ", tables=_t" if tables else ""
         return board.eval(expr, timeout=args.timeout,
-                          pre=f"import micronn\n_it = micronn.Interpreter(micronn.load({src}), "
-                              f"reuse_inputs={bool(args.reuse_inputs)})")
+                          pre=f"import micronn\n_t = []\n_it = micronn.Interpreter(micronn.load({src}), "
+                              f"reuse_inputs={bool(args.reuse_inputs)}{kw})")
     finally:
         board.close()
+
+
+# The board's tables, hex-encoded for the serial line.
+BOARD_TABLES = "[(a, b, c, __import__('binascii').hexlify(d)) for a, b, c, d in _t]"
+
+
+def board_tables(args, data, model, path):
+    """[(subgraph, op, tag, bytes)]: the tables the board's own kernels keep for the model."""
+    return [(int(sg), int(op), int(tag), bytes.fromhex(h.decode()))
+            for sg, op, tag, h in on_board(args, data, model, path, BOARD_TABLES, tables=True)]
 
 
 def report(path, prob, res, chosen):
@@ -218,22 +232,29 @@ def write_plan(args, data, prob, res, chosen, out):
     if it.stats()["copied_bytes"] != prob.engine_stats["copied_bytes"]:
         raise CliError("rewriting the model changed the alignment of its constant data")
     tables = ""
+    where = "the board" if prob.board else "this host"
     if args.tables:
-        before = it.stats()
-        new, n, nbytes = plan.with_tables(new, planner="offline", reuse_inputs=prob.reuse_inputs)
-        after = engine.Interpreter(engine.Model(new), planner="offline", reuse_inputs=prob.reuse_inputs,
-                                   patches=prob.patch).stats()
+        before = st if prob.board else it.stats()
+        if prob.board:
+            # the board's own kernels' tables (its backends' variant data too), checked there
+            found = board_tables(args, new, m, out)
+            new = plan.with_metadata(new, {engine.TABLES_METADATA: engine.tables_metadata(found)})
+            n, nbytes = len(found), sum(len(t[3]) for t in found)
+            after = on_board(args, new, engine.Model(new), out, "_it.stats()")
+        else:
+            new, n, nbytes = plan.with_tables(new, planner="offline", reuse_inputs=prob.reuse_inputs)
+            after = engine.Interpreter(engine.Model(new), planner="offline", reuse_inputs=prob.reuse_inputs,
+                                       patches=prob.patch).stats()
         if after["nonpersistent"] != before["nonpersistent"] or after["persistent"] > before["persistent"]:
             raise CliError("the engine needs more arena with the stored tables")
-        st = after if not prob.board else st
+        st = after
         tables = (f"; {n} tables ({nbytes:,} bytes) stored as micronn_quant_v1: persistent "
-                  f"{before['persistent']:,} -> {after['persistent']:,} bytes on this host")
+                  f"{before['persistent']:,} -> {after['persistent']:,} bytes on {where}")
     try:
         with open(out, "wb") as f:
             f.write(new)
     except OSError as e:
         raise CliError(f"cannot write {out}: {e.strerror or e}") from None
-    where = "the board" if prob.board else "this host"
     if prob.patch:
         tables += f"; patch stage ops {prob.patch['first']}..{prob.patch['last']} stored as {plan.PATCH_METADATA}"
     say(f"wrote {out}: plan '{chosen}' stored as {plan.METADATA_NAME} ({prob.n_tensors} tensors); "

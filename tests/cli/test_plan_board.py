@@ -176,3 +176,40 @@ def test_stored_kernel_data_on_board(board_name, tmp_path):
     assert need0 - need1 == KDATA_SAVED[board_name]
     if board_name == "MPS2_AN386":
         assert need1 <= 11500, need1
+
+
+def test_plan_tables_from_the_board(cli, tmp_path):
+    """`plan --board B --write --tables` stores the tables the board's own kernels keep (mve
+    variants' weight sums after their kernel data too): on MPS3_AN547 every one then matches, so
+    keyword_scrambled keeps no kernel data in the arena (13,471 -> 11,439 bytes there, as on
+    MPS2_AN386 with the host's tables), outputs bit-exact; MPS2_AN386 (dsp) keeps its own data
+    for the SVDF and FULLY_CONNECTED blocks whose mve sums it does not have."""
+    import oracle
+    from micronn_tools import boards
+    from micronn_tools.board import open_board
+    for name in ("MPS3_AN547", "MPS2_AN386"):
+        spec = boards.get(name)
+        if not spec.firmware_path.is_file():
+            pytest.fail(f"{spec.firmware_path} missing: `make firmware-test` (or `{spec.build_command}`)")
+    src = os.path.join(MODELS, "keyword_scrambled.tflite")
+    out = tmp_path / "kw_an547.tflite"
+    r = cli("plan", src, "--board", "MPS3_AN547", "--write", out, "--tables")
+    assert r.code == 0, r
+    assert "15 tables" in r.err and "on the board" in r.err, r.err
+    data = open(src, "rb").read()
+    x = (np.cos(np.arange(96) / 5.0) * 1200 - np.arange(96) * 7).astype(np.int16).reshape(1, 96)
+    want = oracle.run(data, [x])[0]
+    got = {}
+    for name in ("MPS3_AN547", "MPS2_AN386"):
+        with open_board(name) as b:
+            b.put(x.tobytes(), "in.bin")
+            b.put(data, "orig.tflite")
+            b.put(out.read_bytes(), "kd.tflite")
+            got[name] = [b.eval(f"_run('{f}')", pre=KW_RUN) for f in ("orig.tflite", "kd.tflite")]
+    for name, runs in got.items():
+        for o, _, _ in runs:
+            assert np.array_equal(np.frombuffer(o, dtype=np.int32).reshape(want.shape), want), name
+    (_, p0, n0), (_, p1, n1) = got["MPS3_AN547"]
+    assert n1 == 11439 and p0 - p1 == n0 - n1 > 15 * 24, (n0, n1)
+    (_, q0, _), (_, q1, _) = got["MPS2_AN386"]
+    assert 0 < q0 - q1 < 15 * 24, (q0, q1)

@@ -269,6 +269,27 @@ except TypeError as e:
     assert "float32" in r
 
 
+def test_interpreter_tables_list(dev):
+    """Interpreter(tables=[...]) collects every table the firmware's kernels keep at prepare, what
+    `micronn plan --board --write --tables` stores: hello_world_int8's three FULLY_CONNECTED
+    kernel data blocks (MN_TABLE_KDATA, 20 bytes, more where a variant's data follows). Anything
+    but a list is refused."""
+    r = dev.eval_last(dev.load_code("hello_world_int8") + """
+t = []
+it = micronn.Interpreter(m, tables=t)
+try:
+    micronn.Interpreter(m, tables=5)
+    e = 'no error'
+except TypeError as x:
+    e = 'TypeError: ' + str(x)
+print(([(a, b, c, len(d)) for a, b, c, d in t], e))
+""")
+    got, err = r
+    assert [(sg, op, tag) for sg, op, tag, _ in got] == [(0, 0, 3), (0, 1, 3), (0, 2, 3)], got
+    assert all(n >= 20 for _, _, _, n in got), got
+    assert err.startswith("TypeError") and "list" in err, err
+
+
 def test_profile(dev):
     r = dev.eval_last(dev.load_code("micro_speech_quantized") + """
 it = micronn.Interpreter(m, profile=True)

@@ -258,9 +258,18 @@ static void check_ops(const mn_model_t *m, const mn_config_t *cfg) {
 //     smaller arena, but the inputs no longer hold their values after invoke()).
 //   patches: run the early conv / pool chain that needs the least arena in bands of rows (or
 //     streamed through line buffers), bit-exact; nothing changes when no such stage helps.
+//   tables: a list; prepare appends every per-op table it keeps (subgraph, op, tag, bytes):
+//     what this firmware's kernels compute, which `micronn plan --board B --write --tables`
+//     stores in the model (mn_kernel.h "tables").
+static void tables_hook(void *user, uint32_t subgraph, uint32_t op, uint32_t tag, const void *data, size_t bytes) {
+    mp_obj_t t[4] = { mp_obj_new_int_from_uint(subgraph), mp_obj_new_int_from_uint(op),
+                      mp_obj_new_int_from_uint(tag), mp_obj_new_bytes(data, bytes) };
+    mp_obj_list_append(MP_OBJ_FROM_PTR(user), mp_obj_new_tuple(4, t));
+}
+
 static mp_obj_t interp_make_new(const mp_obj_type_t *type, size_t n_args, size_t n_kw, const mp_obj_t *all_args) {
     enum { ARG_model, ARG_arena_size, ARG_arena, ARG_profile, ARG_preserve_all, ARG_reuse_inputs,
-           ARG_persistent_arena, ARG_delegate, ARG_min_subgraph, ARG_reference, ARG_patches };
+           ARG_persistent_arena, ARG_delegate, ARG_min_subgraph, ARG_reference, ARG_patches, ARG_tables };
     static const mp_arg_t allowed_args[] = {
         { MP_QSTR_model, MP_ARG_REQUIRED | MP_ARG_OBJ, {.u_obj = MP_OBJ_NULL} },
         { MP_QSTR_arena_size, MP_ARG_OBJ, {.u_obj = mp_const_none} },
@@ -273,6 +282,7 @@ static mp_obj_t interp_make_new(const mp_obj_type_t *type, size_t n_args, size_t
         { MP_QSTR_min_subgraph, MP_ARG_KW_ONLY | MP_ARG_INT, {.u_int = 1} },
         { MP_QSTR_reference, MP_ARG_KW_ONLY | MP_ARG_BOOL, {.u_bool = false} },
         { MP_QSTR_patches, MP_ARG_KW_ONLY | MP_ARG_BOOL, {.u_bool = false} },
+        { MP_QSTR_tables, MP_ARG_KW_ONLY | MP_ARG_OBJ, {.u_obj = mp_const_none} },
     };
     mp_arg_val_t args[MP_ARRAY_SIZE(allowed_args)];
     mp_arg_parse_all_kw_array(n_args, n_kw, all_args, MP_ARRAY_SIZE(allowed_args), allowed_args, args);
@@ -297,6 +307,13 @@ static mp_obj_t interp_make_new(const mp_obj_type_t *type, size_t n_args, size_t
     }
     if (args[ARG_reference].u_bool) {
         cfg.flags |= MN_CFG_REFERENCE_KERNELS;
+    }
+    if (args[ARG_tables].u_obj != mp_const_none) {
+        if (!mp_obj_is_type(args[ARG_tables].u_obj, &mp_type_list)) {
+            mp_raise_TypeError(MP_ERROR_TEXT("tables must be a list"));
+        }
+        cfg.table_hook = tables_hook;
+        cfg.table_user = MP_OBJ_TO_PTR(args[ARG_tables].u_obj);
     }
 
     check_ops(&model->model, &cfg);
