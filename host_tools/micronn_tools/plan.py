@@ -206,19 +206,49 @@ class _Placed:
         self.idx.insert(pos, j)
 
 
-def plan_ffd(bufs, fixed=None):
-    """The device's greedy planner (mn_plan): buffers with a fixed offset first, then the others by
-    size descending, earlier first use first, then index; each at the lowest offset that fits."""
+MOVES, TRIES, MOVE_BUFS = 4, 16, 512   # mn_internal.h MN_PLAN_MOVES, MN_PLAN_TRIES, MN_PLAN_MOVE_BUFS
+
+
+def _place_moved(bufs, fixed, order, moved):
+    """mn_planner.c place_all: the fixed buffers, then `moved` (the last moved first), then the
+    others in `order`, each first fit. Returns (offsets, peak, the buffer reaching the highest end,
+    the last placed of those that do)."""
     offs = [None] * len(bufs)
     placed = _Placed(offs)
-    fixed = fixed or {}
     for j, o in sorted(fixed.items()):
         offs[j] = o
         placed.add(j)
-    order = sorted((j for j in range(len(bufs)) if j not in fixed), key=lambda j: (-bufs[j].size, bufs[j].first))
-    for j in order:
+    top, top_end = None, -1
+    for j in list(reversed(moved)) + [j for j in order if j not in moved]:
         offs[j] = _first_fit(placed.idx, bufs, offs, bufs[j])
         placed.add(j)
+        if offs[j] + bufs[j].size >= top_end:
+            top, top_end = j, offs[j] + bufs[j].size
+    return offs, peak(bufs, offs), top
+
+
+def plan_ffd(bufs, fixed=None, moves=True):
+    """The device's greedy planner (mn_plan): buffers with a fixed offset first, then the others by
+    size descending, earlier first use first, then index; each at the lowest offset that fits.
+    Then, up to MOVES times: each buffer alive with the one reaching the peak (at most TRIES, in
+    that order) is tried at the front of the order, and the move lowering the peak most is kept
+    (the device keeps the moves when its planner's temporaries fit in the plan: n x ~40 bytes;
+    moves=False: first fit in greedy order only)."""
+    fixed = fixed or {}
+    order = sorted((j for j in range(len(bufs)) if j not in fixed), key=lambda j: (-bufs[j].size, bufs[j].first))
+    moved = []
+    offs, best, top = _place_moved(bufs, fixed, order, moved)
+    while moves and len(moved) < MOVES and top is not None and len(bufs) <= MOVE_BUFS:
+        cands = [j for j in order if j not in moved and bufs[j].overlaps(bufs[top])][:TRIES]
+        pick = None
+        for j in cands:
+            o, pk, nxt = _place_moved(bufs, fixed, order, moved + [j])
+            if pk < best:
+                pick, best, picked = j, pk, (o, nxt)
+        if pick is None:
+            break
+        moved.append(pick)
+        offs, top = picked
     return offs
 
 

@@ -294,7 +294,7 @@ static void test_planner(void) {
         { 16, 0, 0, 3, 3, 0, 0, 0 }, { 64, 0, 3, 3, 4, 0, 0, 0 }, { 128, 0, 1, 1, 5, 0, 0, 0 },
     };
     int32_t work[12];
-    size_t total = mn_plan(bufs, 6, MN_PLANNER_GREEDY, work);
+    size_t total = mn_plan(bufs, 6, MN_PLANNER_GREEDY, work, 0);
     for (int i = 0; i < 6; i++) {
         for (int j = i + 1; j < 6; j++) {
             int live = bufs[i].first <= bufs[j].last && bufs[j].first <= bufs[i].last;
@@ -305,20 +305,21 @@ static void test_planner(void) {
     }
     /* Peak live set: op 1 has 64+32+16+128 = 240 live; greedy must reach it exactly here. */
     CHECK_MSG(total == 240, "greedy total %zu", total);
-    size_t total2 = mn_plan(bufs, 6, MN_PLANNER_NO_REUSE, work);
+    size_t total2 = mn_plan(bufs, 6, MN_PLANNER_NO_REUSE, work, 0);
     CHECK(total2 == 64 + 32 + 48 + 16 + 64 + 128);
     /* Fixed (offline) buffer stays where it is and others avoid it. */
     mn_plan_buf_t fx[2] = { { 32, 100, 0, 1, 0, 1, 0, 0 }, { 200, 0, 0, 1, 1, 0, 0, 0 } };
-    total = mn_plan(fx, 2, MN_PLANNER_GREEDY, work);
+    total = mn_plan(fx, 2, MN_PLANNER_GREEDY, work, 0);
     CHECK(fx[0].offset == 100 && fx[1].offset == 132 && total == 332);
     /* A convolution's output (1) over its dying input (0), starting at most 32 below it: the
-     * input goes first (larger) at 0, the output cannot start 32 below 0, so above it; with the
-     * output larger it goes first at 0 and the input 32 above it. */
+     * input goes first (larger) at 0, the output cannot start 32 below 0, so above it (112
+     * bytes); moved to the front of the order (it reaches the peak), the output goes first at 0
+     * and the input 32 above it (96); with the output larger that is the greedy order itself. */
     mn_plan_buf_t sl[2] = { { 64, 0, 0, 1, 0, 0, 0, 0 }, { 48, 0, 1, 2, 1, 0, 1, -32 } };
-    total = mn_plan(sl, 2, MN_PLANNER_GREEDY, work);
-    CHECK_MSG(sl[0].offset == 0 && sl[1].offset == 64 && total == 112, "%zu %zu", sl[1].offset, total);
+    total = mn_plan(sl, 2, MN_PLANNER_GREEDY, work, 0);
+    CHECK_MSG(sl[1].offset == 0 && sl[0].offset == 32 && total == 96, "%zu %zu", sl[1].offset, total);
     sl[1].size = 96;
-    total = mn_plan(sl, 2, MN_PLANNER_GREEDY, work);
+    total = mn_plan(sl, 2, MN_PLANNER_GREEDY, work, 0);
     CHECK_MSG(sl[1].offset == 0 && sl[0].offset == 32 && total == 96, "%zu %zu", sl[0].offset, total);
 }
 
@@ -382,6 +383,9 @@ static int arr_getoff(void *c, int32_t k, size_t *o) {
     *o = v ? v - 1 : 0;
     return v != 0;
 }
+static void arr_clear(void *c, int32_t k) {
+    ((arr_src_t *)c)->off[k] = 0;
+}
 
 /* The memory-less planner must place exactly like the fast one (random problems). */
 static void test_planner_equivalence(void) {
@@ -409,12 +413,31 @@ static void test_planner_equivalence(void) {
             b[i] = a[i];
         }
         int kind = iter % 4 == 1 ? MN_PLANNER_NO_REUSE : MN_PLANNER_GREEDY;
-        size_t t1 = mn_plan(a, n, kind, work);
+        /* with its moves the greedy planner is never higher; without (temporaries that would
+         * not fit the plan) it places as the memory-less one */
+        mn_plan_buf_t m[40];
+        memcpy(m, a, sizeof a);
+        size_t t0 = mn_plan(m, n, kind, work, 0);
+        size_t t1 = mn_plan(a, n, kind, work, SIZE_MAX);
+        CHECK_MSG(t0 <= t1, "iter %d: moves %zu > %zu", iter, t0, t1);
+        arr_src_t s0;
+        memset(&s0, 0, sizeof s0);
+        s0.b = b;
+        mn_plan_src_t src0 = { arr_get, arr_set, arr_getoff, arr_clear, &s0, n };
+        CHECK_MSG(mn_plan_nomem(&src0, kind, 0) == t0, "iter %d: memory-less moves differ", iter);
+        for (int32_t i = 0; i < n; i++) {
+            CHECK_MSG(s0.off[i] == m[i].offset + 1, "iter %d buf %d (moves)", iter, (int)i);
+        }
+        for (int32_t i = 0; i < n; i++) {
+            for (int32_t j = i + 1; j < n && kind == MN_PLANNER_GREEDY && !m[i].fixed && !m[j].fixed; j++) {
+                CHECK_MSG(plan_pair_ok(&m[i], &m[j]), "iter %d: moved buffers %d and %d overlap", iter, (int)i, (int)j);
+            }
+        }
         arr_src_t s;
         memset(&s, 0, sizeof s);
         s.b = b;
-        mn_plan_src_t src = { arr_get, arr_set, arr_getoff, &s, n };
-        size_t t2 = mn_plan_nomem(&src, kind);
+        mn_plan_src_t src = { arr_get, arr_set, arr_getoff, arr_clear, &s, n };
+        size_t t2 = mn_plan_nomem(&src, kind, SIZE_MAX);
         CHECK_MSG(t1 == t2, "iter %d: totals %zu vs %zu", iter, t1, t2);
         for (int32_t i = 0; i < n; i++) {
             CHECK_MSG(s.off[i] == a[i].offset + 1, "iter %d buf %d", iter, (int)i);

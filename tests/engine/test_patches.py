@@ -266,7 +266,7 @@ def test_random_chains_bit_exact(engine, seed):
             assert ei.value.status == engine.ERR_ARENA
 
 
-def mobilenet_like(seed=3, h=40, w=40):
+def mobilenet_like(seed=3, h=48, w=48):
     rng = np.random.default_rng(seed)
     ch = Chain(rng, "int8", h=h, w=w, c=1)
     ch.dw(8, k=3, s=2).dw(1).conv(16, k=1).dw(1, s=2).conv(32, k=1).dw(1).conv(32, k=1)
@@ -326,10 +326,10 @@ def person_numbers(engine):
 
 def test_person_detect_arena(engine):
     """The early 48x48 activations of person_detect (48x48x8 + 48x48x16 alive = 55,296 bytes) go:
-    the stage reaches the first 12x12 layer, and the arena shrinks by more than a quarter."""
+    the stage reaches the first 12x12 layer, and the arena shrinks by more than a fifth."""
     for reuse, (without, c) in person_numbers(engine).items():
         assert c["arena_without"] == without
-        assert c["arena"] < 0.75 * without, (reuse, c)
+        assert c["arena"] < 0.8 * without, (reuse, c)
         it = engine.Interpreter(engine.Model(oracle.read_model("person_detect.tflite")), reuse_inputs=reuse,
                                 patches=True)
         st = it.stats()

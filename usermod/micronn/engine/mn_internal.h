@@ -169,6 +169,10 @@ const mn_subgraph_t *mn_subgraph_at(const mn_interp_t *it, uint32_t i);
 
 /* ---- planner (mn_planner.c) ----------------------------------------------------------------- */
 
+#define MN_PLAN_MOVES 4    /* greedy planner: buffers moved to the front of the order (mn_planner.c) */
+#define MN_PLAN_TRIES 16   /* greedy planner: moves tried for each */
+#define MN_PLAN_MOVE_BUFS 96   /* greedy planner: no moves with more buffers (prepare time) */
+
 typedef struct mn_plan_buf {
     size_t size;       /* bytes (already rounded up to MN_ARENA_ALIGN) */
     size_t offset;     /* result; SIZE_MAX = not placed yet; preset for offline plans */
@@ -180,8 +184,10 @@ typedef struct mn_plan_buf {
     int32_t shift;     /* with over: the most this offset may exceed that buffer's when they share bytes */
 } mn_plan_buf_t;
 
-/* Place buffers; returns the total bytes needed (high-water mark). `work` is temp space of 2n ints. */
-size_t mn_plan(mn_plan_buf_t *bufs, int32_t n, int kind, int32_t *work);
+/* Place buffers; returns the total bytes needed (high-water mark). `work` is temp space of 2n ints;
+ * temp_bytes: the arena temporaries in use while planning (bufs and work included), which the
+ * greedy planner's moves must fit in (mn_planner.c; 0 when they are not arena memory). */
+size_t mn_plan(mn_plan_buf_t *bufs, int32_t n, int kind, int32_t *work, size_t temp_bytes);
 
 /* Same placement as mn_plan, computed without working memory (O(n^3)); used when the arena has no
  * room for the planner's temporaries, so that they never raise the arena size a model needs. */
@@ -191,10 +197,11 @@ typedef struct mn_plan_src {
     /* Store / read back the offset of buffer k (placed = 0 means not placed yet). */
     void (*set_offset)(void *ctx, int32_t k, size_t offset);
     int (*get_offset)(void *ctx, int32_t k, size_t *offset);
+    void (*clear_offset)(void *ctx, int32_t k);   /* not placed (placed again by a later pass) */
     void *ctx;
     int32_t n;
 } mn_plan_src_t;
-size_t mn_plan_nomem(const mn_plan_src_t *src, int kind);
+size_t mn_plan_nomem(const mn_plan_src_t *src, int kind, size_t temp_bytes);
 
 /* Op-index lifetime of tensor t ([first, last], a group's union for the source of in-place
  * outputs); 0 if it gets no planned memory of its own (constant, variable, empty, unused, or

@@ -644,6 +644,15 @@ static void src_set_offset(void *c, int32_t k, size_t offset) {
     }
 }
 
+static void src_clear_offset(void *c, int32_t k) {
+    mn_interp_t *it = ((plan_ctx_t *)c)->it;
+    if ((uint32_t)k < it->n_tensors) {
+        mn_rec(it, (uint32_t)k)->data = NULL;
+    } else {
+        ((mn_scratch_t *)it->scratch_ptr[(uint32_t)k - it->n_tensors])->offset = 0;
+    }
+}
+
 static int src_get_offset(void *c, int32_t k, size_t *offset) {
     mn_interp_t *it = ((plan_ctx_t *)c)->it;
     size_t v;
@@ -756,7 +765,8 @@ static mn_status_t plan_memory(mn_interp_t *it) {
             return s;
         }
     }
-    mn_plan_src_t src = { src_get, src_set_offset, src_get_offset, &pc, (int32_t)(it->n_tensors + it->n_scratch) };
+    mn_plan_src_t src = { src_get, src_set_offset, src_get_offset, src_clear_offset, &pc,
+        (int32_t)(it->n_tensors + it->n_scratch) };
     mn_plan_buf_t tmp;
     uint32_t idx = it->n_scratch;
     for (mn_scratch_t *r = it->scratch_req; r && idx > 0; r = r->next) {
@@ -778,7 +788,10 @@ static mn_status_t plan_memory(mn_interp_t *it) {
         }
     }
     pc.no_slides = 0;
-    /* Fast path with temporaries if they fit; otherwise the memory-less planner (same result). */
+    /* Fast path with temporaries if they fit; otherwise the memory-less planner (same result).
+     * plan_temp: the arena they take, which the greedy planner's moves must fit in. */
+    const size_t plan_temp = it->head + it->temp + MN_BLOCK(mn_mul((size_t)n, sizeof(mn_plan_buf_t)))
+        + MN_BLOCK(mn_mul((size_t)n, 2 * sizeof(int32_t)));
     mn_plan_buf_t *bufs = n ? mn_arena_temp(it, mn_mul((size_t)n, sizeof *bufs)) : NULL;
     int32_t *work = bufs ? mn_arena_temp(it, mn_mul((size_t)n, 2 * sizeof(int32_t))) : NULL;
     if (n && work) {
@@ -788,14 +801,14 @@ static mn_status_t plan_memory(mn_interp_t *it) {
                 bufs[j++] = tmp;
             }
         }
-        np = mn_plan(bufs, n, it->cfg.planner, work);
+        np = mn_plan(bufs, n, it->cfg.planner, work, plan_temp);
         for (int32_t j2 = 0; j2 < n; j2++) {
             int32_t k = bufs[j2].id >= 0 ? bufs[j2].id : (int32_t)it->n_tensors + (-1 - bufs[j2].id);
             src_set_offset(&pc, k, bufs[j2].offset);
         }
     } else {
         it->shortfall = 0;  /* the failed temporaries were optional */
-        np = mn_plan_nomem(&src, it->cfg.planner);
+        np = mn_plan_nomem(&src, it->cfg.planner, plan_temp);
     }
     it->stats.needed = saved_needed;
     it->stats.temp_peak = saved_peak;

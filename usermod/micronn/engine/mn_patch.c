@@ -126,7 +126,7 @@ static void plan_block(mn_patch_t *p) {
             bufs[n++] = (mn_plan_buf_t) { MN_BLOCK(bytes), 0, k ? (int32_t)k - 1 : 0, (int32_t)k, (int32_t)k, 0, 0, 0 };
         }
     }
-    p->block = (uint32_t)mn_plan(bufs, n, MN_PLANNER_GREEDY, work);
+    p->block = (uint32_t)mn_plan(bufs, n, MN_PLANNER_GREEDY, work, 0);
     for (int32_t j = 0; j < n; j++) {
         p->op[bufs[j].id].buf_off = (uint32_t)bufs[j].offset;
     }
