@@ -146,7 +146,8 @@ size_t mn_plan(mn_plan_buf_t *bufs, int32_t n, int kind, int32_t *work, size_t t
     }
     int32_t moved[MN_PLAN_MOVES] = { 0 }, nm = 0, top, next;
     total = place_all(bufs, n, order, no, moved, 0, placed, &top);
-    while (nm < MN_PLAN_MOVES && top >= 0 && n <= MN_PLAN_MOVE_BUFS) {
+    /* (moves are kept only when the temporaries fit in the plan: none can be above `total`) */
+    while (nm < MN_PLAN_MOVES && top >= 0 && n <= MN_PLAN_MOVE_BUFS && temp_bytes <= total) {
         /* try each buffer alive with the one reaching the peak at the front; keep the best */
         int32_t pick = -1, tries = 0;
         size_t best = total;
@@ -293,7 +294,7 @@ size_t mn_plan_nomem(const mn_plan_src_t *src, int kind, size_t temp_bytes) {
     /* mn_plan's steps, each placement computed again from the descriptions */
     int32_t moved[MN_PLAN_MOVES] = { 0 }, nm = 0, top, next;
     total = place_all_nomem(src, moved, 0, &top);
-    while (nm < MN_PLAN_MOVES && top >= 0 && n <= MN_PLAN_MOVE_BUFS) {
+    while (nm < MN_PLAN_MOVES && top >= 0 && n <= MN_PLAN_MOVE_BUFS && temp_bytes <= total) {
         int32_t pick = -1, tries = 0, k = -1;
         size_t best = total;
         src->get(src->ctx, top, &t);
