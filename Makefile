@@ -1,8 +1,8 @@
 # micronn — top-level entry points (see README.md). Contract targets:
 #   setup, firmware, run, repl, test
 BOARD ?= MPS2_AN386
-EMULATED_BOARDS := MPS2_AN386 MPS2_AN500 MPS3_AN547 NETDUINOPLUS2 VIRT_RV32
-ALL_BOARDS := $(EMULATED_BOARDS) UNIX
+# Every board is a directory with a board.json (micronn_tools.boards reads them the same way).
+ALL_BOARDS := $(patsubst boards/%/board.json,%,$(sort $(wildcard boards/*/board.json)))
 
 MICROPY_DIR ?= $(CURDIR)/build/micropython
 export MICROPY_DIR
@@ -97,6 +97,7 @@ help:
 	@echo "make firmware BOARD=X KERNELS=reference"
 	@echo "                           reference kernels only (default: the board's optimized backends)"
 	@echo "make firmware-all          build every board"
+	@echo "make firmware-test         the test suite's firmware of every board (build/test/<BOARD>)"
 	@echo "make run BOARD=X           boot X under QEMU, UART on a pty (path printed first);"
 	@echo "                           builds X only if missing or MODELS=/OPS= are given"
 	@echo "make repl BOARD=X          boot X under QEMU with its REPL on this terminal"
@@ -121,7 +122,7 @@ $(HOST_LIB): $(wildcard usermod/micronn/engine/*.[ch] usermod/micronn/engine/ker
 
 ifeq ($(BOARD),UNIX)
 BUILD_FIRMWARE = $(MAKE) -C $(MICROPY_DIR)/ports/unix -j$(JOBS) \
-	VARIANT_DIR=$(CURDIR)/boards/UNIX BUILD=$(CURDIR)/build/UNIX USER_C_MODULES=$(USERMOD) \
+	VARIANT_DIR=$(CURDIR)/boards/UNIX BUILD=$(if $(FIRMWARE_BUILD),$(abspath $(FIRMWARE_BUILD)),$(CURDIR)/build/UNIX) USER_C_MODULES=$(USERMOD) \
 	MICROPY_PY_BTREE=0 MICROPY_PY_SSL=0 MICROPY_SSL_AXTLS=0 MICROPY_PY_FFI=0 $(KERNELS_ARG)
 else
 BUILD_FIRMWARE = $(MAKE) -C port -j$(JOBS) BOARD=$(BOARD) USER_C_MODULES=$(USERMOD) \
@@ -141,10 +142,15 @@ firmware: $(SETUP_DONE)
 firmware-all: $(SETUP_DONE)
 	@for b in $(ALL_BOARDS); do $(MAKE) --no-print-directory firmware BOARD=$$b || exit 1; done
 
-# Firmware for the test suite: every shared model frozen in, every kernel linked.
+# Firmware for the test suite: every shared model frozen in, every kernel linked, in a build
+# directory of its own (build/test/<BOARD>), so that what `make firmware`, `make demo` or
+# `make bench` build in build/<BOARD> never meets the test suite, and the reverse. The suite
+# (tests/conftest.py) boots build/test/ by default and checks each firmware's build_config().
+TEST_BUILD := $(CURDIR)/build/test
 firmware-test: $(SETUP_DONE)
 	@for b in $(ALL_BOARDS); do \
-		$(MAKE) --no-print-directory firmware BOARD=$$b MODELS="$(TEST_MODELS)" OPS=all || exit 1; done
+		$(MAKE) --no-print-directory firmware BOARD=$$b MODELS="$(TEST_MODELS)" OPS=all \
+			FIRMWARE_BUILD=$(TEST_BUILD)/$$b || exit 1; done
 
 # run/repl boot what `make firmware` built last (with its MODELS); they build only when the
 # firmware is missing or MODELS/OPS are given. Build output goes to stderr so that the pty path
@@ -171,14 +177,14 @@ fuzz: $(SETUP_DONE)
 	$(MAKE) -C tests/engine fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 test-hil: firmware-test
-	$(VENV)/bin/pytest -n 2 tests --board all,UNIX --ignore=tests/engine
+	MICRONN_BUILD_DIR=$(TEST_BUILD) $(VENV)/bin/pytest -n 2 tests --board all,UNIX --ignore=tests/engine
 
 test: $(SETUP_DONE)
 	$(MAKE) test-engine
 	$(MAKE) test-hil
 
 clean:
-	rm -rf build/MPS* build/NETDUINO* build/VIRT* build/UNIX build/host
+	rm -rf build/MPS* build/NETDUINO* build/VIRT* build/UNIX build/host build/test build/test-builds
 
 # ---- demo and bench (the logic is Python: `micronn demo`, micronn_tools.bench_report) ----------
 DEMO_MODELS_DIR := $(or $(MICRONN_MODELS_DIR),$(MODELS_DIR))

@@ -74,6 +74,9 @@ def pytest_configure(config):
     # one QEMU at a time owns an image, and a board another worker kept open would otherwise
     # make this worker's QEMU of that board run on a private copy whose writes do not persist.
     import tempfile
+    # The suite boots the test firmware (make firmware-test builds it in build/test/<BOARD>), never
+    # what `make firmware` / `make demo` left in build/<BOARD>; MICRONN_BUILD_DIR overrides.
+    os.environ.setdefault("MICRONN_BUILD_DIR", str(boards.build_dir() / "test"))
     if not os.environ.get("MICRONN_STORAGE_DIR"):
         base = boards.build_dir() / "test-storage"
         base.mkdir(parents=True, exist_ok=True)
@@ -84,6 +87,8 @@ def pytest_configure(config):
         os.environ["MICRONN_STORAGE_DIR"] = tempfile.mkdtemp(
             prefix=os.environ["PYTEST_XDIST_WORKER"] + "-", dir=os.environ["MICRONN_STORAGE_DIR"])
     config.addinivalue_line("markers", "emulated_only: needs an emulated board (QEMU)")
+    config.addinivalue_line("markers", "needs_firmware(**features): needs a firmware built with "
+                                       "these build_config() values (e.g. delegate=True)")
     config.addinivalue_line("markers", "serial_only: needs a board with a raw REPL "
                                        "(emulated or real; not UNIX)")
     if config.getoption("--board") or config.getoption("--port"):
@@ -164,7 +169,13 @@ def pytest_collection_modifyitems(config, items):
 SHARED_BUILD_DIRS = {
     "tests/docs/": "builds:upstream-docs",
     "tests/build/test_upstream_ports.py": "builds:upstream-docs",
+    "tests/build/test_op_selection.py": "builds:test-builds",
+    "tests/build/test_frozen_py_model.py": "builds:test-builds",
 }
+# Work units that take minutes each (firmware and harness builds), handed out before the board
+# groups so that none of them is left to run alone at the end (longest first, as in LPT
+# scheduling); the other units follow, the largest first.
+LONG_UNITS_FIRST = ("builds:", "tests/build/", "tests/kernels/", "tests/fuzz/")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -178,6 +189,7 @@ def pytest_xdist_make_scheduler(config, log):
     if config.getvalue("dist") != "loadgroup":
         return None
     import re
+    from collections import OrderedDict
     from xdist.scheduler import LoadScopeScheduling
 
     try:
@@ -186,7 +198,27 @@ def pytest_xdist_make_scheduler(config, log):
         names = set()
     param_re = re.compile(r"\[([^\]]*)\]$")
 
+    class LongFirstQueue(OrderedDict):
+        """xdist's queue of work units, handing out LONG_UNITS_FIRST before the rest."""
+
+        def popitem(self, last=True):
+            if last or not self:
+                return super().popitem(last)
+
+            def rank(scope):
+                for i, prefix in enumerate(LONG_UNITS_FIRST):
+                    if scope.startswith(prefix):
+                        return (0, i, -len(self[scope]))
+                return (1, 0, -len(self[scope]))
+
+            scope = min(self, key=rank)
+            return scope, self.pop(scope)
+
     class BoardScheduling(LoadScopeScheduling):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.workqueue = LongFirstQueue()
+
         def _split_scope(self, nodeid):
             nodeid = nodeid.split("@", 1)[0]
             for prefix, group in SHARED_BUILD_DIRS.items():
@@ -230,20 +262,80 @@ def _connect(target, request) -> Board:
     if target.kind == "labgrid":
         url, speed = _labgrid_url(request)
         return SerialBoard(url, spec=spec, baudrate=speed)
-    try:
-        spec.require_firmware()
-    except boards.FirmwareMissing as e:
-        pytest.fail(str(e), pytrace=False)
+    if not spec.firmware_path.is_file():
+        pytest.fail(f"{spec.name}: firmware {spec.firmware_path} does not exist; {REMEDY}",
+                    pytrace=False)
     return QemuBoard(spec) if target.kind == "qemu" else UnixBoard(spec)
+
+
+# What `make firmware-test` builds: the suite's emulated boards must boot exactly this.
+TEST_FIRMWARE = {"ops_all": True, "types": ["int8", "int16", "float32", "hybrid"],
+                 "variants_all": True, "patches": True, "delegate": True, "mismatch": []}
+REMEDY = "rebuild it with `make firmware-test`"
+
+
+def _models_dir():
+    from pathlib import Path
+    from micronn_tools import repo_root
+    return Path(os.environ.get("MICRONN_MODELS_DIR") or Path(repo_root()).parent / "shared" / "models")
+
+
+def firmware_config(conn):
+    """The booted firmware's build_config() (asked once per connection), or None when the
+    firmware has none (not built from this tree)."""
+    if not hasattr(conn, "_micronn_build_config"):
+        try:
+            conn._micronn_build_config = conn.eval(
+                "(__import__('_micronn').build_config(), sorted(__import__('_micronn').models))")
+        except Exception:  # noqa: BLE001 - an old or foreign firmware: reported by the caller
+            conn._micronn_build_config = None
+    return conn._micronn_build_config
+
+
+def _test_firmware_problem(conn, target):
+    """Why the firmware an emulated board booted is not the test firmware, or None."""
+    got = firmware_config(conn)
+    where = f"{target.spec.name}: {target.spec.firmware_path}"
+    if got is None:
+        return f"{where} has no micronn.build_config(): not a firmware of this tree; {REMEDY}"
+    cfg, models = got
+    wrong = [f"{k} {cfg.get(k)!r} (the suite needs {v!r})" for k, v in TEST_FIRMWARE.items()
+             if cfg.get(k) != v]
+    missing = sorted({p.stem for p in _models_dir().glob("*.tflite")} - set(models))
+    if missing:
+        wrong.append("built-in models lack " + ", ".join(missing))
+    if not wrong:
+        return None
+    return f"{where} is not the test suite's firmware: " + "; ".join(wrong) + f"; {REMEDY}"
 
 
 @pytest.fixture(scope="session")
 def _board_conn(board_target, request):
     conn = _connect(board_target, request)
     try:
+        if board_target.kind in ("qemu", "unix"):
+            problem = _test_firmware_problem(conn, board_target)
+            if problem:
+                pytest.fail(problem, pytrace=False)
         yield conn
     finally:
         conn.close()
+
+
+def _check_needs_firmware(conn, node):
+    """A test marked needs_firmware(feature=value, ...) fails at once, naming what the booted
+    firmware lacks and how to build one that has it (a real board may run any firmware)."""
+    marks = list(node.iter_markers("needs_firmware"))
+    if not marks:
+        return
+    got = firmware_config(conn)
+    cfg = got[0] if got else {}
+    for mark in marks:
+        for key, want in mark.kwargs.items():
+            if cfg.get(key) != want:
+                pytest.fail(f"this test needs a firmware with {key}={want!r}, the board's has "
+                            f"{cfg.get(key)!r}: build it with `make firmware-test` (or "
+                            f"`make firmware ... OPS=all`)", pytrace=False)
 
 
 def _healthy(conn):
@@ -256,6 +348,7 @@ def board(_board_conn, request) -> Board:
     conn = _board_conn
     if getattr(conn, "dirty", False) and not _healthy(conn):
         conn.hard_reset()
+    _check_needs_firmware(conn, request.node)
     yield conn
     rep = getattr(request.node, "rep_call", None)
     if getattr(conn, "dirty", False) or (rep is not None and rep.failed):

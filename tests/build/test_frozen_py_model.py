@@ -30,7 +30,7 @@ def test_frozen_py_models_are_aligned_and_read_in_place(tmp_path, monkeypatch):
         assert out.returncode == 0, out.stderr
         lines.append(f'module("{name}.py", base_path="{tmp_path}")')
     (tmp_path / "manifest.py").write_text("\n".join(lines) + "\n")
-    build = tmp_path / "build"
+    build = ROOT / "build" / "test-builds"  # shared with test_op_selection.py: incremental builds
     log = subprocess.run(["make", "--no-print-directory", "firmware", "BOARD=" + BOARD,
                           "FIRMWARE_BUILD=" + str(build / BOARD),
                           "FROZEN_MANIFEST=" + str(tmp_path / "manifest.py")],

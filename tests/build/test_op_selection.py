@@ -1,9 +1,12 @@
 """`make firmware MODELS=...` links only the kernels the models use, and it shows.
 
-Builds two MPS2_AN386 firmwares with hello_world_int8 frozen in (one with the computed op set and
-type families, one with OPS=all) into a temporary build directory, compares their code size, and
-boots the small one to check what it reports, that it still runs the model, and that it refuses
-models it was not built for with the reason (an op not linked, a type family not linked).
+Builds an MPS2_AN386 firmware with hello_world_int8 frozen in, with the computed op set and type
+families, into a temporary build directory and boots it to check what it reports, that it still
+runs the model, and that it refuses models it was not built for with the reason (an op not linked,
+a type family not linked, no delegation). Then rebuilds the same directory with OPS=all, as a user
+going from `make demo` to the test firmware does: every object the settings reach is rebuilt (the
+binding files too: a stale mod_interp.o once kept delegation out of an OPS=all firmware), which
+the firmware's build_config() and a delegated run show, and the code size grows.
 """
 import os
 import re
@@ -22,8 +25,14 @@ MODELS_DIR = Path(os.environ.get("MICRONN_MODELS_DIR", ROOT.parent / "shared" / 
 BOARD = "MPS2_AN386"
 
 
+# One build directory for every configuration, kept between runs and shared with
+# test_frozen_py_model.py (conftest.py runs them one after the other): each build is incremental
+# and must leave no stale object.
+SHARED_BUILD = ROOT / "build" / "test-builds"
+
+
 def build(tmp, ops=None):
-    out = tmp / (ops or "computed")
+    out = SHARED_BUILD
     cmd = ["make", "--no-print-directory", "firmware", "BOARD=" + BOARD,
            "MODELS=" + str(MODELS_DIR / "hello_world_int8.tflite"), "FIRMWARE_BUILD=" + str(out / BOARD)]
     if ops:
@@ -43,16 +52,13 @@ def test_models_select_kernels(tmp_path, monkeypatch):
     small, log = build(tmp_path)
     # and only the variant its nodes select on the board's backends (opset --variants)
     assert re.search(r"ops: FULLY_CONNECTED; types: int8(; patches: 0)?; variants: dsp.fc_s8$", log, re.M), log
-    full, _ = build(tmp_path, "all")
     small_text = text_size(small / BOARD / "firmware.elf")
-    full_text = text_size(full / BOARD / "firmware.elf")
-    print("text bytes: FULLY_CONNECTED only %d, all kernels %d" % (small_text, full_text))
-    # The conv, depthwise, pooling, softmax, SVDF and LSTM kernels are tens of KB together.
-    assert full_text - small_text > 20000
-
     monkeypatch.setenv("MICRONN_BUILD_DIR", str(small))
     board = QemuBoard(BOARD)
     try:
+        assert board.eval("__import__('micronn').build_config()") == {
+            "ops_all": False, "types": ["int8"], "variants_all": False, "patches": False,
+            "delegate": False, "kernels": ("dsp", "generic"), "mismatch": []}
         assert board.eval("__import__('micronn').ops()") == ("FULLY_CONNECTED",)
         assert board.eval("list(__import__('micronn').models)") == ["hello_world_int8"]
         model = (MODELS_DIR / "hello_world_int8.tflite").read_bytes()
@@ -109,6 +115,28 @@ def test_models_select_kernels(tmp_path, monkeypatch):
             "    msg = str(e)\n" % _conv_options_fc(model)))
         assert "op 0 FULLY_CONNECTED: builtin options table is type 1, FULLY_CONNECTED takes " \
             "FullyConnectedOptions" in msg, msg
+    finally:
+        board.close()
+
+    full, _ = build(tmp_path, "all")
+    full_text = text_size(full / BOARD / "firmware.elf")
+    print("text bytes: FULLY_CONNECTED only %d, all kernels %d" % (small_text, full_text))
+    # The conv, depthwise, pooling, softmax, SVDF and LSTM kernels are tens of KB together.
+    assert full_text - small_text > 20000
+    board = QemuBoard(BOARD)
+    try:
+        assert board.eval("__import__('micronn').build_config()") == {
+            "ops_all": True, "types": ["int8", "int16", "float32", "hybrid"], "variants_all": True,
+            "patches": True, "delegate": True, "kernels": ("dsp", "generic"), "mismatch": []}
+        got = board.eval("out", pre=(
+            "import micronn\n"
+            "it = micronn.Interpreter(micronn.load('hello_world_int8'), delegate='dsp')\n"
+            "out = []\n"
+            "for x in %r:\n"
+            "    it.input(0)[0] = x\n"
+            "    it.invoke()\n"
+            "    out.append(it.output(0)[0])\n" % xs))
+        assert got == want
     finally:
         board.close()
 

@@ -9,6 +9,8 @@ import oracle
 from devhelp import model_bytes
 from micronn_tools import partition
 
+pytestmark = pytest.mark.needs_firmware(delegate=True)
+
 RUN = """
 import micronn, gc
 backend = micronn.kernels()[0] if micronn.kernels() else None

@@ -145,6 +145,7 @@ def test_trained_lstm_int8(dev):
     _check(dev, "trained_lstm_int8", sets)
 
 
+@pytest.mark.needs_firmware(patches=True)
 def test_person_detect_patches(dev):
     """Interpreter(m, patches=True): the early layers run in a patch stage on the board too,
     bit-exact, and Model.arena_needed(patches=True) is the smaller arena it prepares in."""

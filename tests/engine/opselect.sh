@@ -8,19 +8,22 @@
 # `make firmware MODELS=...` selects the models' families) and with none. Sources that mention
 # MICRONN_PATCHES are also compiled for each op with patch-based execution on (PATCHES=1), those
 # that mention MICRONN_DELEGATE with delegation on (DELEGATE=1).
-# Usage: opselect.sh ENGINE_DIR BACKEND CC [TARGET_FLAGS...]
+# A selection whose preprocessed source (without line markers) equals one already compiled for the
+# same file compiles to the same object and is not compiled again (a third of them).
+# Usage: [ONLY=substring-of-path] opselect.sh ENGINE_DIR BACKEND CC [TARGET_FLAGS...]
 #   e.g. opselect.sh usermod/micronn/engine generic gcc
 #        opselect.sh usermod/micronn/engine dsp arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb
 set -euo pipefail
 engine=$1 backend=$2 cc=$3
 shift 3
 upper=$(echo "$backend" | tr a-z A-Z)
-flags="$* -std=gnu99 -O2 -c -o /dev/null -Wall -Wextra -Werror -Wpointer-arith -Wdouble-promotion
+flags="$* -std=gnu99 -O2 -Wall -Wextra -Werror -Wpointer-arith -Wdouble-promotion
        -Wno-unused-parameter -I$engine -I$engine/kernels/reference -DMICRONN_KERNELS_$upper=1 -DMICRONN_OPS_ALL=0"
 jobs=()
 families="INT8 INT16 FLOAT32 HYBRID NONE"
 for f in "$engine"/*.c "$engine"/kernels/*.c "$engine"/kernels/reference/*.c "$engine"/kernels/custom/*.c \
          "$engine"/kernels/"$backend"/*.c; do
+    if [ -n "${ONLY:-}" ] && [[ "$f" != *"$ONLY"* ]]; then continue; fi
     typed=""
     if grep -q 'MICRONN_TYPE_\|REF_FAMILY_FN\|mn_check_family' "$f"; then
         typed=$families
@@ -38,14 +41,22 @@ for f in "$engine"/*.c "$engine"/kernels/*.c "$engine"/kernels/reference/*.c "$e
         fi
     done
 done
-if ! printf '%s\n' "${jobs[@]}" | xargs -P "$(nproc)" -L 1 bash -c \
+seen=$(mktemp -d)
+trap 'rm -rf "$seen"' EXIT
+if ! printf '%s\n' "${jobs[@]}" | SEEN=$seen xargs -P "$(nproc)" -L 1 bash -c \
     'types=""; if [ "$2" = PATCHES ]; then types="-DMICRONN_PATCHES=1";
      elif [ "$2" = DELEGATE ]; then types="-DMICRONN_DELEGATE=1";
      elif [ "$2" != ALL ]; then types="-DMICRONN_TYPES_ALL=0 -DMICRONN_TYPE_$2=1"; fi
-     if ! out=$('"$cc"' '"$(echo $flags)"' -DMICRONN_OP_$1=1 $types "$0" 2>&1); then
-         echo "opselect: $0 with only $1 enabled, types $2:"; echo "$out"; exit 1; fi'
+     cmd="'"$cc"' '"$(echo $flags)"' -DMICRONN_OP_$1=1 $types"
+     set -o pipefail
+     if key=$($cmd -E -P "$0" 2>/dev/null | md5sum) &&
+        ! mkdir "$SEEN/$(basename "$0")-${key%% *}" 2>/dev/null; then exit 0; fi
+     if ! out=$($cmd -c -o /dev/null "$0" 2>&1); then
+         echo "opselect: $0 with only $1 enabled, types $2:"; echo "$out"; exit 1; fi
+     touch "$SEEN/compiled-$(basename "$0")-$1-$2"'
 then
     echo "opselect ($backend, $cc): some op selections do not compile (above)"
     exit 1
 fi
-echo "opselect ($backend, $cc): ${#jobs[@]} file x op x type family compiles clean"
+echo "opselect ($backend, $cc): ${#jobs[@]} file x op x type family selections compile clean" \
+    "($(ls "$seen" | grep -c '^compiled-') distinct sources compiled)"

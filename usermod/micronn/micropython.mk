@@ -23,7 +23,8 @@
 #                       A node whose variant is left out runs the next that fits, or the reference;
 #                       the reference int8 convolutions are selectable too ("ref.conv_s8",
 #                       "ref.depthwise_s8"): left out, a node that needs one is refused at prepare.
-# Changing any of them rebuilds what depends on it (the values are recorded in $(BUILD)/micronn_gen).
+# Changing any of them rebuilds every object whose preprocessor input it changes, binding files
+# included (the values are #defines in $(BUILD)/micronn_gen/micronn_settings.h, see the end).
 
 MICRONN_DIR := $(USERMOD_DIR)
 MICRONN_ENGINE := $(MICRONN_DIR)/engine
@@ -53,7 +54,10 @@ SRC_USERMOD_C += \
 SRC_USERMOD_LIB_C += $(MICRONN_DIR)/mod_models.c $(MICRONN_ENGINE_SRC)
 
 CFLAGS_USERMOD += -I$(MICRONN_DIR) -I$(MICRONN_ENGINE) -I$(MICRONN_ENGINE)/kernels/reference -I$(MICRONN_GEN)
-CFLAGS_USERMOD += $(foreach k,$(MICRONN_BACKENDS),-DMICRONN_KERNELS_$(shell echo $(k) | tr a-z A-Z)=1)
+# The settings below are not -D flags but #defines in a generated header, micronn_settings.h,
+# that mn_config.h includes (see "the settings header" at the end).
+CFLAGS_USERMOD += -DMICRONN_BUILD_SETTINGS=1
+MICRONN_SETTINGS := $(foreach k,$(MICRONN_BACKENDS),MICRONN_KERNELS_$(shell echo $(k) | tr a-z A-Z)=1)
 
 # ---- optimisation ------------------------------------------------------------------------------
 # Ports build MicroPython for size (-Os); the engine's inner loops are worth -O2 (see README).
@@ -92,29 +96,29 @@ MICRONN_KNOWN_OPS := ${shell sed -n 's/^MN_OP(\([A-Z0-9_]*\),.*/\1/p' $(MICRONN_
 MICRONN_KNOWN_OPS += ${shell sed -n 's/^MN_CUSTOM_OP(\([A-Za-z0-9_]*\),.*/\1/p' $(MICRONN_ENGINE)/mn_custom_ops.h}
 ifneq ($(strip $(MICRONN_OPS)),)
 $(foreach op,$(filter-out $(MICRONN_KNOWN_OPS),$(MICRONN_OPS)),$(warning micronn: MICRONN_OPS: the engine has no kernel option for $(op); known: $(MICRONN_KNOWN_OPS)))
-CFLAGS_USERMOD += -DMICRONN_OPS_ALL=0 $(foreach op,$(MICRONN_OPS),-DMICRONN_OP_$(op)=1)
+MICRONN_SETTINGS += MICRONN_OPS_ALL=0 $(foreach op,$(MICRONN_OPS),MICRONN_OP_$(op)=1)
 endif
 
 # ---- type families -----------------------------------------------------------------------------
 MICRONN_KNOWN_TYPES := int8 int16 float32 hybrid
 ifneq ($(strip $(MICRONN_TYPES)),)
 $(foreach t,$(filter-out $(MICRONN_KNOWN_TYPES),$(MICRONN_TYPES)),$(error micronn: MICRONN_TYPES: unknown type family $(t); known: $(MICRONN_KNOWN_TYPES)))
-CFLAGS_USERMOD += -DMICRONN_TYPES_ALL=0 $(foreach t,$(sort $(MICRONN_TYPES)),-DMICRONN_TYPE_$(shell echo $(t) | tr a-z A-Z)=1)
+MICRONN_SETTINGS += MICRONN_TYPES_ALL=0 $(foreach t,$(sort $(MICRONN_TYPES)),MICRONN_TYPE_$(shell echo $(t) | tr a-z A-Z)=1)
 endif
 
 # ---- kernel variants (kernels/mn_variants.h) ----------------------------------------------------
 ifneq ($(filter-out all,$(strip $(MICRONN_VARIANTS))),)
-CFLAGS_USERMOD += -DMICRONN_VARIANTS_ALL=0 $(foreach v,$(filter-out none,$(MICRONN_VARIANTS)),-DMICRONN_VARIANT_$(subst .,_,$(v))=1)
+MICRONN_SETTINGS += MICRONN_VARIANTS_ALL=0 $(foreach v,$(filter-out none,$(MICRONN_VARIANTS)),MICRONN_VARIANT_$(subst .,_,$(v))=1)
 endif
 
 # ---- patch-based execution (mn_patch.c): 1/0; empty: mn_config.h's default (with all ops) ----
 ifneq ($(strip $(MICRONN_PATCHES)),)
-CFLAGS_USERMOD += -DMICRONN_PATCHES=$(strip $(MICRONN_PATCHES))
+MICRONN_SETTINGS += MICRONN_PATCHES=$(strip $(MICRONN_PATCHES))
 endif
 
 # ---- delegation (mn_delegate.c): 1/0; empty: mn_config.h's default (with all ops) ---------------
 ifneq ($(strip $(MICRONN_DELEGATE)),)
-CFLAGS_USERMOD += -DMICRONN_DELEGATE=$(strip $(MICRONN_DELEGATE))
+MICRONN_SETTINGS += MICRONN_DELEGATE=$(strip $(MICRONN_DELEGATE))
 endif
 
 # ---- built-in models ---------------------------------------------------------------------------
@@ -131,28 +135,10 @@ $(shell mkdir -p $(MICRONN_GEN))
 ifneq ($(wildcard $(MICRONN_GEN)/models.txt)$(file < $(MICRONN_GEN)/models.txt),$(MICRONN_GEN)/models.txt$(strip $(MICRONN_MODEL_FILES)))
 $(file > $(MICRONN_GEN)/models.txt,$(strip $(MICRONN_MODEL_FILES)))
 endif
-ifneq ($(wildcard $(MICRONN_GEN)/ops.txt)$(file < $(MICRONN_GEN)/ops.txt),$(MICRONN_GEN)/ops.txt$(strip $(MICRONN_OPS)))
-$(file > $(MICRONN_GEN)/ops.txt,$(strip $(MICRONN_OPS)))
-endif
-ifneq ($(wildcard $(MICRONN_GEN)/types.txt)$(file < $(MICRONN_GEN)/types.txt),$(MICRONN_GEN)/types.txt$(strip $(MICRONN_TYPES)))
-$(file > $(MICRONN_GEN)/types.txt,$(strip $(MICRONN_TYPES)))
-endif
-ifneq ($(wildcard $(MICRONN_GEN)/variants.txt)$(file < $(MICRONN_GEN)/variants.txt),$(MICRONN_GEN)/variants.txt$(strip $(MICRONN_VARIANTS)))
-$(file > $(MICRONN_GEN)/variants.txt,$(strip $(MICRONN_VARIANTS)))
-endif
-ifneq ($(wildcard $(MICRONN_GEN)/patches.txt)$(file < $(MICRONN_GEN)/patches.txt),$(MICRONN_GEN)/patches.txt$(strip $(MICRONN_PATCHES)))
-$(file > $(MICRONN_GEN)/patches.txt,$(strip $(MICRONN_PATCHES)))
-endif
-ifneq ($(wildcard $(MICRONN_GEN)/delegate.txt)$(file < $(MICRONN_GEN)/delegate.txt),$(MICRONN_GEN)/delegate.txt$(strip $(MICRONN_DELEGATE)))
-$(file > $(MICRONN_GEN)/delegate.txt,$(strip $(MICRONN_DELEGATE)))
-endif
 # (the optimisation split too: objects built under another one are rebuilt)
 MICRONN_COPT_REC := kernels+mn_quant (not *_prepare.c): $(strip $(MICRONN_COPT)); rest: $(strip $(MICRONN_CORE_COPT))
 ifneq ($(wildcard $(MICRONN_GEN)/copt.txt)$(file < $(MICRONN_GEN)/copt.txt),$(MICRONN_GEN)/copt.txt$(MICRONN_COPT_REC))
 $(file > $(MICRONN_GEN)/copt.txt,$(MICRONN_COPT_REC))
-endif
-ifneq ($(wildcard $(MICRONN_GEN)/kernels.txt)$(file < $(MICRONN_GEN)/kernels.txt),$(MICRONN_GEN)/kernels.txt$(strip $(MICRONN_BACKENDS)))
-$(file > $(MICRONN_GEN)/kernels.txt,$(strip $(MICRONN_BACKENDS)))
 endif
 
 MICRONN_MODELS_H := $(MICRONN_GEN)/micronn_models.h
@@ -163,4 +149,27 @@ $(MICRONN_MODELS_H): $(MICRONN_GEN)/models.txt $(MICRONN_MODEL_FILES) $(MICRONN_
 
 $(MICRONN_OBJ_DIR)/mod_models.o: $(MICRONN_MODELS_H)
 
-$(MICRONN_OBJ_DIR)/modmicronn.o $(patsubst $(MICRONN_DIR)/%.c,$(MICRONN_OBJ_DIR)/%.o,$(MICRONN_ENGINE_SRC)): $(MICRONN_GEN)/ops.txt $(MICRONN_GEN)/types.txt $(MICRONN_GEN)/patches.txt $(MICRONN_GEN)/delegate.txt $(MICRONN_GEN)/kernels.txt $(MICRONN_GEN)/variants.txt $(MICRONN_GEN)/copt.txt
+# Compiler options are not seen by the dependency files: the engine's objects depend on the
+# recorded optimisation split.
+$(patsubst $(MICRONN_DIR)/%.c,$(MICRONN_OBJ_DIR)/%.o,$(MICRONN_ENGINE_SRC)): $(MICRONN_GEN)/copt.txt
+
+# ---- the settings header -----------------------------------------------------------------------
+# MICRONN_KERNELS, _OPS, _TYPES, _VARIANTS, _PATCHES and _DELEGATE as #defines in
+# $(MICRONN_GEN)/micronn_settings.h, rewritten only when they change. mn_config.h includes it, so
+# the compiler's dependency files (-MD) make every object that includes mn_config.h, directly or
+# through micronn.h (the binding files mod_*.c as well as the engine), depend on it: a change of
+# settings rebuilds exactly the objects whose preprocessor input it changes, with no list to keep.
+# The qstr scan depends on it too (a binding file's qstrs may sit under #if MICRONN_DELEGATE).
+MICRONN_SETTINGS_H := $(MICRONN_GEN)/micronn_settings.h
+MICRONN_SETTINGS_REC := $(strip $(MICRONN_SETTINGS))
+define MICRONN_NL
+
+
+endef
+MICRONN_HASH := \#
+MICRONN_SETTINGS_TEXT := /* Generated by usermod/micronn/micropython.mk from the build's MICRONN_* settings. */$(MICRONN_NL)$(subst $(MICRONN_NL) ,$(MICRONN_NL),$(foreach d,$(MICRONN_SETTINGS_REC),$(MICRONN_HASH)define $(subst =, ,$(d))$(MICRONN_NL)))
+ifneq ($(wildcard $(MICRONN_SETTINGS_H))$(file < $(MICRONN_GEN)/settings.txt),$(MICRONN_SETTINGS_H)$(MICRONN_SETTINGS_REC))
+$(file > $(MICRONN_SETTINGS_H),$(MICRONN_SETTINGS_TEXT))
+$(file > $(MICRONN_GEN)/settings.txt,$(MICRONN_SETTINGS_REC))
+endif
+QSTR_GLOBAL_DEPENDENCIES += $(MICRONN_SETTINGS_H)

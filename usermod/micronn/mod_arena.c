@@ -9,6 +9,8 @@
 #include "py/runtime.h"
 #include "modmicronn.h"
 
+MICRONN_BUILD_FLAGS_OF(mod_arena);
+
 // Arena(size): allocate `size` bytes once (plus alignment slack).
 static mp_obj_t arena_make_new(const mp_obj_type_t *type, size_t n_args, size_t n_kw, const mp_obj_t *args) {
     mp_arg_check_num(n_args, n_kw, 1, 1, false);

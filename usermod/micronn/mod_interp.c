@@ -6,6 +6,8 @@
 #include "modmicronn.h"
 #include "mn_builtin.h"
 
+MICRONN_BUILD_FLAGS_OF(mod_interp);
+
 // Raise from an error record that may live in an object about to become garbage: the message is
 // copied to the stack first, so a garbage collection while the exception is built cannot clobber it.
 static NORETURN void raise_copy(mn_status_t st, const mn_error_t *err) {

@@ -4,6 +4,8 @@
 #include "py/runtime.h"
 #include "modmicronn.h"
 
+MICRONN_BUILD_FLAGS_OF(mod_model);
+
 // Model(buf): the engine reads the model in place for the Model's whole life, trusting what it
 // verified once, so those bytes must never change. An object that refuses writes through the
 // buffer protocol (bytes, a built-in model in flash, a read-only memoryview) is referenced, never

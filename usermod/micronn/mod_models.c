@@ -11,6 +11,8 @@
 
 #include "micronn_models.h"
 
+MICRONN_BUILD_FLAGS_OF(mod_models);
+
 #if MICRONN_NUM_MODELS == 0
 static const mp_rom_map_elem_t micronn_models_table[1] = {
     { MP_ROM_NONE, MP_ROM_NONE },

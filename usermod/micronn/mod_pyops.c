@@ -21,6 +21,8 @@
 #include "modmicronn.h"
 #include "mn_kernel.h"
 
+MICRONN_BUILD_FLAGS_OF(mod_pyops);
+
 // Exception a Python op raised in the invoke that is returning (set and cleared within one call).
 MP_REGISTER_ROOT_POINTER(mp_obj_t micronn_py_exc);
 

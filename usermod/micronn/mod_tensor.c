@@ -6,6 +6,8 @@
 #include "py/objarray.h"
 #include "modmicronn.h"
 
+MICRONN_BUILD_FLAGS_OF(mod_tensor);
+
 mp_obj_t micronn_tensor_new(mp_obj_t interp, int32_t index, mn_tensor_t *t) {
     if (t == NULL) {
         mp_raise_msg(&mp_type_RuntimeError, MP_ERROR_TEXT("tensor not available"));

@@ -153,6 +153,43 @@ static mp_obj_t micronn_kernels(void) {
 }
 static MP_DEFINE_CONST_FUN_OBJ_0(micronn_kernels_obj, micronn_kernels);
 
+MICRONN_BUILD_FLAGS_OF(modmicronn);
+
+// build_config() -> dict of the settings this firmware was built with, as the engine was compiled:
+// 'ops_all' (every kernel linked, else the MICRONN_OPS selection: ops() names them), 'types' (the
+// type families of the kernels with several dtype paths), 'variants_all', 'patches', 'delegate',
+// 'kernels' (= kernels()), and 'mismatch': the binding files compiled under other settings than
+// the engine (empty unless the build reused a stale object). Test harnesses check their firmware
+// with it before running anything.
+static mp_obj_t micronn_build_config(void) {
+    static const char *const type_names[] = { "int8", "int16", "float32", "hybrid" };
+    static const uint32_t type_bits[] = { MN_BUILD_TYPE_INT8, MN_BUILD_TYPE_INT16, MN_BUILD_TYPE_FLOAT32, MN_BUILD_TYPE_HYBRID };
+    uint32_t flags = mn_build_flags();
+    mp_obj_t dict = mp_obj_new_dict(7);
+    mp_obj_dict_store(dict, MP_ROM_QSTR(MP_QSTR_ops_all), mp_obj_new_bool(flags & MN_BUILD_OPS_ALL));
+    mp_obj_t types = mp_obj_new_list(0, NULL);
+    for (size_t i = 0; i < MP_ARRAY_SIZE(type_bits); i++) {
+        if (flags & type_bits[i]) {
+            mp_obj_list_append(types, mp_obj_new_str_from_cstr(type_names[i]));
+        }
+    }
+    mp_obj_dict_store(dict, MP_ROM_QSTR(MP_QSTR_types), types);
+    mp_obj_dict_store(dict, MP_ROM_QSTR(MP_QSTR_variants_all), mp_obj_new_bool(flags & MN_BUILD_VARIANTS_ALL));
+    mp_obj_dict_store(dict, MP_ROM_QSTR(MP_QSTR_patches), mp_obj_new_bool(flags & MN_BUILD_PATCHES));
+    mp_obj_dict_store(dict, MP_ROM_QSTR(MP_QSTR_delegate), mp_obj_new_bool(flags & MN_BUILD_DELEGATE));
+    mp_obj_dict_store(dict, MP_ROM_QSTR(MP_QSTR_kernels), micronn_kernels());
+    mp_obj_t mismatch = mp_obj_new_list(0, NULL);
+    #define MICRONN_CHECK_FILE(f) \
+    if (micronn_build_flags_##f != flags) { \
+        mp_obj_list_append(mismatch, MP_ROM_QSTR(MP_QSTR_##f)); \
+    }
+    MICRONN_BINDING_FILES(MICRONN_CHECK_FILE)
+    #undef MICRONN_CHECK_FILE
+    mp_obj_dict_store(dict, MP_ROM_QSTR(MP_QSTR_mismatch), mismatch);
+    return dict;
+}
+static MP_DEFINE_CONST_FUN_OBJ_0(micronn_build_config_obj, micronn_build_config);
+
 // op_name(code) -> name of a builtin operator code ("CONV_2D").
 static mp_obj_t micronn_op_name(mp_obj_t code_in) {
     char buf[MN_OP_NAME_LEN];
@@ -204,6 +241,7 @@ static const mp_rom_map_elem_t micronn_module_globals_table[] = {
     { MP_ROM_QSTR(MP_QSTR_ops), MP_ROM_PTR(&micronn_ops_obj) },
     { MP_ROM_QSTR(MP_QSTR_op_name), MP_ROM_PTR(&micronn_op_name_obj) },
     { MP_ROM_QSTR(MP_QSTR_kernels), MP_ROM_PTR(&micronn_kernels_obj) },
+    { MP_ROM_QSTR(MP_QSTR_build_config), MP_ROM_PTR(&micronn_build_config_obj) },
     { MP_ROM_QSTR(MP_QSTR_ticks), MP_ROM_PTR(&micronn_ticks_now_obj) },
     { MP_ROM_QSTR(MP_QSTR_read_bytes), MP_ROM_PTR(&micronn_read_bytes_obj) },
     { MP_ROM_QSTR(MP_QSTR_register_op), MP_ROM_PTR(&micronn_register_op_obj) },

@@ -6,6 +6,15 @@
 #include "py/obj.h"
 #include "micronn.h"
 
+// Each binding file records the engine settings it was compiled with (MICRONN_BUILD_FLAGS_OF):
+// micronn.build_config() compares them with the engine's own (mn_build_flags()), so a binding
+// object left from a build under other settings is reported, not silently linked and run.
+#define MICRONN_BINDING_FILES(X) X(modmicronn) X(mod_model) X(mod_models) X(mod_interp) \
+    X(mod_tensor) X(mod_arena) X(mod_pyops)
+#define MICRONN_BUILD_FLAGS_DECL(f) extern const uint32_t micronn_build_flags_##f;
+MICRONN_BINDING_FILES(MICRONN_BUILD_FLAGS_DECL)
+#define MICRONN_BUILD_FLAGS_OF(f) const uint32_t micronn_build_flags_##f = MN_BUILD_FLAGS
+
 // micronn.Model: a verified, zero-copy view of a TFLite flatbuffer held by `buf`.
 typedef struct _micronn_model_obj_t {
     mp_obj_base_t base;

@@ -549,6 +549,9 @@ const char *mn_kernel_backend(size_t i);
 /* Is there a kernel in this build (or in cfg->ops) for builtin code / custom name? */
 int mn_op_supported(const mn_config_t *cfg, int32_t builtin, const char *custom_name);
 
+/* The settings this engine was compiled with: MN_BUILD_* bits (mn_config.h). */
+uint32_t mn_build_flags(void);
+
 /* Whether the engine has a kernel for an op, and whether this build links it. */
 #define MN_KERNEL_NONE 0        /* the engine has no kernel for it (yet) */
 #define MN_KERNEL_NOT_BUILT 1   /* the engine has one, this build was made without it */

@@ -11,6 +11,14 @@
 #ifndef MN_CONFIG_H
 #define MN_CONFIG_H
 
+/* The MicroPython module's make build passes its settings (MICRONN_OPS, _TYPES, _KERNELS, ...) as
+ * #defines in a generated header rather than -D flags: every object that includes this file then
+ * depends on it through the compiler's dependency files and is rebuilt when a setting changes
+ * (usermod/micronn/micropython.mk). */
+#if defined(MICRONN_BUILD_SETTINGS) && MICRONN_BUILD_SETTINGS
+#include "micronn_settings.h"
+#endif
+
 #ifndef MICRONN_OPS_ALL
 #define MICRONN_OPS_ALL 1
 #endif
@@ -392,6 +400,27 @@
 #ifndef MICRONN_DELEGATE
 #define MICRONN_DELEGATE (MICRONN_OPS_ALL || MICRONN_OP_micronn_subgraph)
 #endif
+
+/* What a build was compiled with, as bits (mn_build_flags(): the engine's objects' view; a file
+ * that tests a setting itself can compare its own MN_BUILD_FLAGS with it, as the MicroPython
+ * binding does in micronn.build_config()). MICRONN_VARIANTS_ALL's default (1) is mn_variants.h's. */
+#define MN_BUILD_OPS_ALL 0x01u
+#define MN_BUILD_TYPE_INT8 0x02u
+#define MN_BUILD_TYPE_INT16 0x04u
+#define MN_BUILD_TYPE_FLOAT32 0x08u
+#define MN_BUILD_TYPE_HYBRID 0x10u
+#define MN_BUILD_VARIANTS_ALL 0x20u
+#define MN_BUILD_PATCHES 0x40u
+#define MN_BUILD_DELEGATE 0x80u
+#if defined(MICRONN_VARIANTS_ALL) && !MICRONN_VARIANTS_ALL
+#define MN_BUILD_VARIANTS_BIT 0u
+#else
+#define MN_BUILD_VARIANTS_BIT MN_BUILD_VARIANTS_ALL
+#endif
+#define MN_BUILD_FLAGS ((MICRONN_OPS_ALL ? MN_BUILD_OPS_ALL : 0u) | (MICRONN_TYPE_INT8 ? MN_BUILD_TYPE_INT8 : 0u) | \
+    (MICRONN_TYPE_INT16 ? MN_BUILD_TYPE_INT16 : 0u) | (MICRONN_TYPE_FLOAT32 ? MN_BUILD_TYPE_FLOAT32 : 0u) | \
+    (MICRONN_TYPE_HYBRID ? MN_BUILD_TYPE_HYBRID : 0u) | MN_BUILD_VARIANTS_BIT | \
+    (MICRONN_PATCHES ? MN_BUILD_PATCHES : 0u) | (MICRONN_DELEGATE ? MN_BUILD_DELEGATE : 0u))
 
 /* The double-precision libm functions the engine calls (TFLite computes some tables and the
  * float FLOOR_DIV in double): the C library's, or with MICRONN_OWN_LIBM_DBL=1 (the MicroPython

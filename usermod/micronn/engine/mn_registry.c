@@ -218,3 +218,7 @@ const char *mn_custom_op_hint(const char *custom_name) {
     }
     return NULL;
 }
+
+uint32_t mn_build_flags(void) {
+    return MN_BUILD_FLAGS;
+}

@@ -293,7 +293,8 @@ int mn_bcast_init3(mn_bcast_t *b, const int32_t *d1, int n1, const int32_t *d2, 
             break; \
         } \
         int32_t idx_[MN_ADD_MAX_DIMS] = {0}; \
-        int32_t o1 = 0, o2 = 0, o3 = 0; \
+        int32_t o1 = 0, o2 = 0, o3 = 0; /* (two-input ops never read o3) */ \
+        (void)o3; \
         for (int32_t k = 0; k < bb_->size; ++k) { \
             __VA_ARGS__; \
             for (int d_ = bb_->ndims - 1; d_ >= 0; --d_) { \
