@@ -275,11 +275,13 @@ def test_pytest_commands_collect(block, target):
 
 
 # ---- usermod/micronn/README.md -------------------------------------------------------------------
-def test_usermod_build_block_and_arena_figures():
+def test_usermod_build_block_and_arena_figures(monkeypatch):
     build = DOCS_BUILD / "usermod" / "MPS2_AN386"
     script = USERMOD_BUILD.rstrip("\n") + " BUILD=%s -j2" % build
     bash(script)
-    os.environ["MICRONN_BUILD_DIR"] = str(DOCS_BUILD / "usermod")  # where QemuBoard finds it
+    # where QemuBoard finds it (restored after the test: the board tests that follow on this
+    # worker boot the test firmware, tests/conftest.py)
+    monkeypatch.setenv("MICRONN_BUILD_DIR", str(DOCS_BUILD / "usermod"))
     board = QemuBoard("MPS2_AN386")
     try:
         assert board.eval("__import__('micronn').ops()") == \
@@ -288,7 +290,6 @@ def test_usermod_build_block_and_arena_figures():
                             pre="import micronn\nm = micronn.Model(micronn.models['person_detect'])")
     finally:
         board.close()
-        os.environ.pop("MICRONN_BUILD_DIR", None)
     m = re.search(r"person_detect\s+#?\s*needs ([\d,]+) instead of ([\d,]+) bytes", doc("usermod/micronn/README.md"))
     claimed = tuple(int(g.replace(",", "")) for g in m.groups())
     assert claimed == needed, f"README says {claimed}, MPS2_AN386 says {needed}"
