@@ -118,7 +118,7 @@ SETUP_DONE := $(MICROPY_DIR)/mpy-cross/build/mpy-cross $(VENV)/bin/micronn $(HOS
 
 # The host build of the engine (used to read models: op sets, inspect, convert checks).
 $(HOST_LIB): $(wildcard usermod/micronn/engine/*.[ch] usermod/micronn/engine/kernels/*/*.[ch] usermod/micronn/engine/kernels/*.[ch] usermod/micronn/engine/tools/*.c)
-	@$(MAKE) --no-print-directory -s -C tests/engine lib
+	@$(MAKE) --no-print-directory -s -C tests/engine -j$(JOBS) lib
 
 ifeq ($(BOARD),UNIX)
 BUILD_FIRMWARE = $(MAKE) -C $(MICROPY_DIR)/ports/unix -j$(JOBS) \
@@ -176,8 +176,10 @@ FUZZ_SECONDS ?= 60
 fuzz: $(SETUP_DONE)
 	$(MAKE) -C tests/engine fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
+# Each test's time goes to build/test-reports/hil.xml (JUnit XML: where a run's minutes went).
 test-hil: firmware-test
-	MICRONN_BUILD_DIR=$(TEST_BUILD) $(VENV)/bin/pytest -n 2 tests --board all,UNIX --ignore=tests/engine
+	MICRONN_BUILD_DIR=$(TEST_BUILD) $(VENV)/bin/pytest -n 2 tests --board all,UNIX --ignore=tests/engine \
+		--junitxml=build/test-reports/hil.xml
 
 test: $(SETUP_DONE)
 	$(MAKE) test-engine

@@ -47,6 +47,16 @@ except ImportError:  # pragma: no cover - reported when a serial board is opened
     serial = SerialTransport = None
     TransportError = Exception
 
+try:  # pyserial's POSIX backend lets termios.error (not an OSError) out of a dead pty or tty
+    import termios
+    _TERMIOS_ERRORS = (termios.error,)
+except ImportError:  # pragma: no cover - Windows
+    _TERMIOS_ERRORS = ()
+
+#: What a serial link raises when the board or its QEMU goes away (every except clause of the
+#: serial code uses it, so none of them lets a link failure escape as a bare OS error).
+LINK_ERRORS = (OSError, *_TERMIOS_ERRORS) + ((serial.SerialException,) if serial else ())
+
 DEFAULT_TIMEOUT = 30.0
 
 
@@ -175,6 +185,20 @@ def _mn_clean(t):
         os.remove(t)
     except OSError:
         pass
+def _mn_sweep(d, depth):
+    # temporary files of transfers that a dead link or a killed host left (any directory up to
+    # two levels down; ROMFS is read-only)
+    try:
+        es = [(e[0], e[1]) for e in os.ilistdir(d)]
+    except Exception:
+        return
+    for n, k in es:
+        p = d.rstrip('/') + '/' + n
+        if k == 0x4000:
+            if depth > 1 and p != '/rom':
+                _mn_sweep(p, depth - 1)
+        elif n.endswith('.mn-tmp'):
+            _mn_clean(p)
 def _mn_mv(t, p):
     try:
         os.rename(t, p)
@@ -230,6 +254,7 @@ def _mn_dump(p, c):
             if not d:
                 break
             print(_mn_b2a(d).decode().strip() if _mn_b2a else repr(d))
+_mn_sweep('/', 2)
 """
 
 
@@ -485,7 +510,7 @@ class _PushbackSerial:
             return
         try:
             fd = self._ser.fileno()
-        except (AttributeError, OSError, ValueError, serial.SerialException):
+        except (AttributeError, ValueError, *LINK_ERRORS):
             fd = None
         if fd is None:
             time.sleep(min(timeout, 0.002))
@@ -532,7 +557,7 @@ class SerialBoard(Board):
                 # acknowledgements among them); our own reads poll with their own deadlines.
                 self.transport = SerialTransport(self.url, baudrate=self.baudrate, timeout=PROTOCOL_READ_TIMEOUT)
                 break
-            except (TransportError, OSError, serial.SerialException) as e:
+            except (TransportError, *LINK_ERRORS) as e:
                 if time.monotonic() >= deadline:
                     raise BoardError(f"cannot open {self.url}: {e}") from None
                 time.sleep(0.25)
@@ -592,7 +617,7 @@ class SerialBoard(Board):
         try:
             n = self._ser.in_waiting
             return self._ser.read(n) if n else b""
-        except (OSError, serial.SerialException) as e:
+        except LINK_ERRORS as e:
             self.dirty = True
             raise BoardCrash(f"{self.name}: serial link lost ({e})") from None
 
@@ -611,7 +636,7 @@ class SerialBoard(Board):
                 self._sync(min(10.0, max(1.0, deadline - time.monotonic())))
                 self.in_raw, self.dirty, self.helper_loaded = True, False, False
                 return
-            except (TransportError, OSError, serial.SerialException) as e:
+            except (TransportError, *LINK_ERRORS) as e:
                 last = e
                 quiesce = True
             if time.monotonic() >= deadline:
@@ -628,7 +653,7 @@ class SerialBoard(Board):
         data: on a pty this empties the board's side), then read until the board is quiet."""
         try:
             self._ser.reset_output_buffer()
-        except (OSError, serial.SerialException, AttributeError):
+        except (AttributeError, *LINK_ERRORS):
             pass
         quiet_since = time.monotonic()
         while time.monotonic() < deadline:
@@ -736,12 +761,12 @@ class SerialBoard(Board):
         return parts[0], parts[1]
 
     def exec(self, code, timeout=DEFAULT_TIMEOUT, on_data=None):
-        self._ensure_raw()
         try:
             try:
+                self._ensure_raw()
                 self.transport.exec_raw_no_follow(code)
                 out, err = self._follow(timeout, on_data)
-            except (TransportError, OSError, serial.SerialException) as e:
+            except (TransportError, *LINK_ERRORS) as e:
                 self.dirty = True
                 raise BoardCrash(f"{self.name}: raw REPL protocol failed: {e}") from None
         except _PendingTimeout as t:
@@ -767,7 +792,7 @@ class SerialBoard(Board):
             self._ser.write(b"\x03")
             self._follow(3)  # the KeyboardInterrupt ends the exec normally: "\x04tb\x04"
             return "interrupt"
-        except (_PendingTimeout, BoardCrash, OSError):
+        except (_PendingTimeout, BoardCrash, *LINK_ERRORS):
             pass
         try:
             self.in_raw = False
@@ -783,10 +808,12 @@ class SerialBoard(Board):
             return None
 
     def ping(self, timeout=5.0):
-        """True when the board answers a trivial exec (used to check health after a failure)."""
+        """True when the board answers a trivial exec (used to check health after a failure);
+        False too when the link itself is gone (QEMU died, the cable was pulled)."""
         try:
             return self.exec("print(1+1)", timeout=timeout).strip() == "2"
-        except BoardError:
+        except (BoardError, *LINK_ERRORS):
+            self.dirty = True
             return False
 
     # -- transfers -------------------------------------------------------------------------
@@ -858,7 +885,7 @@ class SerialBoard(Board):
         self._ensure_raw()
         try:
             self.transport.enter_raw_repl(soft_reset=True, timeout_overall=timeout)
-        except (TransportError, OSError, serial.SerialException) as e:
+        except (TransportError, *LINK_ERRORS) as e:
             self.dirty = True
             raise BoardCrash(f"{self.name}: soft reset failed: {e}") from None
         self.helper_loaded = False
@@ -869,7 +896,7 @@ class SerialBoard(Board):
         try:
             self._ensure_raw()
             self.transport.exec_raw_no_follow("import machine\nmachine.reset()")
-        except (BoardError, TransportError, OSError, serial.SerialException):
+        except (BoardError, TransportError, *LINK_ERRORS):
             pass  # the board may be wedged; try reconnecting anyway
         self.close()
         time.sleep(0.5)
@@ -962,7 +989,7 @@ class QemuBoard(SerialBoard):
                 self._remove_quietly(remote)
             raise StreamStallError(f"{self.name}: put {what}: the board took no data for "
                                    f"{timeout} s ({seen}; recovered by: {recovered})") from None
-        except (TransportError, OSError, serial.SerialException) as e:
+        except (TransportError, *LINK_ERRORS) as e:
             self.dirty = True
             raise TransferError(f"{self.name}: put {what}: link failed: {e}") from None
         except _PendingTimeout:
@@ -993,7 +1020,7 @@ class QemuBoard(SerialBoard):
         ser = self._ser
         try:
             said = ser.read(ser.in_waiting) if ser.in_waiting else b""
-        except (OSError, serial.SerialException):
+        except LINK_ERRORS:
             said = b""
         state = f"board at {self.qemu.describe_where()}" if self.qemu.alive() else "QEMU exited"
         return (f"{off} of {len(enc)} stream bytes written, {state}"

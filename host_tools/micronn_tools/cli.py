@@ -54,7 +54,7 @@ def main(argv=None):
         parser.print_help()
         return 2
     from . import boards
-    from .board import BoardCrash, BoardError, BoardExecError, BoardTimeout
+    from .board import LINK_ERRORS, BoardCrash, BoardError, BoardExecError, BoardTimeout
     from .cli_common import CliError
     from .convert import ConvertError
     from .plan import PlanError
@@ -72,6 +72,11 @@ def main(argv=None):
                       f"\n{e.traceback.rstrip()}")
     except (BoardError, QemuError, boards.BoardConfigError, ConvertError, PlanError) as e:
         return _error(e)
+    except LINK_ERRORS as e:
+        # the serial link failed outside a board call that reports it (QEMU died, cable pulled)
+        where = getattr(args, "port", None) or getattr(args, "board", None) or "the board"
+        return _error(f"lost the link to {where}: {e} (is it connected, or its QEMU still running? "
+                      "then try again)")
     except KeyboardInterrupt:
         print("micronn: interrupted", file=sys.stderr)
         return 130

@@ -421,3 +421,54 @@ def test_inspect(engine):
     assert info["arena_bytes"] == info["arena"]["needed"]
     info = engine.inspect(oracle.read_model("trained_lstm_int8.tflite"))
     assert all(o["supported"] for o in info["ops"]) and info["arena_error"] is None
+
+
+def _litert_refuses(data):
+    from ai_edge_litert.interpreter import Interpreter
+    try:
+        it = Interpreter(model_content=data)
+        it.allocate_tensors()
+        it.invoke()
+        it.get_tensor(it.get_output_details()[0]["index"])
+    except (ValueError, RuntimeError):
+        return True
+    return False
+
+
+@pytest.mark.parametrize("case", ["no_ops", "writes_graph_input", "qdim3", "qdim7", "fc_9_inputs", "fc_1_input"])
+def test_graphs_litert_refuses_are_refused(engine, hello, case):
+    """What LiteRT refuses (at load, prepare or when the output is read) is refused at load or
+    prepare with a message naming the object, never run."""
+    mt = to_obj(hello)
+    sg = mt.subgraphs[0]
+    if case == "no_ops":  # the output is left to whatever the arena held
+        sg.operators = []
+        words = ("subgraph 0", "output 0 (tensor %d) is written by no operator" % sg.outputs[0])
+    elif case == "writes_graph_input":
+        sg.operators[0].outputs = np.array([sg.inputs[0]], dtype=np.int32)
+        words = ("operator 0 (subgraph 0)", "output 0 is tensor %d, an input of the subgraph" % sg.inputs[0])
+    elif case.startswith("qdim"):
+        t = next(i for i, t in enumerate(sg.tensors) if t.quantization is not None
+                 and t.quantization.scale is not None and len(t.quantization.scale) == 1 and len(t.shape) == 2)
+        sg.tensors[t].quantization.quantizedDimension = int(case[4:])
+        words = ("tensor %d (subgraph 0)" % t, "quantized_dimension %s out of range for a rank-2 tensor" % case[4:])
+    else:
+        op = sg.operators[0]
+        op.inputs = np.array(list(op.inputs) + [op.inputs[1]] * 6 if case == "fc_9_inputs" else op.inputs[:1],
+                             dtype=np.int32)
+        words = ("FULLY_CONNECTED", "takes 2 or 3 inputs and 1 output, has %d and 1" % len(op.inputs))
+    data = to_bytes(mt)
+    assert _litert_refuses(data), "LiteRT runs it"
+    expect_error(engine, data, engine.ERR_MODEL, *words)
+
+
+def test_no_op_subgraph_passing_its_input_through_runs(engine, hello):
+    """A subgraph whose output is its input needs no operator (LiteRT runs it too)."""
+    mt = to_obj(hello)
+    sg = mt.subgraphs[0]
+    sg.operators = []
+    sg.outputs = np.array(sg.inputs, dtype=np.int32)
+    it = engine.Interpreter(engine.Model(to_bytes(mt)))
+    it.set_input(0, np.array([[42]], dtype=np.int8))
+    it.invoke()
+    assert it.output(0).tolist() == [[42]]

@@ -265,3 +265,48 @@ def test_where_names_the_firmware_function(board):
     text = board.qemu.describe_where()
     assert text.startswith("pc 0x") and "(" in text, text
     assert board.eval("1 + 1") == 2
+
+
+@pytest.mark.serial_only
+def test_stale_temporary_files_are_swept_on_the_next_connection(board):
+    """Temporary files that interrupted copies left (in the current directory or one below) are
+    removed when the host next connects, before any transfer."""
+    board.exec("import os\ntry:\n os.mkdir('hil_sub')\nexcept OSError:\n pass\n"
+               "for _n in ('hil_a.mn-tmp', 'hil_sub/hil_b.mn-tmp', 'hil_keep.bin'):\n"
+               " open(_n, 'wb').close()")
+    try:
+        _release(board)   # the next call reconnects and loads the helper anew
+        board.put(b"x", NAME)
+        left = board.eval("[n for n in os.listdir() + ['hil_sub/' + m for m in os.listdir('hil_sub')]"
+                          " if n.startswith(('hil_', 'hil_sub/'))]", pre="import os")
+        assert sorted(left) == ["hil_atomic.bin", "hil_keep.bin", "hil_sub"], left
+    finally:
+        board.exec("import os\nfor _n in ('hil_a.mn-tmp', 'hil_sub/hil_b.mn-tmp', 'hil_keep.bin', 'hil_sub'):\n"
+                   " try:\n  os.remove(_n) if not _n.endswith('sub') else os.rmdir(_n)\n except OSError:\n  pass")
+
+
+def test_flash_to_a_board_whose_qemu_dies_is_one_clean_error(board, tmp_path):
+    """`micronn flash` to a board whose QEMU is killed mid-transfer exits 1 with one
+    `micronn: error:` line naming the board and what to do (it was an internal error: an
+    uncaught termios.error from the retry's ping)."""
+    if not isinstance(board, QemuBoard) or not board.spec.default:
+        pytest.skip("runs on the default emulated board (it kills a QEMU of its own)")
+    own = QemuBoard(board.spec, storage=False)
+    src = tmp_path / "payload.bin"
+    src.write_bytes(random.Random(5).randbytes(256 * 1024))
+    try:
+        assert own.eval("1 + 1") == 2
+        url = own.url
+        SerialBoard.close(own)
+        p = subprocess.Popen([sys.executable, "-m", "micronn_tools.cli", "flash", str(src), "--port", url,
+                              "--timeout", "20"], env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+        time.sleep(3)   # connected, transferring (256 KB take far longer over the emulated UART)
+        os.kill(own.qemu.proc.pid, signal.SIGKILL)
+        out, err = p.communicate(timeout=120)
+    finally:
+        own.close()
+    lines = [ln for ln in err.splitlines() if ln.startswith("micronn: ")]
+    assert p.returncode == 1, (p.returncode, err)
+    assert "Traceback" not in err and "internal error" not in err, err
+    assert len(lines) == 1 and lines[0].startswith("micronn: error: "), err

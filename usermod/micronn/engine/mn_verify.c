@@ -285,6 +285,14 @@ static mn_status_t v_tensor(vctx_t *v, uint32_t t) {
         if (qdim < 0) {
             return vfail(v, "negative quantized_dimension");
         }
+        /* LiteRT refuses a quantized_dimension beyond the rank (per-tensor params too); TFLM runs
+         * person_detect, whose 1-D per-channel biases store 3: that case alone is let through. */
+        if (nsc && ndim && (uint32_t)qdim >= ndim
+            && !(ndim == 1 && nsc > 1 && (uint32_t)mn_ld_i32(v->b + shape) == nsc)) {
+            char msg[80];
+            mn_fmt(msg, sizeof msg, "quantized_dimension %d out of range for a rank-%u tensor", (int)qdim, (unsigned)ndim);
+            return vfail(v, msg);
+        }
         /* Per-tensor params may carry any quantized_dimension (person_detect stores 3 on 1-D
          * biases); TFLM ignores it and so do we. Per-channel params must match the shape. */
         if (nsc > 1 && ((uint32_t)qdim >= ndim || (uint32_t)mn_ld_i32(v->b + shape + 4 * (uint32_t)qdim) != nsc)) {
@@ -345,6 +353,63 @@ static mn_status_t v_operator(vctx_t *v, uint32_t op, uint32_t n_tensors) {
     return MN_OK;
 }
 
+/* Is tensor x in the index vector (first, n)? */
+static int v_in(const vctx_t *v, uint32_t first, uint32_t n, int32_t x) {
+    for (uint32_t i = 0; i < n; i++) {
+        if (mn_ld_i32(v->b + first + 4 * i) == x) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The dataflow checks LiteRT makes on a graph whose indices are valid: no operator writes a
+ * subgraph input ("Tensor is both input and output"), and every subgraph output has a value: it
+ * is a subgraph input, a constant, a variable, or some operator's output (LiteRT lets an
+ * unwritten output through to a read of null data; we refuse the model). */
+static mn_status_t v_dataflow(vctx_t *v, uint32_t sgt, uint32_t tf, uint32_t of, uint32_t no) {
+    uint32_t inf, nin, outf, nout;
+    char msg[96];
+    inf = fb_vec(v->b, sgt, F_SG_INPUTS, &nin);
+    outf = fb_vec(v->b, sgt, F_SG_OUTPUTS, &nout);
+    v->where = "operator";
+    for (uint32_t i = 0; i < no; i++) {
+        uint32_t f, n;
+        f = fb_vec(v->b, fb_vec_table(v->b, of, i), F_OP_OUTPUTS, &n);
+        for (uint32_t k = 0; k < n; k++) {
+            int32_t x = mn_ld_i32(v->b + f + 4 * k);
+            if (x >= 0 && v_in(v, inf, nin, x)) {
+                v->idx = i;
+                mn_fmt(msg, sizeof msg, "output %u is tensor %d, an input of the subgraph", (unsigned)k, (int)x);
+                return vfail(v, msg);
+            }
+        }
+    }
+    v->where = "subgraph";
+    v->idx = v->sg;
+    v->in_sg = 0;
+    for (uint32_t j = 0; j < nout; j++) {
+        int32_t x = mn_ld_i32(v->b + outf + 4 * j);
+        uint32_t t = fb_vec_table(v->b, tf, (uint32_t)x);
+        size_t dlen;
+        if (v_in(v, inf, nin, x) || fb_i8(v->b, t, F_T_IS_VARIABLE, 0)
+            || (v->m->n_buffers && mn_model_buffer(v->m, fb_u32(v->b, t, F_T_BUFFER, 0), &dlen))) {
+            continue;
+        }
+        int written = 0;
+        for (uint32_t i = 0; i < no && !written; i++) {
+            uint32_t f, n;
+            f = fb_vec(v->b, fb_vec_table(v->b, of, i), F_OP_OUTPUTS, &n);
+            written = v_in(v, f, n, x);
+        }
+        if (!written) {
+            mn_fmt(msg, sizeof msg, "output %u (tensor %d) is written by no operator", (unsigned)j, (int)x);
+            return vfail(v, msg);
+        }
+    }
+    return MN_OK;
+}
+
 static mn_status_t v_subgraph(vctx_t *v, uint32_t sgt, uint32_t sgi) {
     uint32_t tf, nt, of, no;
     mn_status_t s;
@@ -380,7 +445,7 @@ static mn_status_t v_subgraph(vctx_t *v, uint32_t sgt, uint32_t sgi) {
             return s;
         }
     }
-    return MN_OK;
+    return v_dataflow(v, sgt, tf, of, no);
 }
 
 static mn_status_t v_metadata(vctx_t *v, uint32_t first, uint32_t n) {

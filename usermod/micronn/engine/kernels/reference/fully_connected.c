@@ -352,6 +352,11 @@ static mn_status_t fc_prepare_hybrid(mn_ctx_t *ctx, mn_node_t *node, fc_data_t *
 }
 
 static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
+    /* as LiteRT: input, weights and an optional bias (-1 when absent), one output */
+    if (mn_num_inputs(node) < 2 || mn_num_inputs(node) > 3 || mn_num_outputs(node) != 1) {
+        return mn_fail(ctx, MN_ERR_MODEL, "takes 2 or 3 inputs and 1 output, has %d and %d", mn_num_inputs(node),
+            mn_num_outputs(node));
+    }
     REF_INPUT(in, ctx, node, 0, "input");
     REF_INPUT(w, ctx, node, 1, "weights");
     mn_tensor_t *bias = mn_input(ctx, node, 2);
