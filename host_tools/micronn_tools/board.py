@@ -169,7 +169,7 @@ def _mn_sha(p):
             h.update(m[:n])
             z += n
     print(z, ''.join('%02x' % x for x in h.digest()))
-def _mn_clean(t):
+def _mn_clean(t, d=None):
     # A handle left open by an interrupted transfer would be flushed whenever it is finalised
     # (gc, soft reset) and overwrite what a later transfer wrote: close it, then let gc finalise
     # any other unreachable file, then drop the half-written temporary file.
@@ -185,20 +185,25 @@ def _mn_clean(t):
         os.remove(t)
     except OSError:
         pass
-def _mn_sweep(d, depth):
-    # temporary files of transfers that a dead link or a killed host left (any directory up to
-    # two levels down; ROMFS is read-only)
-    try:
-        es = [(e[0], e[1]) for e in os.ilistdir(d)]
-    except Exception:
-        return
-    for n, k in es:
-        p = d.rstrip('/') + '/' + n
-        if k == 0x4000:
-            if depth > 1 and p != '/rom':
-                _mn_sweep(p, depth - 1)
-        elif n.endswith('.mn-tmp'):
-            _mn_clean(p)
+    # with d: also the temporary files that interrupted copies (a dead link, a killed host) left
+    # in directory d and the directories in it (no new global: tests fill the REPL's globals)
+    s = [(d, 2)] if d else []
+    while s:
+        q, k = s.pop()
+        try:
+            es = [(e[0], e[1]) for e in os.ilistdir(q)]
+        except Exception:
+            continue
+        for n, y in es:
+            p = q.rstrip('/') + '/' + n
+            if y == 0x4000:
+                if k > 1 and p != '/rom':
+                    s.append((p, k - 1))
+            elif n.endswith('.mn-tmp'):
+                try:
+                    os.remove(p)
+                except OSError:
+                    pass
 def _mn_mv(t, p):
     try:
         os.rename(t, p)
@@ -254,7 +259,6 @@ def _mn_dump(p, c):
             if not d:
                 break
             print(_mn_b2a(d).decode().strip() if _mn_b2a else repr(d))
-_mn_sweep('/', 2)
 """
 
 
@@ -367,8 +371,10 @@ class Board:
                 f"bytes free, the file needs about {need} (ENOSPC)", size, free, need)
 
     def _discard_stale(self, tmp):
+        # this transfer's own leftover, then those of interrupted copies into the same directory
+        # (and one level below) that a dead link or a killed host left
         self._ensure_helper()
-        self.exec(f"_mn_clean({tmp!r})", timeout=30)
+        self.exec(f"_mn_clean({tmp!r}, {_remote_dir(tmp)!r})", timeout=30)
 
     def _rename(self, tmp, remote):
         self.exec(f"_mn_mv({tmp!r}, {remote!r})", timeout=30)
