@@ -161,3 +161,106 @@ def conversions_model(shared_quantize=False):
         g.output(g.op(BO.RELU, [q], np.int8, (1, 8), name="relu_q", scale=0.05, zp=3))
     return g.tflite()
 
+
+
+HOTWORD_LAYERS = (("svdf", 40, 32, 2, 8), ("fc", 32, 24, True), ("svdf", 24, 16, 1, 10), ("fc", 16, 4, False))
+# Without FULLY_CONNECTED: TFLM's int8 FULLY_CONNECTED rounds twice where LiteRT's rounds once
+# (mn_quant.h), so a model with one is no bit-exact check of TFLM's SVDF.
+HOTWORD_SVDF_LAYERS = (("svdf", 40, 32, 2, 8), ("svdf", 32, 16, 1, 10), ("svdf", 16, 4, 2, 4))
+
+
+def hotword_model(time_dtype=np.int8, seed=0, steps=40, softmax=True, layers=HOTWORD_LAYERS):
+    """A keyword-spotter of the class TFLM's hotword benchmark is (its scrambled weights saturate
+    every layer, so this one has its own): int16 features [1,40] -> QUANTIZE -> SVDF (32 units, rank
+    2, memory 8) -> FULLY_CONNECTED 24 (RELU) -> SVDF (16 units, rank 1, memory 10) ->
+    FULLY_CONNECTED 4 -> SOFTMAX (or `layers`), all int8, the SVDFs' weights_time and state of time_dtype (int8:
+    what TFLM's converter emits; int16: TFLite's). Random float weights, quantized post-training:
+    each activation's scale is its range over a simulated run of `steps` frames (hotword_frames),
+    so no layer saturates. Returns (model bytes, frames)."""
+    rng = np.random.default_rng(seed)
+    frames = hotword_frames(seed, steps)
+    weights = []
+    for L in layers:
+        if L[0] == "svdf":
+            _, ni, units, rank, mem = L
+            weights.append((rng.normal(0, 1 / np.sqrt(ni), (units * rank, ni)),
+                            rng.normal(0, 1 / np.sqrt(mem), (units * rank, mem)), rng.normal(0, 0.1, units)))
+        else:
+            _, ni, no, _relu = L
+            weights.append((rng.normal(0, 1.5 / np.sqrt(ni), (no, ni)), rng.normal(0, 0.1, no)))
+    # float run: every activation's range (the SVDF state is the feature stage's output)
+    ranges = {}
+    states = [np.zeros((L[2] * L[3], L[4])) for L in layers if L[0] == "svdf"]
+
+    def seen(key, v):
+        ranges[key] = max(ranges.get(key, 1e-6), float(np.abs(v).max()))
+    for x in frames:
+        h, si = x.reshape(-1).astype(np.float64) * (4 / 32767), 0
+        seen("in", h)
+        for k, (L, W) in enumerate(zip(layers, weights)):
+            if L[0] == "svdf":
+                wf, wt, b = W
+                st = states[si]
+                st[:, :-1] = st[:, 1:]
+                st[:, -1] = wf @ h
+                seen(("state", k), st[:, -1])
+                h = (wt * st).sum(1).reshape(L[2], L[3]).sum(1) + b   # the integer kernel applies no activation
+                si += 1
+            else:
+                w, b = W
+                h = w @ h + b
+                h = np.maximum(h, 0) if L[3] else h
+            seen(("out", k), h)
+    g = Graph()
+    x = g.input("features", np.int16, (1, 40), scale=4 / 32767)
+    sc = ranges["in"] / 127
+    h = g.op(BO.QUANTIZE, [x], np.int8, (1, 40), S.BuiltinOptions.QuantizeOptions, S.QuantizeOptionsT(),
+             scale=sc, zp=0)
+    tmax = np.iinfo(time_dtype).max
+    for k, (L, W) in enumerate(zip(layers, weights)):
+        if L[0] == "svdf":
+            _, ni, units, rank, mem = L
+            wf, wt, b = W
+            wf_s, wt_s = np.abs(wf).max() / 127, np.abs(wt).max() / 127
+            st_s = ranges[("state", k)] / tmax
+            b_s = float(np.float32(st_s) * np.float32(wt_s))
+            ins = [h, g.const(f"wf{k}", np.round(wf / wf_s).astype(np.int8), scale=wf_s),
+                   g.const(f"wt{k}", np.round(wt / wt_s).astype(time_dtype), scale=wt_s),
+                   g.const(f"b{k}", np.round(b / b_s).astype(np.int32), scale=b_s)]
+            ins.append(g.tensor(f"state{k}", time_dtype, (1, units * rank * mem), scale=st_s))
+            g.tensors[ins[-1]].isVariable = True
+            o = S.SVDFOptionsT()
+            o.rank, o.fusedActivationFunction = rank, 1   # RELU, as TFLite demands (not applied)
+            out_s = ranges[("out", k)] / 127
+            h = g.op(BO.SVDF, ins, np.int8, (1, units), S.BuiltinOptions.SVDFOptions, o, scale=out_s, zp=0)
+            sc = out_s
+        else:
+            _, ni, no, relu = L
+            w, b = W
+            w_s = np.abs(w).max() / 127
+            b_s = float(np.float32(sc) * np.float32(w_s))
+            ins = [h, g.const(f"w{k}", np.round(w / w_s).astype(np.int8), scale=w_s),
+                   g.const(f"fb{k}", np.round(b / b_s).astype(np.int32), scale=b_s)]
+            o = S.FullyConnectedOptionsT()
+            o.fusedActivationFunction = 1 if relu else 0
+            out_s = ranges[("out", k)] / (255 if relu else 127)
+            h = g.op(BO.FULLY_CONNECTED, ins, np.int8, (1, no), S.BuiltinOptions.FullyConnectedOptions, o,
+                     scale=out_s, zp=-128 if relu else 0)
+            sc = out_s
+    if softmax:
+        so = S.SoftmaxOptionsT()
+        so.beta = 1.0
+        h = g.op(BO.SOFTMAX, [h], np.int8, (1, layers[-1][2]), S.BuiltinOptions.SoftmaxOptions, so, scale=1 / 256, zp=-128)
+    g.output(h)
+    return g.tflite(), frames
+
+
+def hotword_frames(seed=0, steps=40):
+    """int16 feature frames [1,40] that drift from frame to frame (as a spectrogram's do)."""
+    rng = np.random.default_rng(seed + 1)
+    base = rng.normal(0, 0.8, 40)
+    out = []
+    for _ in range(steps):
+        base = 0.8 * base + 0.45 * rng.normal(0, 0.8, 40)
+        out.append(np.clip(np.round(base * 32767 / 4), -32768, 32767).astype(np.int16).reshape(1, 40))
+    return out

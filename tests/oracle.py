@@ -7,6 +7,9 @@
 LiteRT refuses per-tensor quantization whose quantized_dimension is not smaller than the tensor's
 rank (person_detect.tflite stores 3 on 1-D biases; TFLM ignores it). Such fields are reset to 0
 in a re-serialized copy before loading; the tensors and their data are otherwise unchanged.
+
+For what LiteRT lacks or computes otherwise (int8 SVDF weights_time and state, signal ops), TFLM
+itself is the second oracle: `tflm_interpreter(model_bytes)`, `run_tflm(model_bytes, inputs)`.
 """
 import os
 
@@ -95,3 +98,20 @@ def input_details(model_bytes):
 
 def output_details(model_bytes):
     return interpreter(model_bytes).get_output_details()
+
+
+def tflm_interpreter(model_bytes, arena_size=None):
+    """TFLM's interpreter (PyPI tflite-micro: its reference kernels) over the model; variable
+    tensors start from TFLM's reset values (int8: the zero point)."""
+    from tflite_micro.python.tflite_micro import runtime
+    return runtime.Interpreter.from_bytes(model_bytes, arena_size=arena_size or len(model_bytes) + (1 << 20))
+
+
+def run_tflm(model_bytes, inputs):
+    """As run(), with TFLM: a fresh interpreter (state from its reset values), one invoke."""
+    it = tflm_interpreter(model_bytes)
+    for i, x in enumerate(inputs):
+        d = it.get_input_details(i)
+        it.set_input(np.asarray(x, dtype=d["dtype"]).reshape(d["shape"]), i)
+    it.invoke()
+    return [it.get_output(i).copy() for i in range(len(output_details(model_bytes)))]

@@ -60,7 +60,7 @@ def boards_dir() -> Path:
 
 
 def build_dir() -> Path:
-    return Path(os.environ.get("MICRONN_BUILD_DIR") or Path(repo_root()) / "build")
+    return Path(os.environ.get("MICRONN_BUILD_DIR") or Path(repo_root()) / "build").absolute()
 
 
 def storage_dir() -> Optional[Path]:

@@ -171,13 +171,15 @@ def assert_matches(got, want, what=""):
                                  f"want {want.ravel()[diff[:5]].tolist()}")
 
 
-def check_single_op(dev, tmp_path, monkeypatch, name, model, sets):
+def check_single_op(dev, tmp_path, monkeypatch, name, model, sets, reference=None):
     """Run the single-op model `model` (tests/engine/ops OpModel) on the board under `name` with each
-    input set of `sets` and compare every output with LiteRT's reference kernels (assert_matches)."""
+    input set of `sets` (state reset before each) and compare every output with LiteRT's reference
+    kernels (assert_matches), or with reference(model_bytes, inputs) (oracle.run_tflm)."""
+    reference = reference or oracle.run
     mb = model.tflite()
     (tmp_path / f"{name}.tflite").write_bytes(mb)
     monkeypatch.setitem(globals(), "MODELS_DIR", str(tmp_path))
     got = dev.run(name, sets)
     for k, (inputs, outs) in enumerate(zip(sets, got)):
-        for i, (g, w) in enumerate(zip(outs, oracle.run(mb, inputs))):
+        for i, (g, w) in enumerate(zip(outs, reference(mb, inputs))):
             assert_matches(g, w, f"{name} input set {k} output {i}")

@@ -372,7 +372,8 @@ def dequantize(rng, in_dtype, shape=(2, 33), in_q=None, per_channel_dim=None):
 # ---- SVDF ---------------------------------------------------------------------------------------
 
 def svdf(rng, dtype="int8", batches=2, input_size=12, units=4, rank=2, memory=5, act=ACT_RELU, bias=True,
-         out_zp=None):
+         out_zp=None, time_dtype=np.int16):
+    """int8: time_dtype is weights_time's and the state's type (int16: TFLite; int8: TFLM only)."""
     filters = units * rank
     if dtype == "float32":
         ts = [T("input", np.float32, (batches, input_size)),
@@ -387,18 +388,19 @@ def svdf(rng, dtype="int8", batches=2, input_size=12, units=4, rank=2, memory=5,
         wt_scale = float(rng.uniform(0.001, 0.004))
         # state holds the feature activations: std ~ sqrt(input)*73*73*in*wf
         feat_std = math.sqrt(input_size) * 73 * 73 * in_scale * wf_scale
-        state_scale = feat_std * 8 / 65536 * 8
+        # one standard deviation of the feature activations: 1024 int16 or 32 int8 state steps
+        state_scale = feat_std / (1024 if np.dtype(time_dtype) == np.int16 else 32)
         time_std = math.sqrt(memory * rank) * feat_std * 0.5 * 73 * wt_scale * 1.5
         bias_scale = float(np.float32(state_scale) * np.float32(wt_scale))
         out_scale = time_std * 8 / 256
         ts = [T("input", np.int8, (batches, input_size), scale=[in_scale], zp=[in_zp]),
               T("weights_feature", np.int8, (filters, input_size),
                 data=rand_q(rng, np.int8, (filters, input_size), -127, 127), scale=[wf_scale]),
-              T("weights_time", np.int16, (filters, memory),
-                data=rand_q(rng, np.int16, (filters, memory), -127, 127), scale=[wt_scale]),
+              T("weights_time", time_dtype, (filters, memory),
+                data=rand_q(rng, time_dtype, (filters, memory), -127, 127), scale=[wt_scale]),
               T("bias", np.int32, (units,), data=np.round(rng.normal(0, time_std, units) / bias_scale).astype(np.int32),
                 scale=[bias_scale]),
-              T("state", np.int16, (batches, filters * memory), scale=[state_scale], variable=True),
+              T("state", time_dtype, (batches, filters * memory), scale=[state_scale], variable=True),
               T("output", np.int8, (batches, units), scale=[out_scale],
                 zp=[int(rng.integers(-20, 21)) if out_zp is None else out_zp])]
     opts = S.SVDFOptionsT()

@@ -44,6 +44,23 @@ def run_oracle(model, inputs, invokes=1, presets=None, read=()):
     return res if invokes > 1 else res[0]
 
 
+def run_tflm(model, inputs, invokes=1, presets=None, read=()):
+    """As run_oracle, with TFLM itself (PyPI tflite-micro, its reference kernels) as the oracle,
+    for what LiteRT lacks or runs differently (int8 SVDF weights_time and state). TFLM resets
+    variable tensors (int8: to the zero point) when the interpreter is made; presets and read are
+    not available through its Python API."""
+    import oracle
+    assert not presets and not read, "TFLM's Python API neither writes nor reads inner tensors"
+    it = oracle.tflm_interpreter(model.tflite())
+    res = []
+    for k in range(invokes):
+        for i, x in enumerate(inputs[k] if invokes > 1 else inputs):
+            it.set_input(x, i)
+        it.invoke()
+        res.append([it.get_output(i).copy() for i in range(len(model.outputs))])
+    return res if invokes > 1 else res[0]
+
+
 # ---- kernel shim --------------------------------------------------------------------------------
 
 class _Opt(ctypes.Structure):

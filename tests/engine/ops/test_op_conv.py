@@ -6,7 +6,7 @@ import pytest
 
 import models_conv as MC
 import opmodels as M
-from runners import run_oracle
+from runners import run_oracle, run_tflm
 from test_op_kernels import check
 
 PAD = (M.SAME, M.VALID)
@@ -214,11 +214,49 @@ def test_int16x8_class_is_supported(tmp_path):
     assert seen == set(INT16X8_CLASS)
 
 
-def test_svdf_int8_weights_time_refused(runner, rng):
-    """TFLM runs int8 SVDF with int8 weights_time and state (zero-point state); LiteRT 2.3's
-    reference accepts the model but its outputs do not follow that (nor the int16 path with the
-    same values), so there is no oracle to be bit-exact with: the engine refuses it clearly."""
+@pytest.mark.parametrize("dims", [dict(), dict(batches=1, input_size=40, units=16, rank=1, memory=8),
+                                  dict(batches=3, input_size=7, units=3, rank=3, memory=1),
+                                  dict(act=M.ACT_NONE, memory=10)])
+def test_svdf_int8_weights_time_bit_exact_with_tflm(runner, rng, dims):
+    """int8 SVDF with int8 weights_time and state (TFLM's EvalIntegerSvdfReference<int8_t>, what a
+    converted int8 hotword model holds): LiteRT's reference reads both as int16, so TFLM is the
+    oracle. Several invokes: the int8 state carries each filter's memory from one to the next."""
+    m = M.svdf(rng, "int8", time_dtype=np.int8, **dims)
+    check(runner, rng, m, invokes=4, oracle=run_tflm)
+
+
+def test_svdf_int8_weights_time_without_bias(runner, rng):
+    """No bias: TFLM's int8 prepare reads the bias's scale unconditionally (it crashes without one),
+    so the oracle runs the same model with an all-zero bias, which is what no bias means."""
+    m = M.svdf(rng, "int8", time_dtype=np.int8, memory=6)
+    m.tensors[3].data = np.zeros_like(m.tensors[3].data)
+    ins = [[M.random_input(rng, m.tensors[0])] for _ in range(4)]
+    want = run_tflm(m, ins, 4)
+    m.inputs[3] = -1
+    got = runner(m, ins, 4)
+    for w, g in zip(want, got):
+        np.testing.assert_array_equal(np.asarray(g[0]).reshape(w[0].shape), w[0])
+    assert len(np.unique(want[-1][0])) > 2
+
+
+def test_svdf_int16_weights_time_tflm_agrees_with_litert(rng):
+    """The two oracles agree on TFLite's int16 path (the test above relies on TFLM's SVDF)."""
     m = M.svdf(rng, "int8")
-    m.tensors[2].dtype = np.dtype(np.int8)
-    m.tensors[2].data = m.tensors[2].data.astype(np.int8)
-    _refused(runner, m, ["weights_time", "int8"])
+    ins = [[M.random_input(rng, m.tensors[0])] for _ in range(3)]
+    for w, t in zip(run_oracle(m, ins, 3), run_tflm(m, ins, 3)):
+        np.testing.assert_array_equal(w[0], t[0])
+
+
+def test_svdf_int8_mixed_state_refused(runner, rng):
+    """An int16 state with int8 weights_time: TFLM would read the state as int8 whatever its type."""
+    m = M.svdf(rng, "int8", time_dtype=np.int8)
+    m.tensors[4].dtype = np.dtype(np.int16)
+    _refused(runner, m, ["activation_state", "int16", "weights_time", "int8"])
+
+
+def test_svdf_int16_weights_time_act_none_bit_exact_with_tflm(runner, rng):
+    """LiteRT refuses an integer SVDF whose activation is not RELU; TFLM runs NONE (no activation,
+    what the kernel computes anyway)."""
+    check(runner, rng, M.svdf(rng, "int8", act=M.ACT_NONE), invokes=3, oracle=run_tflm)
+
+

@@ -479,6 +479,10 @@ typedef struct {
 void mn_svdf_s8(const mn_svdf_params_t *p, const int8_t *input,
     const int8_t *w_feature, const int16_t *w_time, const int32_t *bias,
     int16_t *state, int32_t *scratch, int32_t *scratch_out, int8_t *output);
+/* The same with int8 weights_time and an int8 state (TFLM; LiteRT has no such kernel). */
+void mn_svdf_s8_state8(const mn_svdf_params_t *p, const int8_t *input,
+    const int8_t *w_feature, const int8_t *w_time, const int32_t *bias,
+    int8_t *state, int32_t *scratch, int32_t *scratch_out, int8_t *output);
 /* The steps of mn_svdf_s8 an optimized variant shares: shift every filter's memory by one (the
  * whole buffer of total values left by one), and bias + rank reduction + requantization of the
  * time-weighted sums in scratch into output. */

@@ -1,5 +1,6 @@
 /* SVDF reference kernel (bit-exact with TFLite's reference EvalIntegerSVDF
- * for int8 input / int16 state; float as EvalFloatSVDF).
+ * for int8 input / int16 state; TFLM's EvalIntegerSvdfReference for int8 weights_time and state;
+ * float as EvalFloatSVDF).
  *
  * State layout: [batch][filter][memory], newest activation in the last
  * memory slot.  Each invoke first shifts every filter's memory left by one,
@@ -16,52 +17,64 @@ void mn_svdf_shift_state_s16(int16_t *state, size_t total) {
     }
 }
 
+/* The state-typed steps of the integer SVDF, for an int16 state (int16 weights_time) and an int8
+ * state (int8 weights_time, as TFLM's EvalIntegerSvdfReference<int8_t>): shift every filter's
+ * memory left by one (shifting the whole buffer is the same: the element crossing a boundary lands
+ * in the slot overwritten next), the feature matmul into the newest slot, saturated to the state's
+ * type, then per filter dot(weights_time[f], state[f]) into scratch. int32 sums wrap as the C++
+ * reference does, without signed-overflow UB. */
+#define SVDF_S8_STAGES(NAME, ST, SMIN, SMAX) \
+    static void NAME(const mn_svdf_params_t *p, const int8_t *input, const int8_t *w_feature, \
+        const ST *w_time, ST *state, int32_t *scratch) { \
+        const int nb = p->batches, ni = p->input_size, nf = p->filters, nm = p->memory; \
+        const size_t total = (size_t)nb * nf * nm; \
+        if (total > 1) { \
+            memmove(state, state + 1, (total - 1) * sizeof(ST)); \
+        } \
+        for (int b = 0; b < nb; ++b) { \
+            const int8_t *in = input + (size_t)b * ni; \
+            ST *dst = state + (size_t)b * nf * nm + (nm - 1); \
+            const int8_t *w = w_feature; \
+            for (int f = 0; f < nf; ++f) { \
+                uint32_t acc = 0; \
+                for (int c = 0; c < ni; ++c) { \
+                    acc += (uint32_t)((int32_t)w[c] * ((int32_t)in[c] - p->input_zp)); \
+                } \
+                w += ni; \
+                *dst = (ST)mn_clamp_i32(mn_mul_by_qm((int32_t)acc, p->mult1, p->shift1), SMIN, SMAX); \
+                dst += nm; \
+            } \
+        } \
+        for (int b = 0; b < nb; ++b) { \
+            const ST *s = state + (size_t)b * nf * nm; \
+            const ST *wt = w_time; \
+            int32_t *sc = scratch + (size_t)b * nf; \
+            for (int f = 0; f < nf; ++f) { \
+                uint32_t acc = 0; \
+                for (int m = 0; m < nm; ++m) { \
+                    acc += (uint32_t)((int32_t)wt[m] * (int32_t)s[m]); \
+                } \
+                sc[f] = (int32_t)acc; \
+                wt += nm; \
+                s += nm; \
+            } \
+        } \
+    }
+
+SVDF_S8_STAGES(svdf_stages_s16, int16_t, INT16_MIN, INT16_MAX)
+SVDF_S8_STAGES(svdf_stages_s8, int8_t, INT8_MIN, INT8_MAX)
+
 void mn_svdf_s8(const mn_svdf_params_t *p, const int8_t *input,
     const int8_t *w_feature, const int16_t *w_time, const int32_t *bias,
     int16_t *state, int32_t *scratch, int32_t *scratch_out, int8_t *output) {
-    const int nb = p->batches, ni = p->input_size, nf = p->filters;
-    const int nm = p->memory;
+    svdf_stages_s16(p, input, w_feature, w_time, state, scratch);
+    mn_svdf_s8_output(p, bias, scratch, scratch_out, output);
+}
 
-    /* Shifting the whole buffer left by one is the same as shifting each
-     * filter's memory: the element crossing a boundary lands in the slot
-     * that is overwritten next. */
-    mn_svdf_shift_state_s16(state, (size_t)nb * nf * nm);
-
-    /* Feature matmul into the newest slot of each filter's memory. */
-    for (int b = 0; b < nb; ++b) {
-        const int8_t *in = input + (size_t)b * ni;
-        int16_t *dst = state + (size_t)b * nf * nm + (nm - 1);
-        const int8_t *w = w_feature;
-        for (int f = 0; f < nf; ++f) {
-            uint32_t acc = 0; /* int32 accumulator, wrap-around defined */
-            for (int c = 0; c < ni; ++c) {
-                acc += (uint32_t)((int32_t)w[c] * ((int32_t)in[c] - p->input_zp));
-            }
-            w += ni;
-            const int32_t v = mn_mul_by_qm((int32_t)acc, p->mult1, p->shift1);
-            *dst = (int16_t)mn_clamp_i32(v, INT16_MIN, INT16_MAX);
-            dst += nm;
-        }
-    }
-
-    /* Time weights: per filter, dot(weights_time[f], state[f]). */
-    for (int b = 0; b < nb; ++b) {
-        const int16_t *s = state + (size_t)b * nf * nm;
-        const int16_t *wt = w_time;
-        int32_t *sc = scratch + (size_t)b * nf;
-        for (int f = 0; f < nf; ++f) {
-            /* int32 accumulation with two's complement wrap-around, as the
-             * C++ reference behaves, without signed-overflow UB */
-            uint32_t acc = 0;
-            for (int m = 0; m < nm; ++m) {
-                acc += (uint32_t)((int32_t)wt[m] * (int32_t)s[m]);
-            }
-            sc[f] = (int32_t)acc;
-            wt += nm;
-            s += nm;
-        }
-    }
-
+void mn_svdf_s8_state8(const mn_svdf_params_t *p, const int8_t *input,
+    const int8_t *w_feature, const int8_t *w_time, const int32_t *bias,
+    int8_t *state, int32_t *scratch, int32_t *scratch_out, int8_t *output) {
+    svdf_stages_s8(p, input, w_feature, w_time, state, scratch);
     mn_svdf_s8_output(p, bias, scratch, scratch_out, output);
 }
 
@@ -210,11 +223,12 @@ typedef struct {
                                             * the float paths' scratch; -1 with a variant */
     int16_t rank, units, memory;           /* (eval needs no weights' descriptor) */
     int8_t shift1, shift2;                 /* within +-31 (mn_quantize_multiplier) */
-    uint8_t act;                           /* fused activation, and SVDF_HYBRID / SVDF_VDATA */
+    uint8_t act;                           /* fused activation, and SVDF_STATE8 / SVDF_HYBRID / SVDF_VDATA */
     uint8_t dtype;
 } svdf_data_t;
 
-#define SVDF_ACT 0x3f
+#define SVDF_ACT 0x1f
+#define SVDF_STATE8 0x20                   /* int8: int8 weights_time and state (TFLM) */
 #define SVDF_HYBRID 0x40                   /* an svdf_hybrid_data_t */
 #define SVDF_VDATA 0x80                    /* the variant's data follows, SVDF_HEAD bytes from the start */
 #define SVDF_HEAD ((sizeof(svdf_data_t) + 7u) & ~(size_t)7u)
@@ -389,11 +403,14 @@ static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         if (wf->dtype != MN_INT8) {
             return ref_fail_dtype(ctx, "weights_feature (with int8 input)", wf);
         }
-        if (wt->dtype != MN_INT16) {
+        /* weights_time int16 (TFLite) or int8 (TFLM), the state of the same type: TFLM reads
+         * the state as weights_time's type whatever its declared type, so a mix is refused. */
+        if (wt->dtype != MN_INT16 && wt->dtype != MN_INT8) {
             return ref_fail_dtype(ctx, "weights_time (with int8 input)", wt);
         }
-        if (state->dtype != MN_INT16) {
-            return ref_fail_dtype(ctx, "activation_state (with int8 input)", state);
+        if (state->dtype != wt->dtype) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "activation_state is %s, weights_time %s: they must be of one type",
+                mn_dtype_name(state->dtype), mn_dtype_name(wt->dtype));
         }
         if (bias && bias->dtype != MN_INT32) {
             return ref_fail_dtype(ctx, "bias (with int8 input)", bias);
@@ -401,11 +418,12 @@ static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         if (out->dtype != MN_INT8) {
             return ref_fail_combo(ctx, in, out);
         }
-        /* TFLite's integer SVDF requires RELU (and then relies on the int8
-         * output range instead of clamping at the zero point). */
-        if (act != MN_ACT_RELU) {
+        /* The integer SVDF applies no activation: TFLite requires RELU and relies on the int8
+         * output range instead of clamping at the zero point; TFLM ignores the field. NONE is
+         * then exact too; any other activation would be silently dropped, so it is refused. */
+        if (act != MN_ACT_RELU && act != MN_ACT_NONE) {
             return mn_fail(ctx, MN_ERR_UNSUPPORTED,
-                "fused activation %s not supported with int8 input (only RELU)", mn_fused_act_name(act));
+                "fused activation %s not supported with int8 input (only NONE or RELU)", mn_fused_act_name(act));
         }
         REF_TRY(ref_need_quant(ctx, "input", in));
         REF_TRY(ref_need_quant(ctx, "weights_feature", wf));
@@ -433,7 +451,11 @@ static mn_status_t svdf_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         d->shift2 = (int8_t)p->shift2;
         d->input_zp = (int16_t)p->input_zp;
         d->output_zp = (int16_t)p->output_zp;
-        v = svdf_select(ctx, node, p, wf);
+        if (wt->dtype == MN_INT8) {
+            d->act |= SVDF_STATE8;   /* the reference kernel: the variants take an int16 state */
+        } else {
+            v = svdf_select(ctx, node, p, wf);
+        }
         scratch = ((size_t)p->filters + p->units) * sizeof(int32_t);   /* filter sums, then unit sums */
     } else {
         return ref_fail_dtype(ctx, "input", in);
@@ -471,6 +493,10 @@ static mn_status_t svdf_eval(mn_ctx_t *ctx, mn_node_t *node) {
         const mn_vbuf_t buf = { NULL, (d->act & SVDF_VDATA) ? (const uint8_t *)d + SVDF_HEAD : NULL };
         mn_variant_svdf_s8(node->variant)->run(&p, (const int8_t *)in->data, (const int8_t *)wf, (const int16_t *)wt,
             (const int32_t *)bias, (int16_t *)state->data, (int8_t *)out->data, &buf);
+    } else if (d->act & SVDF_STATE8) {
+        mn_svdf_s8_state8(&p, (const int8_t *)in->data, (const int8_t *)wf, (const int8_t *)wt, (const int32_t *)bias,
+            (int8_t *)state->data, (int32_t *)scratch, (int32_t *)scratch + (size_t)p.batches * p.filters,
+            (int8_t *)out->data);
     } else if (d->dtype == MN_INT8) {
         mn_svdf_s8(&p, (const int8_t *)in->data, (const int8_t *)wf, (const int16_t *)wt, (const int32_t *)bias,
             (int16_t *)state->data, (int32_t *)scratch, (int32_t *)scratch + (size_t)p.batches * p.filters,
