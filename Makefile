@@ -81,7 +81,7 @@ HOST_LIB := build/host/libmicronn.so
 # KERNELS="dsp generic" / KERNELS=reference: optimized kernel backends (default: the board's).
 KERNELS_ARG := $(if $(KERNELS),MICRONN_KERNELS="$(KERNELS)")
 
-.PHONY: setup firmware firmware-all firmware-test run repl test test-engine test-hil clean help bench demo fuzz
+.PHONY: setup firmware firmware-all firmware-test run repl test test-engine test-hil test-full clean help bench demo fuzz
 
 help:
 	@echo "make setup                 install toolchains, QEMU, MicroPython source, .venv (idempotent)"
@@ -101,7 +101,8 @@ help:
 	@echo "make run BOARD=X           boot X under QEMU, UART on a pty (path printed first);"
 	@echo "                           builds X only if missing or MODELS=/OPS= are given"
 	@echo "make repl BOARD=X          boot X under QEMU with its REPL on this terminal"
-	@echo "make test                  the whole test suite (what CI runs)"
+	@echo "make test                  the test suite as CI runs it (its fixed slice of board tests)"
+	@echo "make test-full             every test on every board (before a release; ~2x make test)"
 	@echo "make fuzz [FUZZ_SECONDS=N] coverage-guided fuzzing of the engine (libFuzzer, default 60 s)"
 	@echo "make demo                  person detection on the default emulated board"
 	@echo "make bench                 benchmark report (build/bench/report.md + .json)"
@@ -177,13 +178,21 @@ fuzz: $(SETUP_DONE)
 	$(MAKE) -C tests/engine fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 # Each test's time goes to build/test-reports/hil.xml (JUnit XML: where a run's minutes went).
+# CI's fixed slice (--ci-slice, tests/conftest.py): the port's link and filesystem tests on one
+# board per UART driver, backend-bound sweeps on one board per kernel backend set, full_only
+# checks left out; HIL_SLICE= (make test-full) runs all of it on every board.
+HIL_SLICE ?= --ci-slice
 test-hil: firmware-test
 	MICRONN_BUILD_DIR=$(TEST_BUILD) $(VENV)/bin/pytest -n 2 tests --board all,UNIX --ignore=tests/engine \
-		--junitxml=build/test-reports/hil.xml
+		$(HIL_SLICE) --junitxml=build/test-reports/hil.xml
 
 test: $(SETUP_DONE)
 	$(MAKE) test-engine
 	$(MAKE) test-hil
+
+test-full: $(SETUP_DONE)
+	$(MAKE) test-engine
+	$(MAKE) test-hil HIL_SLICE=
 
 clean:
 	rm -rf build/MPS* build/NETDUINO* build/VIRT* build/UNIX build/host build/test build/test-builds

@@ -62,6 +62,10 @@ def pytest_addoption(parser):
                          "'all': every emulated board)")
     group.addoption("--port", action="store", default=None, metavar="URL",
                     help="run board tests on a real board at this pyserial URL/path")
+    group.addoption("--ci-slice", action="store_true", default=False,
+                    help="CI's fixed slice (make test): port tests on one board per UART driver, "
+                         "backend-bound sweeps on one board per kernel backend, full_only tests "
+                         "skipped (make test-full runs everything)")
     group.addoption("--hil-fs-bytes", action="store", default="131072", metavar="N|max",
                     help="size of the host->board file round trip in tests/hil/test_fs.py "
                          "(default 128 KiB: uploads run at UART speed; 'max': all free space)")
@@ -91,6 +95,8 @@ def pytest_configure(config):
                                        "these build_config() values (e.g. delegate=True)")
     config.addinivalue_line("markers", "serial_only: needs a board with a raw REPL "
                                        "(emulated or real; not UNIX)")
+    config.addinivalue_line("markers", "full_only(why): a long check outside CI's slice "
+                                       "(--ci-slice skips it; make test-full runs it)")
     if config.getoption("--board") or config.getoption("--port"):
         _targets(config)  # a bad board name is a usage error, reported once, up front
 
@@ -154,9 +160,42 @@ def pytest_generate_tests(metafunc):
                              scope="session")
 
 
+# CI's slice (--ci-slice, what `make test` runs; `make test-full` runs everything). Tests of the
+# port's console link and filesystem run on the first selected board of each UART driver (the
+# others link the same port code and driver: mpconfigboard.mk's UART_DRIVER); sweeps whose result
+# depends on the kernels run on the first selected board of each kernel backend set
+# (MICRONN_KERNELS). Every other board test runs on every board.
+PER_UART_DRIVER = ("tests/hil/test_transfer.py", "tests/hil/test_mpremote.py",
+                   "tests/hil/test_harness.py", "tests/hil/test_fs.py")
+PER_KERNEL_BACKENDS = ("tests/device/test_device_delegate.py",)
+
+
+def _slice_skip(config, item, target):
+    """Why CI's slice leaves this test out, or None."""
+    mark = item.get_closest_marker("full_only")
+    if mark:
+        return "CI slice: " + (mark.args[0] if mark.args else "a long check") + " (make test-full)"
+    if target is None or target.kind != "qemu":
+        return None
+    path = item.nodeid.split("::")[0]
+    for files, fact in ((PER_UART_DRIVER, "uart_driver"), (PER_KERNEL_BACKENDS, "kernel_backends")):
+        if path in files:
+            same = [t.spec.name for t in _targets(config) if t.kind == "qemu"
+                    and getattr(t.spec, fact) == getattr(target.spec, fact)]
+            if same and same[0] != target.spec.name:
+                return (f"CI slice: {same[0]} runs it ({fact} {getattr(target.spec, fact)} as "
+                        f"{target.spec.name}; make test-full runs every board)")
+    return None
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         target = getattr(getattr(item, "callspec", None), "params", {}).get("board_target")
+        if config.getoption("--ci-slice"):
+            why = _slice_skip(config, item, target)
+            if why:
+                item.add_marker(pytest.mark.skip(reason=why))
+                continue
         if target is None:
             continue
         if item.get_closest_marker("emulated_only") and target.kind != "qemu":
@@ -309,9 +348,28 @@ def _test_firmware_problem(conn, target):
     return f"{where} is not the test suite's firmware: " + "; ".join(wrong) + f"; {REMEDY}"
 
 
+# Open board connections of this worker, by target id: a board's QEMU is suspended while the
+# worker runs tests of other boards or none (pytest_runtest_teardown), instead of spinning.
+_LIVE = {}
+
+
+def _target_id(item):
+    t = getattr(getattr(item, "callspec", None), "params", {}).get("board_target") if item else None
+    return t.id if t is not None else None
+
+
+def pytest_runtest_teardown(item, nextitem):
+    tid = _target_id(item)
+    if tid in _LIVE and _target_id(nextitem) != tid:
+        suspend = getattr(_LIVE[tid], "suspend", None)
+        if suspend:
+            suspend()
+
+
 @pytest.fixture(scope="session")
 def _board_conn(board_target, request):
     conn = _connect(board_target, request)
+    _LIVE[board_target.id] = conn
     try:
         if board_target.kind in ("qemu", "unix"):
             problem = _test_firmware_problem(conn, board_target)
@@ -319,6 +377,7 @@ def _board_conn(board_target, request):
                 pytest.fail(problem, pytrace=False)
         yield conn
     finally:
+        _LIVE.pop(board_target.id, None)
         conn.close()
 
 

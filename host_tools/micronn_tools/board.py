@@ -146,120 +146,20 @@ def space_needed(size, block_size):
     return (-(-size // (bs - 16)) + 2) * bs
 
 
-# Device-side helper for put/get/sha256. Kept tiny: it is pasted once per connection (and again
-# after any reset) and must run on boards without binascii (falls back to repr/literal_eval).
-_HELPER = r"""
-import hashlib, os
-try:
-    import binascii
-    _mn_a2b = binascii.a2b_base64
-    _mn_b2a = binascii.b2a_base64
-except ImportError:
-    _mn_a2b = _mn_b2a = None
-def _mn_sha(p):
-    h = hashlib.sha256()
-    b = bytearray(2048)
-    m = memoryview(b)
-    z = 0
-    with open(p, 'rb') as f:
-        while True:
-            n = f.readinto(b)
-            if not n:
-                break
-            h.update(m[:n])
-            z += n
-    print(z, ''.join('%02x' % x for x in h.digest()))
-def _mn_clean(t, d=None):
-    # A handle left open by an interrupted transfer would be flushed whenever it is finalised
-    # (gc, soft reset) and overwrite what a later transfer wrote: close it, then let gc finalise
-    # any other unreachable file, then drop the half-written temporary file.
-    global _mn_f
-    try:
-        _mn_f.close()
-    except Exception:
-        pass
-    _mn_f = None
-    import gc
-    gc.collect()
-    try:
-        os.remove(t)
-    except OSError:
-        pass
-    # with d: also the temporary files that interrupted copies (a dead link, a killed host) left
-    # in directory d and the directories in it (no new global: tests fill the REPL's globals)
-    s = [(d, 2)] if d else []
-    while s:
-        q, k = s.pop()
-        try:
-            es = [(e[0], e[1]) for e in os.ilistdir(q)]
-        except Exception:
-            continue
-        for n, y in es:
-            p = q.rstrip('/') + '/' + n
-            if y == 0x4000:
-                if k > 1 and p != '/rom':
-                    s.append((p, k - 1))
-            elif n.endswith('.mn-tmp'):
-                try:
-                    os.remove(p)
-                except OSError:
-                    pass
-def _mn_mv(t, p):
-    try:
-        os.rename(t, p)
-    except OSError:
-        os.remove(p)  # FAT cannot rename over an existing file
-        os.rename(t, p)
-def _mn_recv(p, n, c):
-    # n escaped bytes follow on stdin (see _escape), decoded in blocks of about c and written to
-    # file p, or with p None to the ROMFS region from its start (vfs.rom_ioctl write)
-    import sys
-    r = sys.stdin.buffer
-    b = bytearray(c + 1)
-    m = memoryview(b)
-    o = 0
-    x = None
-    global _mn_f
-    if p is None:
-        import vfs
-    else:
-        _mn_f = open(p, 'wb')
-    while n:
-        k = min(n, c)
-        r.readinto(m[:k])
-        if b[k - 1] == 27:  # an escape pair split by the block end
-            r.readinto(m[k:k + 1])
-            k += 1
-        n -= k
-        if x:
-            continue  # keep reading: what the host still sends must not reach the REPL
-        d = bytes(m[:k])
-        if b'\x1b' in d:
-            for i in (1, 2, 3, 4, 5, 0):  # ESC '@' stands for ESC itself: decoded last
-                d = d.replace(bytes((27, 64 + i)), bytes((i or 27,)))
-        try:
-            if p is None:
-                e = vfs.rom_ioctl(4, 0, o, d)
-                if e < 0:
-                    raise OSError(-e)
-                o += len(d)
-            elif _mn_f.write(d) != len(d):
-                raise OSError('short write')
-        except OSError as e:
-            x = e
-    if p is not None:
-        _mn_f.close()
-        _mn_f = None
-    if x:
-        raise x
-def _mn_dump(p, c):
-    with open(p, 'rb') as f:
-        while True:
-            d = f.read(c)
-            if not d:
-                break
-            print(_mn_b2a(d).decode().strip() if _mn_b2a else repr(d))
-"""
+# Device-side helper for put/get/sha256 (_mn_board.py: one class, the REPL global `_mn`). The
+# test firmware freezes it; elsewhere it is pasted once per connection and again after any reset.
+_HELPER = (Path(__file__).resolve().parent / "_mn_board.py").read_text()
+_HELPER_V = re.compile(r"^    V = '([0-9a-f]*)'$", re.M)
+
+
+def helper_id(text=_HELPER):
+    """The helper's version: sha256 (12 hex digits) of its source with V's value left empty."""
+    return hashlib.sha256(_HELPER_V.sub("    V = ''", text, count=1).encode()).hexdigest()[:12]
+
+
+# One exec after each reset: the frozen helper when the firmware has this version of it.
+_HELPER_IMPORT = (f"try:\n from _mn_board import _mn\n if _mn.V != {helper_id()!r}:\n  raise ImportError\n"
+                  "except ImportError:\n print('paste')")
 
 
 #: Bytes the streamed put never sends as they are: ESC (the escape itself) and the REPL's control
@@ -270,7 +170,7 @@ _STREAM_SPECIAL = b"\x1b\x01\x02\x03\x04\x05"
 
 
 def _escape(data):
-    """Stream encoding for _mn_recv: each byte of _STREAM_SPECIAL is sent as ESC followed by
+    """Stream encoding for _mn.recv: each byte of _STREAM_SPECIAL is sent as ESC followed by
     '@', 'A', ... (its index + 0x40). Every ESC in the result starts a pair and no pair's second
     byte is special, which is what lets the board decode any block with plain replaces."""
     for i, c in enumerate(_STREAM_SPECIAL):
@@ -309,7 +209,7 @@ class Board:
         """``(size, hexdigest)`` of a file, computed ON THE BOARD with hashlib.sha256."""
         self._ensure_helper()
         try:
-            out = self.exec(f"_mn_sha({_check_remote(remote)!r})", timeout=timeout)
+            out = self.exec(f"_mn.sha({_check_remote(remote)!r})", timeout=timeout)
         except BoardExecError as e:
             raise TransferError(f"{self.name}: cannot hash {remote} on the board: {e}") from e
         size, digest = out.split()
@@ -330,13 +230,10 @@ class Board:
         _check_remote(remote)
         want = hashlib.sha256(data).hexdigest()
         tmp = remote + TMP_SUFFIX
-        self._discard_stale(tmp)
-        if check_space:
-            self.check_space(remote, len(data))
+        self._put_begin(tmp, remote, len(data), check_space)
         try:
             self._put_data(data, tmp, progress, chunk_size, timeout)
-            self._check_hash(tmp, data, want, timeout, "temporary file")
-            self._rename(tmp, remote)
+            self._put_commit(tmp, remote, data, want, timeout)
         except BoardExecError as e:
             self._remove_quietly(tmp)
             raise TransferError(f"{self.name}: put {remote}: {e}") from e
@@ -345,11 +242,23 @@ class Board:
             raise
         if settle:
             self.soft_reset()
-        self._check_hash(remote, data, want, timeout, "file")
+            self._check_hash(remote, data, want, timeout, "file")
         return want
 
-    def _check_hash(self, remote, data, want, timeout, what):
-        size, got = self.sha256(remote, timeout=max(timeout, len(data) / 20000))
+    def _put_begin(self, tmp, remote, size, check_space):
+        """Before the data: stale leftovers removed (_discard_stale), the space checked."""
+        self._discard_stale(tmp)
+        if check_space:
+            self.check_space(remote, size)
+
+    def _put_commit(self, tmp, remote, data, want, timeout):
+        """After the data: ``tmp`` verified, renamed to ``remote``, which is verified again."""
+        self._check_hash(tmp, data, want, timeout, "temporary file")
+        self._rename(tmp, remote)
+        self._check_hash(remote, data, want, timeout, "file")
+
+    def _check_hash(self, remote, data, want, timeout, what, got=None):
+        size, got = got or self.sha256(remote, timeout=max(timeout, len(data) / 20000))
         if size != len(data) or got != want:
             raise TransferError(
                 f"{self.name}: put {remote}: board has {size} bytes sha256 {got}, host sent "
@@ -374,10 +283,10 @@ class Board:
         # this transfer's own leftover, then those of interrupted copies into the same directory
         # (and one level below) that a dead link or a killed host left
         self._ensure_helper()
-        self.exec(f"_mn_clean({tmp!r}, {_remote_dir(tmp)!r})", timeout=30)
+        self.exec(f"_mn.clean({tmp!r}, {_remote_dir(tmp)!r})", timeout=30)
 
     def _rename(self, tmp, remote):
-        self.exec(f"_mn_mv({tmp!r}, {remote!r})", timeout=30)
+        self.exec(f"_mn.mv({tmp!r}, {remote!r})", timeout=30)
 
     def get(self, remote, progress=None, chunk_size=4096, timeout=None):
         """Read ``remote`` from the board; verified against a sha256 computed on the board."""
@@ -438,7 +347,7 @@ class Board:
         chunk = 4096
         for off in range(0, len(image), chunk):
             lit = base64.b64encode(image[off:off + chunk])
-            self.exec(f"import vfs\n_e = vfs.rom_ioctl(4, 0, {off}, _mn_a2b({lit!r}))\n"
+            self.exec(f"import vfs\n_e = vfs.rom_ioctl(4, 0, {off}, _mn.a2b({lit!r}))\n"
                       "if _e < 0:\n raise OSError(-_e)", timeout=timeout)
             if progress:
                 progress(min(off + chunk, len(image)), len(image))
@@ -708,7 +617,8 @@ class SerialBoard(Board):
 
     def _ensure_helper(self):
         if not self.helper_loaded:
-            self.exec(_HELPER, timeout=15)
+            if "paste" in self.exec(_HELPER_IMPORT, timeout=15):
+                self.exec(_HELPER, timeout=15)
             self.helper_loaded = True
 
     # -- exec ------------------------------------------------------------------------------
@@ -823,23 +733,49 @@ class SerialBoard(Board):
             return False
 
     # -- transfers -------------------------------------------------------------------------
+    def _put_begin(self, tmp, remote, size, check_space):
+        # one exec: _mn.clean, then the filesystem's block size and free bytes
+        self._ensure_helper()
+        bsize, free = (int(v) for v in self.exec(
+            f"_mn.prep({tmp!r}, {_remote_dir(tmp)!r})", timeout=30).split())
+        if check_space and not bsize:   # no filesystem answered there: the usual error
+            self.check_space(remote, size)
+        need = space_needed(size, bsize)
+        if check_space and need > free:
+            raise NoSpaceError(
+                f"{self.name}: {remote} ({size} bytes) does not fit: the filesystem has {free} "
+                f"bytes free, the file needs about {need} (ENOSPC)", size, free, need)
+
+    def _put_commit(self, tmp, remote, data, want, timeout):
+        # one exec: the board hashes tmp, renames it only when it matches, and hashes remote
+        lines = self.exec(f"_mn.commit({tmp!r}, {remote!r}, '{len(data)} {want}')",
+                          timeout=max(timeout, len(data) / 10000)).split("\n")
+        lines = [ln.split() for ln in lines if ln.strip()]
+        try:
+            first = (int(lines[0][0]), lines[0][1])
+            final = (int(lines[1][0]), lines[1][1]) if len(lines) > 1 else None
+        except (IndexError, ValueError):
+            raise TransferError(f"{self.name}: put {remote}: cannot parse the board's hashes "
+                                f"{lines!r}") from None
+        self._check_hash(tmp, data, want, timeout, "temporary file", got=first)
+        if final is None:
+            raise TransferError(f"{self.name}: put {remote}: the board did not rename {tmp}")
+        self._check_hash(remote, data, want, timeout, "file", got=final)
+
     def _put_data(self, data, remote, progress, chunk_size, timeout):
         self._ensure_helper()
-        b64 = self.eval("_mn_a2b is not None")
-        self.exec(f"_mn_f = open({remote!r}, 'wb')", timeout=timeout)
+        b64 = self.eval("_mn.a2b is not None")
+        self.exec(f"_mn.open({remote!r})", timeout=timeout)
         done = 0
         try:
             for off in range(0, len(data), chunk_size):
                 chunk = data[off:off + chunk_size]
-                lit = f"_mn_a2b({base64.b64encode(chunk)!r})" if b64 else repr(chunk)
-                self.exec(f"_mn_n = _mn_f.write({lit})\n"
-                          f"if _mn_n != {len(chunk)}:\n"
-                          f" raise OSError('short write: %d of {len(chunk)} bytes' % _mn_n)",
-                          timeout=timeout)
+                lit = f"_mn.a2b({base64.b64encode(chunk)!r})" if b64 else repr(chunk)
+                self.exec(f"_mn.write({lit})", timeout=timeout)
                 done += len(chunk)
                 if progress:
                     progress(done, len(data))
-            self.exec("_mn_f.close()\n_mn_f = None", timeout=timeout)
+            self.exec("_mn.close()", timeout=timeout)
         except BoardExecError as e:
             self._close_and_remove(remote)
             last = e.traceback.strip().splitlines()[-1] if e.traceback.strip() else ""
@@ -849,7 +785,7 @@ class SerialBoard(Board):
 
     def _close_and_remove(self, remote):
         try:
-            self.exec("_mn_f.close()\n_mn_f = None", timeout=10)
+            self.exec("_mn.close()", timeout=10)
         except BoardError:
             pass
         self._remove_quietly(remote)
@@ -868,7 +804,7 @@ class SerialBoard(Board):
 
     def _get_data(self, remote, size, progress, chunk_size, timeout):
         self._ensure_helper()
-        b64 = self.eval("_mn_b2a is not None")
+        b64 = self.eval("_mn.b2a is not None")
         data = bytearray()
 
         def consume(lines):
@@ -880,7 +816,7 @@ class SerialBoard(Board):
                 progress(len(data), size)
 
         try:
-            self.exec(f"_mn_dump({remote!r}, {chunk_size})", timeout=timeout, on_data=consume)
+            self.exec(f"_mn.dump({remote!r}, {chunk_size})", timeout=timeout, on_data=consume)
         except BoardExecError as e:
             raise TransferError(f"{self.name}: get {remote} failed: {e}") from e
         return data
@@ -944,6 +880,15 @@ class QemuBoard(SerialBoard):
                 raise BoardCrash(f"{e}\nQEMU is not running; its output:\n{self.qemu.output()}")
             raise
 
+    def _ensure_raw(self):
+        self.qemu.resume()   # every exchange with the board starts here
+        super()._ensure_raw()
+
+    def suspend(self):
+        """Stop the emulator until the next exchange (QemuProcess.suspend): the test harness
+        does so when the next tests use other boards."""
+        self.qemu.suspend()
+
     def exec(self, code, timeout=DEFAULT_TIMEOUT, on_data=None):
         try:
             return super().exec(code, timeout=timeout, on_data=on_data)
@@ -967,7 +912,7 @@ class QemuBoard(SerialBoard):
         self._stream(data, remote, progress, timeout)
 
     def _stream(self, data, remote, progress, timeout):
-        """_mn_recv(remote, ...) fed with ``data``; remote None: the ROMFS region."""
+        """_mn.recv(remote, ...) fed with ``data``; remote None: the ROMFS region."""
         self._ensure_helper()
         enc = _escape(bytes(data))
         self._ensure_raw()
@@ -976,7 +921,7 @@ class QemuBoard(SerialBoard):
         off = 0
         try:
             self.transport.exec_raw_no_follow(
-                f"_mn_recv({remote!r}, {len(enc)}, {self.STREAM_BLOCK})")
+                f"_mn.recv({remote!r}, {len(enc)}, {self.STREAM_BLOCK})")
             # ``timeout`` bounds a stall (no byte taken for that long), not the whole transfer,
             # whose speed depends on the host's load
             ser.write_timeout = timeout
@@ -1104,7 +1049,7 @@ class UnixBoard(Board):
 
     def sha256(self, remote, timeout=DEFAULT_TIMEOUT):
         try:
-            out = self.exec(_HELPER + f"_mn_sha({_check_remote(remote).lstrip('/') or '.'!r})",
+            out = self.exec(_HELPER + f"_mn.sha({_check_remote(remote).lstrip('/') or '.'!r})",
                             timeout=timeout)
         except BoardExecError as e:
             raise TransferError(f"{self.name}: cannot hash {remote} on the board: {e}") from e

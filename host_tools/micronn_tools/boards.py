@@ -29,6 +29,7 @@ Environment variables for development and tests of the host tools themselves:
 it at a fresh directory per session so no test sees files left by an earlier run).
 """
 import json
+import re
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -152,6 +153,25 @@ class BoardSpec:
             return None
         d = storage_dir()
         return d / f"{self.name}.img" if d else build_dir() / self.name / "storage.img"
+
+    def _make_var(self, var):
+        """A variable of the board's mpconfigboard.mk (where the port build reads it), or None."""
+        try:
+            text = (self.directory / "mpconfigboard.mk").read_text()
+        except OSError:
+            return None
+        m = re.search(rf"^{var}\s*\??=\s*(.*?)\s*$", text, re.M)
+        return m.group(1) if m else None
+
+    @property
+    def uart_driver(self) -> Optional[str]:
+        """The console UART driver the port links (UART_DRIVER, e.g. ``uart_cmsdk``)."""
+        return self._make_var("UART_DRIVER")
+
+    @property
+    def kernel_backends(self) -> Optional[str]:
+        """The optimized kernel backends the firmware links (MICRONN_KERNELS, e.g. ``dsp generic``)."""
+        return self._make_var("MICRONN_KERNELS")
 
     @property
     def build_command(self) -> str:

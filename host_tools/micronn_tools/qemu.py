@@ -83,6 +83,7 @@ class QemuProcess:
         self._gdb_dir = None
         self.argv = spec.qemu_argv(serial=serial, firmware=self.firmware, extra=extra_args)
         self.proc = None
+        self.suspended = False
         self.pty = None
         self.log = collections.deque(maxlen=200)
         self._pty_seen = threading.Event()
@@ -256,6 +257,20 @@ class QemuProcess:
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
 
+    def suspend(self):
+        """Stop the emulator process (SIGSTOP) while nobody talks to the board: an idle board
+        spins in its REPL (-icount, sleep=off), a core's worth of host CPU otherwise. The guest
+        cannot tell: its clock is its instruction count. Bytes sent meanwhile wait in the pty."""
+        if self.alive() and not self.suspended:
+            os.kill(self.proc.pid, signal.SIGSTOP)
+            self.suspended = True
+
+    def resume(self):
+        if self.suspended:
+            self.suspended = False
+            if self.alive():
+                os.kill(self.proc.pid, signal.SIGCONT)
+
     def output(self):
         """QEMU's recent own output (errors, pty notice), for error messages."""
         return "\n".join(self.log)
@@ -264,6 +279,7 @@ class QemuProcess:
         """Terminate QEMU and its process group; SIGKILL after ``grace`` seconds. Idempotent.
         A board with a storage region has it saved to its image first (``save``); a private
         snapshot is deleted unless ``keep_snapshot`` (a restart: a power cycle keeps the files)."""
+        self.resume()
         if save and self._has_region() and (self._snapshot is None or keep_snapshot) and self.alive():
             try:
                 self._region_save()
