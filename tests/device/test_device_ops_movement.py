@@ -31,7 +31,13 @@ def _models():
         "op_gather_s8": MM.gather("int8", (3, 10, 4), (2, 3), axis=1, batch_dims=0, const_params=True, rng=rng),
         "op_split_v_f32": MM.split_v("float32", (2, 9, 3), [2, -1, 3], 1),
         "op_arg_max_s8": MM.arg_min_max("max", "int8", (3, 20), 1),
+        "op_reverse_s16": MM.reverse("int16", (2, 5, 3), [1]),
+        "op_dus_s8": MM.dynamic_update_slice("int8", (3, 5, 4), (2, 2, 4)),
     }
+
+
+# inputs other than random data (start indices within and beyond the operand: clamped)
+GENS = {"op_dus_s8": MM.dus_gen([2, 7, 0])}
 
 
 @pytest.mark.parametrize("name", list(_models()))
@@ -40,7 +46,7 @@ def test_op_sample(dev, tmp_path, monkeypatch, name):
     (tmp_path / f"{name}.tflite").write_bytes(model.tflite())
     monkeypatch.setattr(devhelp, "MODELS_DIR", str(tmp_path))
     rng = np.random.default_rng(9)
-    gen = MM.index_gen(model) if hasattr(model, "index_limit") else MM.rand_any
+    gen = GENS.get(name) or (MM.index_gen(model) if hasattr(model, "index_limit") else MM.rand_any)
     sets = [[gen(rng, model.tensors[i]) for i in model.graph_inputs] for _ in range(2)]
     got = dev.run(name, sets)
     mb = model.tflite()

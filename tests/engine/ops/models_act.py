@@ -12,6 +12,8 @@ from opmodels import BO, OpModel, T
 # bool tensors (CAST): the schema / kernel-shim dtype codes, if the shared tables lack them.
 opmodels._TT.setdefault(np.dtype(np.bool_), S.TensorType.BOOL)
 runners._DT.setdefault(np.dtype(np.bool_), 6)
+opmodels._TT.setdefault(np.dtype(np.uint32), S.TensorType.UINT32)
+runners._DT.setdefault(np.dtype(np.uint32), 15)
 
 # Options tables of the unary ops that have one (None: the op has no options table).
 _OPTS = {
@@ -182,7 +184,7 @@ def _cases():
     add("ABS", "int32", lambda r: _u(BO.ABS, "int32"))
     for dt in ("int8", "int16", "int32"):
         add("NEG", dt, lambda r, dt=dt: _u(BO.NEG, dt))
-    types = ["float32", "int8", "uint8", "int16", "int32", "bool"]
+    types = ["float32", "int8", "uint8", "int16", "int32", "bool", "uint32"]
     for i in types:
         for o in types:
             add("CAST", f"{i}->{o}", lambda r, i=i, o=o: cast(i, o, (3, 17)), _cast_gen)
@@ -204,8 +206,10 @@ def _cases():
 def _cast_gen(rng, t):
     if t.dtype == np.bool_:
         return rng.integers(0, 2, t.shape).astype(np.bool_)
-    if t.dtype == np.float32:
-        return rng.normal(0, 100, t.shape).astype(np.float32)
+    if t.dtype == np.float32:   # also beyond the integer ranges (saturation) and NaN
+        x = rng.normal(0, 100, t.shape).astype(np.float32)
+        x.flat[:4] = [-1e10, 5e9, 3e9, np.nan][:x.size]
+        return x
     return full_range(rng, t)
 
 

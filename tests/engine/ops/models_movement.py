@@ -237,7 +237,8 @@ def index_gen(model):
 
 # ---- MEAN / SUM / REDUCE_MAX / REDUCE_MIN / REDUCE_PROD -----------------------------------------
 
-REDUCE_OPS = {"mean": BO.MEAN, "sum": BO.SUM, "max": BO.REDUCE_MAX, "min": BO.REDUCE_MIN, "prod": BO.REDUCE_PROD}
+REDUCE_OPS = {"mean": BO.MEAN, "sum": BO.SUM, "max": BO.REDUCE_MAX, "min": BO.REDUCE_MIN, "prod": BO.REDUCE_PROD,
+              "all": BO.REDUCE_ALL, "any": BO.REDUCE_ANY}
 
 
 def reduce(kind, dtype, shape, axes, keep_dims=False, in_q=None, out_q=None):
@@ -250,6 +251,33 @@ def reduce(kind, dtype, shape, axes, keep_dims=False, in_q=None, out_q=None):
                      [T("output", dtype, out_shape, **(out_q or in_q or qkw(dtype)))],
                      S.BuiltinOptions.ReducerOptions, o, {0: int(keep_dims)},
                      desc=f"{kind} {dtype} {shape} axes {axes} keep {keep_dims} {in_q} {out_q}")
+
+
+# ---- REVERSE_V2 / DYNAMIC_UPDATE_SLICE -----------------------------------------------------------
+
+def reverse(dtype, shape, axes):
+    q = qkw(dtype)
+    return single_op(BO.REVERSE_V2, [T("input", dtype, shape, **q), const("axis", axes)],
+                     [T("output", dtype, shape, **q)], S.BuiltinOptions.ReverseV2Options, S.ReverseV2OptionsT(),
+                     desc=f"reverse {dtype} {shape} axes {axes}")
+
+
+def dynamic_update_slice(dtype, shape, update_shape, index_dtype=np.int32):
+    """Operand and update are graph inputs, the start indices too (a run-time input, clamped)."""
+    q = qkw(dtype)
+    return single_op(BO.DYNAMIC_UPDATE_SLICE, [T("operand", dtype, shape, **q), T("update", dtype, update_shape, **q),
+                                               T("start_indices", index_dtype, (len(shape),))],
+                     [T("output", dtype, shape, **q)], S.BuiltinOptions.DynamicUpdateSliceOptions,
+                     S.DynamicUpdateSliceOptionsT(), desc=f"dus {dtype} {shape} <- {update_shape} {np.dtype(index_dtype)}")
+
+
+def dus_gen(starts):
+    """Inputs of dynamic_update_slice: random operand and update, these start indices."""
+    def gen(rng, t):
+        if t.name == "start_indices":
+            return np.asarray(starts, dtype=t.dtype)
+        return rand_any(rng, t)
+    return gen
 
 
 # ---- RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR --------------------------------------------------
@@ -416,8 +444,17 @@ def embedding_lookup(rng, dtype, out_dtype, rows, row_shape, n_ids, per_row=Fals
 
 # ---- support matrix cases (engine/mn_ops.h; tools/gen_op_models.py, test_op_matrix.py) ----------
 
+def _bools(p_true):
+    """Random bools, mostly True (for ALL) or mostly False (for ANY), so that both outcomes occur."""
+    def gen(rng, t):
+        return rng.random(t.shape) < p_true
+    return gen
+
+
 def _reduce_case(kind, dtype):
     def build(rng):
+        if kind in ("all", "any"):
+            return reduce(kind, dtype, (2, 3, 4), [0, 2], keep_dims=True), _bools(0.9 if kind == "all" else 0.1)
         if dtype in ("int8", "uint8", "int16") and kind in ("mean", "sum"):
             s_in = 0.05
             s_out = s_in * 0.5 * (1.0 if kind == "mean" else 6.0)
@@ -469,6 +506,11 @@ _MATRIX = {  # op -> (dtype combinations, builder(dtype combination) -> rng -> (
     "PACK": (tuple(d for d in DTYPES_ALL if d != "bool"), lambda d: _plain(lambda: pack(d, (3, 4), 3, 1))),
     "PAD": (_NUM, lambda d: _plain(lambda: pad(d, (1, 4, 5, 3), [[0, 0], [1, 1], [2, 0], [0, 0]]))),
     "PADV2": (_NUM, lambda d: _plain(lambda: pad(d, (2, 3), [[1, 0], [2, 3]], v2=True, value=True))),
+    "REVERSE_V2": (DTYPES_ALL, lambda d: _plain(lambda: reverse(d, (2, 3, 4), [1]))),
+    "DYNAMIC_UPDATE_SLICE": (DTYPES_ALL, lambda d: lambda rng: (dynamic_update_slice(d, (3, 5, 4), (2, 2, 4)),
+                                                               dus_gen([2, 1, 0]))),
+    "REDUCE_ALL": (("bool",), lambda d: _reduce_case("all", d)),
+    "REDUCE_ANY": (("bool",), lambda d: _reduce_case("any", d)),
     "REDUCE_MAX": (("float32", "int32", "int64", "int8", "uint8", "int16"), lambda d: _reduce_case("max", d)),
     "REDUCE_MIN": (("float32", "int32", "int64", "int8", "uint8", "int16"), lambda d: _reduce_case("min", d)),
     "REDUCE_PROD": (("float32", "int32", "int64", "int8", "int16"), lambda d: _reduce_case("prod", d)),

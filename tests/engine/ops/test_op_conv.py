@@ -260,3 +260,34 @@ def test_svdf_int16_weights_time_act_none_bit_exact_with_tflm(runner, rng):
     check(runner, rng, M.svdf(rng, "int8", act=M.ACT_NONE), invokes=3, oracle=run_tflm)
 
 
+
+
+def _runtime_shape(m):
+    """The output shape as a graph input (what a converter's SHAPE -> PACK chain amounts to)."""
+    shape = np.asarray(m.tensors[0].data, np.int32)
+    m.tensors[0].data = None
+
+    def gen(rng, t):
+        return shape.copy() if t.name == "output_shape" else M.random_input(rng, t)
+    return m, gen, shape
+
+
+@pytest.mark.parametrize("dtype", TCONV_DTYPES)
+def test_transpose_conv_runtime_output_shape(runner, rng, dtype):
+    """An output shape computed at run time (public int16x8 models carry one): taken from the output
+    tensor as TFLM does, bit-exact with LiteRT (which resizes the output to it)."""
+    m, gen, _ = _runtime_shape(_tconv(rng, dtype, n=1, h=4, w=5, cin=3, cout=4, fh=3, fw=3, stride=(2, 2)))
+    assert m.graph_inputs[0] == 0
+    check(runner, rng, m, gen=gen)
+
+
+def test_transpose_conv_runtime_output_shape_must_match(runner, rng):
+    """A run-time shape that differs from the output tensor (the arena holds that one) fails the
+    invoke with both shapes named, rather than writing a wrongly shaped output."""
+    m, _, shape = _runtime_shape(MC.transpose_conv(rng, "int8", n=1, h=4, w=3, cin=2, cout=2))
+    bad = shape.copy()
+    bad[1] += 1
+    with pytest.raises(Exception) as e:
+        runner(m, [bad] + [M.random_input(rng, m.tensors[i]) for i in m.graph_inputs[1:]])
+    assert "at run time" in str(e.value) and str(bad.tolist()).replace(" ", "") in str(e.value).replace(" ", ""), \
+        str(e.value)

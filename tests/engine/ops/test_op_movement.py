@@ -560,3 +560,59 @@ def test_random_mean(runner, seed):
     q = {} if dtype == "float32" else dict(in_q=dict(scale=[s_in], zp=[zin]), out_q=dict(scale=[s_out], zp=[zout]))
     check(runner, rng, MM.reduce("mean", dtype, shape, axes, bool(rng.integers(0, 2)), **q), gen=MM.rand_any,
           max_saturated=None)
+
+
+# ---- REVERSE_V2 / DYNAMIC_UPDATE_SLICE / REDUCE_ALL / REDUCE_ANY ---------------------------------
+
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("shape,axis", [((7,), 0), ((2, 3, 4), -1), ((2, 3, 4), 0), ((1, 5, 6, 3), 2)])
+def test_reverse(runner, rng, dtype, shape, axis):
+    run(runner, rng, MM.reverse(dtype, shape, [axis]))
+
+
+@pytest.mark.parametrize("dtype", ("int8", "int16", "float32", "int32"))
+def test_reverse_contiguous_axes_bit_exact_with_tflm(runner, rng, dtype):
+    """Several contiguous axes: LiteRT reverses one axis only, TFLM contiguous ones."""
+    from runners import run_tflm
+    check(runner, rng, MM.reverse(dtype, (2, 3, 4, 5), [1, 2]), gen=MM.rand_any, max_saturated=None,
+          oracle=run_tflm)
+
+
+def test_reverse_any_axes(runner, rng):
+    """Any set of axes (TF's reverse_v2; neither reference kernel takes non-contiguous ones): the
+    result is numpy's flip of the input."""
+    m = MM.reverse("int16", (2, 3, 4, 5), [0, 2, -1])
+    x = MM.rand_any(rng, m.tensors[0])
+    np.testing.assert_array_equal(runner(m, [x])[0].reshape(x.shape), np.flip(x, (0, 2, 3)))
+
+
+def test_reverse_repeated_axis_refused(runner, rng):
+    _expect_reject(runner, MM.reverse("int8", (2, 3), [1, -1]), "axis")
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("starts", [[0, 0, 0], [1, 3, 0], [5, -2, 9]])   # the last one clamped
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_dynamic_update_slice(runner, rng, dtype, starts, index_dtype):
+    m = MM.dynamic_update_slice(dtype, (3, 5, 4), (2, 2, 3), index_dtype)
+    check(runner, rng, m, gen=MM.dus_gen(starts), max_saturated=None)
+
+
+def test_dynamic_update_slice_indices_change_between_invokes(runner, rng):
+    m = MM.dynamic_update_slice("float32", (4, 6), (2, 3))
+    ins = [[MM.rand_any(rng, m.tensors[0]), MM.rand_any(rng, m.tensors[1]), np.array(s, np.int32)]
+           for s in ([0, 0], [2, 3], [1, 2])]
+    for got, want in zip(runner(m, ins, 3), run_oracle(m, ins, 3)):
+        np.testing.assert_array_equal(np.asarray(got[0]).reshape(want[0].shape), want[0])
+
+
+@pytest.mark.parametrize("kind", ["all", "any"])
+@pytest.mark.parametrize("shape,axes,keep", [((2, 3, 4), [1], False), ((2, 3, 4), [0, 2], True),
+                                             ((8, 6), [-1], False), ((3, 4), [0, 1], False)])
+def test_reduce_all_any(runner, rng, kind, shape, axes, keep):
+    m = MM.reduce(kind, "bool", shape, axes, keep_dims=keep)
+    count = int(np.prod([shape[a] for a in axes]))
+    p_all = 0.5 ** (1 / count)   # each output True or False with even odds
+    want = check(runner, rng, m, gen=MM._bools(p_all if kind == "all" else 1 - p_all), max_saturated=None)
+    if want[0][0].size > 3:
+        assert 0 < want[0][0].sum() < want[0][0].size, "both outcomes occur"

@@ -384,7 +384,7 @@ static const char mn_options_names[] =
 #if MICRONN_OPS_ALL || MICRONN_OP_TRANSPOSE
     "\032TransposeOptions\0"
 #endif
-#if MICRONN_OPS_ALL || MICRONN_OP_MEAN || MICRONN_OP_REDUCE_MAX || MICRONN_OP_REDUCE_MIN || MICRONN_OP_REDUCE_PROD || MICRONN_OP_SUM
+#if MICRONN_OPS_ALL || MICRONN_OP_MEAN || MICRONN_OP_REDUCE_ALL || MICRONN_OP_REDUCE_ANY || MICRONN_OP_REDUCE_MAX || MICRONN_OP_REDUCE_MIN || MICRONN_OP_REDUCE_PROD || MICRONN_OP_SUM
     "\033ReducerOptions\0"
 #endif
 #if MICRONN_OPS_ALL || MICRONN_OP_SUB
@@ -546,7 +546,7 @@ static const char mn_options_names[] =
 #if MICRONN_OPS_ALL
     "\120UniqueOptions\0"
 #endif
-#if MICRONN_OPS_ALL
+#if MICRONN_OPS_ALL || MICRONN_OP_REVERSE_V2
     "\121ReverseV2Options\0"
 #endif
 #if MICRONN_OPS_ALL || MICRONN_OP_ADD_N
@@ -654,7 +654,7 @@ static const char mn_options_names[] =
 #if MICRONN_OPS_ALL || MICRONN_OP_GELU
     "\164GeluOptions\0"
 #endif
-#if MICRONN_OPS_ALL
+#if MICRONN_OPS_ALL || MICRONN_OP_DYNAMIC_UPDATE_SLICE
     "\165DynamicUpdateSliceOptions\0"
 #endif
 #if MICRONN_OPS_ALL

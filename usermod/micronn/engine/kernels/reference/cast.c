@@ -1,5 +1,5 @@
-/* CAST reference kernel: element-wise static_cast between float32, int8, uint8, int16, int32 and
- * bool, as LiteRT (quantization parameters are ignored). Integer narrowing wraps; float -> integer
+/* CAST reference kernel: element-wise static_cast between float32, int8, uint8, int16, int32,
+ * uint32 and bool, as LiteRT (quantization parameters are ignored). Integer narrowing wraps; float -> integer
  * truncates toward zero and saturates to the target type (NaN gives its maximum); anything ->
  * bool is x != 0. */
 #include <string.h>
@@ -21,11 +21,21 @@ static inline int32_t f2i(float x, int32_t lo, int32_t hi) {
 #define F2I_S16(x) f2i(x, INT16_MIN, INT16_MAX)
 #define F2I_S32(x) f2i(x, INT32_MIN, INT32_MAX)
 
+/* float -> uint32, truncating toward zero and saturating to [0, UINT32_MAX]; NaN gives the maximum. */
+static inline uint32_t f2u32(float x) {
+    if (x != x || x >= 4294967296.0f) {
+        return UINT32_MAX;
+    }
+    return x <= 0.0f ? 0u : (uint32_t)x;
+}
+#define F2I_U32(x) f2u32(x)
+
 #define SAME(x) (x)
 #define SAME_S8 SAME
 #define SAME_U8 SAME
 #define SAME_S16 SAME
 #define SAME_S32 SAME
+#define SAME_U32 SAME
 
 #define CAST_LOOP(TIN, TOUT, EXPR) \
     { \
@@ -45,10 +55,12 @@ static inline int32_t f2i(float x, int32_t lo, int32_t hi) {
         case MN_UINT8: CAST_LOOP(TIN, uint8_t, (uint8_t)CONV##_U8(x)) \
         case MN_INT16: CAST_LOOP(TIN, int16_t, (uint16_t)CONV##_S16(x)) \
         case MN_INT32: CAST_LOOP(TIN, int32_t, CONV##_S32(x)) \
+        case MN_UINT32: CAST_LOOP(TIN, uint32_t, CONV##_U32(x)) \
         default: CAST_LOOP(TIN, uint8_t, x != 0) /* bool */ \
     }
 
-/* from / to: MN_FLOAT32, MN_INT8, MN_UINT8, MN_INT16, MN_INT32 or MN_BOOL (one byte, 0 / 1). */
+/* from / to: MN_FLOAT32, MN_INT8, MN_UINT8, MN_INT16, MN_INT32, MN_UINT32 or MN_BOOL (one byte,
+ * 0 / 1). */
 void mn_cast(size_t n, int from, int to, const void *in, void *out) {
     if (from == to) {
         memmove(out, in, n * mn_dtype_size(from));
@@ -59,6 +71,7 @@ void mn_cast(size_t n, int from, int to, const void *in, void *out) {
         case MN_INT8: CAST_TO(int8_t, SAME) break;
         case MN_INT16: CAST_TO(int16_t, SAME) break;
         case MN_INT32: CAST_TO(int32_t, SAME) break;
+        case MN_UINT32: CAST_TO(uint32_t, SAME) break;
         default: CAST_TO(uint8_t, SAME) break;  /* uint8, bool */
     }
 }
@@ -73,7 +86,8 @@ typedef struct {
 } cast_data_t;
 
 static int cast_type_ok(int t) {
-    return t == MN_FLOAT32 || t == MN_INT8 || t == MN_UINT8 || t == MN_INT16 || t == MN_INT32 || t == MN_BOOL;
+    return t == MN_FLOAT32 || t == MN_INT8 || t == MN_UINT8 || t == MN_INT16 || t == MN_INT32 || t == MN_UINT32 ||
+        t == MN_BOOL;
 }
 
 static mn_status_t cast_prepare(mn_ctx_t *ctx, mn_node_t *node) {

@@ -1,5 +1,6 @@
-/* MEAN, SUM, REDUCE_MAX, REDUCE_MIN and REDUCE_PROD reference kernels (TFLite reference_ops::Mean,
- * QuantizedMeanOrSum, ReduceGeneric, QuantizedReduceProd). TFLite walks the input in row-major
+/* MEAN, SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_PROD, REDUCE_ALL and REDUCE_ANY reference kernels
+ * (TFLite reference_ops::Mean, QuantizedMeanOrSum, ReduceGeneric, QuantizedReduceProd; ALL / ANY:
+ * logical and / or over bool). TFLite walks the input in row-major
  * order and folds each element into its output; here each output folds its reduced elements in
  * that same (row-major) order, so float sums and the rescaled int8/int16 products come out in the
  * same order, with no accumulator buffer. Quantized MEAN/SUM sum raw values in int32, remove
@@ -9,11 +10,11 @@
 #include "mn_ref.h"
 
 #if MICRONN_OP_MEAN || MICRONN_OP_SUM || MICRONN_OP_REDUCE_MAX || MICRONN_OP_REDUCE_MIN || \
-    MICRONN_OP_REDUCE_PROD
+    MICRONN_OP_REDUCE_PROD || MICRONN_OP_REDUCE_ALL || MICRONN_OP_REDUCE_ANY
 
 #include "ref_glue.h"
 
-enum { RED_MEAN, RED_SUM, RED_MAX, RED_MIN, RED_PROD };
+enum { RED_MEAN, RED_SUM, RED_MAX, RED_MIN, RED_PROD, RED_ALL, RED_ANY };
 
 /* Odometer over dims with element strides. */
 typedef struct {
@@ -135,6 +136,12 @@ DEFINE_MINMAX(uint8_t, u8)
 DEFINE_MINMAX(int16_t, s16)
 DEFINE_MINMAX(int32_t, i32)
 DEFINE_MINMAX(int64_t, i64)
+/* bool (one byte, 0 / 1) */
+#define SET_B(v) acc = (v) != 0
+#define AND_B(v) acc &= (v) != 0
+#define OR_B(v) acc |= (v) != 0
+DEFINE_FOLD(all_b, uint8_t, uint8_t, SET_B, AND_B, acc)
+DEFINE_FOLD(any_b, uint8_t, uint8_t, SET_B, OR_B, acc)
 
 /* ---- interpreter glue ---------------------------------------------------- */
 
@@ -183,7 +190,8 @@ static mn_status_t reduce_prepare(mn_ctx_t *ctx, mn_node_t *node, int op) {
         return ref_fail_combo(ctx, in, out);
     }
     const int32_t dt = in->dtype;
-    const int ok_dtype = dt == MN_FLOAT32 || dt == MN_INT32 || dt == MN_INT64 ||
+    const int ok_dtype = op == RED_ALL || op == RED_ANY ? dt == MN_BOOL :
+        dt == MN_FLOAT32 || dt == MN_INT32 || dt == MN_INT64 ||
         (op == RED_PROD ? (dt == MN_INT8 || dt == MN_INT16) : is_quant(dt));
     if (!ok_dtype) {
         return ref_fail_dtype(ctx, "input", in);
@@ -298,6 +306,8 @@ static mn_status_t reduce_eval(mn_ctx_t *ctx, mn_node_t *node) {
         case RED_MIN * 16 + MN_INT16: CALL(min_s16, int16_t); break;
         case RED_MIN * 16 + MN_INT32: CALL(min_i32, int32_t); break;
         case RED_MIN * 16 + MN_INT64: CALL(min_i64, int64_t); break;
+        case RED_ALL * 16 + MN_BOOL: CALL(all_b, uint8_t); break;
+        case RED_ANY * 16 + MN_BOOL: CALL(any_b, uint8_t); break;
         default: return mn_fail(ctx, MN_ERR_KERNEL, "no reduction for dtype %s", mn_dtype_name(d->dtype));
     }
     return MN_OK;
@@ -323,6 +333,12 @@ REDUCE_KERNEL(REDUCE_MIN, RED_MIN)
 #endif
 #if MICRONN_OP_REDUCE_PROD
 REDUCE_KERNEL(REDUCE_PROD, RED_PROD)
+#endif
+#if MICRONN_OP_REDUCE_ALL
+REDUCE_KERNEL(REDUCE_ALL, RED_ALL)
+#endif
+#if MICRONN_OP_REDUCE_ANY
+REDUCE_KERNEL(REDUCE_ANY, RED_ANY)
 #endif
 
 #endif /* reduce ops */

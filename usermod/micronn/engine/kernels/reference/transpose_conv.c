@@ -82,14 +82,33 @@ void mn_transpose_conv_f32(const mn_conv_geom_t *g, float act_min, float act_max
 
 #include "ref_glue.h"
 
-/* Inputs: 0 output shape (constant int32 [4]), 1 filter [out_c, f_h, f_w, in_c], 2 input, 3 bias. */
+/* Inputs: 0 output shape (int32 [4]), 1 filter [out_c, f_h, f_w, in_c], 2 input, 3 bias. A constant
+ * output shape must match the output tensor; one computed at run time (a converter's SHAPE ->
+ * STRIDED_SLICE -> PACK chain) is taken from the output tensor in prepare, as TFLM does, and its
+ * values are checked against it on each invoke (the arena holds that shape only). */
+static bool tconv_runtime_shape(const mn_tensor_t *os) {
+    return os && !(os->flags & MN_TF_CONST);
+}
+
 static mn_status_t tconv_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     REF_INPUT(filter, ctx, node, 1, "filter");
     REF_INPUT(in, ctx, node, 2, "input");
     mn_tensor_t *bias = mn_input(ctx, node, 3);
     REF_OUTPUT(out, ctx, node, 0);
-    int32_t shape[4], n;
-    REF_TRY(ref_const_ints(ctx, node, 0, "output shape", shape, 4, &n));
+    int32_t shape[4], n = 0;
+    const mn_tensor_t *os = mn_input(ctx, node, 0);
+    if (tconv_runtime_shape(os)) {
+        if (os->dtype != MN_INT32 || mn_tensor_count(os) != 4 || out->ndim != 4) {
+            return mn_fail(ctx, MN_ERR_UNSUPPORTED, "output shape (input 0) computed at run time must be int32 "
+                "with 4 values for a 4-D output (got %s, %u values)", mn_dtype_name(os->dtype),
+                (unsigned)mn_tensor_count(os));
+        }
+        for (n = 0; n < 4; ++n) {
+            shape[n] = out->dims[n];
+        }
+    } else {
+        REF_TRY(ref_const_ints(ctx, node, 0, "output shape", shape, 4, &n));
+    }
 
     const int padding = mn_opt_i8(node, MN_TCONV_PADDING, MN_PADDING_SAME);
     const int stride_w = mn_opt_i32(node, MN_TCONV_STRIDE_W, 1);
@@ -170,6 +189,15 @@ static mn_status_t tconv_eval(mn_ctx_t *ctx, mn_node_t *node) {
     const mn_tensor_t *in = mn_input(ctx, node, 2);
     const mn_tensor_t *bias = mn_input(ctx, node, 3);
     mn_tensor_t *out = mn_output(ctx, node, 0);
+    const mn_tensor_t *os = mn_input(ctx, node, 0);
+    if (tconv_runtime_shape(os)) {
+        const int32_t *v = (const int32_t *)os->data;
+        if (v[0] != out->dims[0] || v[1] != out->dims[1] || v[2] != out->dims[2] || v[3] != out->dims[3]) {
+            return mn_fail(ctx, MN_ERR_ARG, "output shape (input 0) is [%d,%d,%d,%d] at run time, the output tensor "
+                "[%d,%d,%d,%d]", (int)v[0], (int)v[1], (int)v[2], (int)v[3], (int)out->dims[0], (int)out->dims[1],
+                (int)out->dims[2], (int)out->dims[3]);
+        }
+    }
     if (d->g.dtype == MN_FLOAT32) {
         mn_transpose_conv_f32(g, d->u.f.min, d->u.f.max, (const float *)in->data, (const float *)filter->data,
             bias ? (const float *)bias->data : NULL, (float *)out->data);
