@@ -206,7 +206,7 @@ class _Placed:
         self.idx.insert(pos, j)
 
 
-MOVES, TRIES, MOVE_BUFS = 4, 16, 512   # mn_internal.h MN_PLAN_MOVES, MN_PLAN_TRIES, MN_PLAN_MOVE_BUFS
+MOVES, TRIES, MOVE_BUFS = 4, 16, 512   # mn_plan.h MN_PLAN_MOVES, MN_PLAN_TRIES, MN_PLAN_MOVE_BUFS
 
 
 def _place_moved(bufs, fixed, order, moved):

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mn_internal.h"
+#include "mn_graph.h"
+#include "mn_registry.h"
 
 /* One option field as passed from Python. */
 typedef struct {

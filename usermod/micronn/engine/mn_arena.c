@@ -9,7 +9,7 @@
  * temporary blocks are MN_ARENA_ALIGN-aligned, persistent ones MN_PERSIST_ALIGN-aligned. When a request does not fit, the bytes that would
  * have been needed are recorded so the caller can be told the real size.
  */
-#include "mn_internal.h"
+#include "mn_arena.h"
 
 static uint8_t *align_buf(void *buf, size_t size, size_t *out_size) {
     uintptr_t p = (uintptr_t)buf;

@@ -9,7 +9,7 @@
  * the kernels (-O2). The model was verified, and only constants that are no model input or
  * output, not variable and whose shape is in place are left without a record.
  */
-#include "mn_internal.h"
+#include "mn_context.h"
 
 /* Position of field `field` of the table at t whose vtable is at vt, or 0 if absent. */
 static inline uint32_t vt_field(const uint8_t *b, uint32_t t, uint32_t vt, int field) {

@@ -14,7 +14,7 @@
  *     memory planner (which uses positions as time) sees the order they run in.
  * Built with MICRONN_DELEGATE (mn_config.h); without it, a delegate is refused at prepare.
  */
-#include "mn_internal.h"
+#include "mn_graph.h"
 #include "kernels/mn_variants.h"
 
 mn_node_t *mn_subgraph_node(mn_ctx_t *ctx, const mn_subgraph_t *sg, uint32_t k) {

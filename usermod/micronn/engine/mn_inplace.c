@@ -7,7 +7,8 @@
  * shape-only kernel skips its copy when input and output coincide, and an element-wise kernel
  * computes out[i] from in[i] only, so running it with out == in is exact.
  */
-#include "mn_internal.h"
+#include "mn_graph.h"
+#include "mn_registry.h"
 #include "kernels/reference/mn_ref.h"
 
 enum { INPLACE_NONE = 0, INPLACE_VIEW = 1, INPLACE_ELEMENTWISE = 2, INPLACE_BINARY = 3 };
@@ -53,27 +54,6 @@ static int inplace_kind(int32_t builtin) {
         default:
             return INPLACE_NONE;
     }
-}
-
-/* Input 0 of the op that first writes tensor t, if that op has it as its only output; else -1.
- * Derived from the graph (not stored), so it holds before, during and after planning. */
-static int32_t source_of(const mn_interp_t *it, int32_t t) {
-    for (uint32_t i = 0; i < it->n_nodes; i++) {
-        const mn_node_t *node = &it->nodes[i];
-        for (uint16_t k = 0; k < mn_num_outputs(node); k++) {
-            if (node->outputs[k] == t) {
-                return (mn_num_outputs(node) == 1 && mn_num_inputs(node) >= 1) ? node->inputs[0] : -1;
-            }
-        }
-    }
-    return -1;
-}
-
-int32_t mn_inplace_root(const mn_interp_t *it, int32_t t) {
-    while (mn_tflags(it, (uint32_t)t) & MN_TF_INPLACE) {
-        t = source_of(it, t);
-    }
-    return t;
 }
 
 /* Whether the node runs the engine's own kernel for its op (only those are known to cope with
@@ -123,7 +103,7 @@ void mn_inplace_mark(mn_interp_t *it, const uint8_t *offline) {
         }
         int32_t in = node->inputs[0], out = node->outputs[0];
         /* (only the first op writing `out`: a hostile model may name it twice) */
-        if (in < 0 || out < 0 || in == out || source_of(it, out) != in) {
+        if (in < 0 || out < 0 || in == out || mn_inplace_source(it, out) != in) {
             continue;
         }
         if (offline && mn_ld_i32(offline + 4 * (uint32_t)out) >= 0) {

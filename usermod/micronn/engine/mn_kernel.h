@@ -478,6 +478,9 @@ mn_status_t mn_nested_check_io(mn_ctx_t *ctx, const mn_node_t *node, const mn_ne
     int count);
 /* Element count / dtype / size of the subgraph's i-th input or output, from the model. */
 mn_status_t mn_nested_io(const mn_nested_t *n, bool output, size_t i, mn_tensor_t *out);
+/* The prepared interpreter's i-th input or output tensor (its data may be pointed elsewhere
+ * before mn_nested_invoke), or NULL. */
+mn_tensor_t *mn_nested_tensor(mn_nested_t *n, bool output, size_t i);
 /* Copy the node's inputs (or, from_outputs, its outputs) first, first + 1, ... into all the
  * subgraph's inputs / the subgraph's outputs into the node's outputs 0, 1, ... (eval only). */
 void mn_nested_copy_in(mn_nested_t *n, mn_ctx_t *ctx, const mn_node_t *node, bool from_outputs, int first);

@@ -1,60 +1,9 @@
 /*
- * Zero-copy model view: accessors over a verified TFLite flatbuffer (see mn_verify.c).
+ * Zero-copy model view: accessors over a flatbuffer mn_model_init (mn_verify.c) has accepted.
  */
-#include "mn_internal.h"
-
-/* ---- flatbuffer access (declared in mn_internal.h) ------------------------------------------ */
-
-uint32_t fb_field(const uint8_t *b, uint32_t t, int field) {
-    uint32_t vt = (uint32_t)((int64_t)t - (int64_t)mn_ld_i32(b + t));
-    uint32_t vtsize = mn_ld_u16(b + vt);
-    uint32_t vo = 4u + 2u * (uint32_t)field;
-    if (vo + 2u > vtsize) {
-        return 0;
-    }
-    uint32_t fo = mn_ld_u16(b + vt + vo);
-    return fo ? t + fo : 0;
-}
-
-uint32_t fb_u32(const uint8_t *b, uint32_t t, int field, uint32_t def) {
-    uint32_t p = fb_field(b, t, field);
-    return p ? mn_ld_u32(b + p) : def;
-}
-
-uint32_t fb_ref(const uint8_t *b, uint32_t t, int field) {
-    uint32_t p = fb_field(b, t, field);
-    return p ? p + mn_ld_u32(b + p) : 0;
-}
-
-uint32_t fb_vec(const uint8_t *b, uint32_t t, int field, uint32_t *n) {
-    uint32_t v = fb_ref(b, t, field);
-    if (!v) {
-        *n = 0;
-        return 0;
-    }
-    *n = mn_ld_u32(b + v);
-    return v + 4;
-}
-
-mn_status_t mn_model_init(mn_model_t *m, const void *buf, size_t len) {
-    if (!m) {
-        return MN_ERR_ARG;
-    }
-    memset(m, 0, sizeof *m);
-    if (!buf) {
-        return mn_err_set(&m->err, MN_ERR_ARG, "model buffer is NULL");
-    }
-    m->buf = (const uint8_t *)buf;
-    m->len = len;
-    mn_status_t s = mn_verify(m);
-    if (s != MN_OK) {
-        /* Leave no half-initialised view behind: accessors see an empty model. */
-        mn_error_t e = m->err;
-        memset(m, 0, sizeof *m);
-        m->err = e;
-    }
-    return s;
-}
+#include "mn_modelview.h"
+#include "mn_registry.h"
+#include "mn_util.h"
 
 mn_status_t mn_model_subgraph(const mn_model_t *m, size_t k, mn_model_t *out) {
     if (!m || !out || !m->buf || k >= m->n_subgraphs) {

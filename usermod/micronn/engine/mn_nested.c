@@ -8,7 +8,7 @@
  * resource variables and recursion are seen alike in both. Its own tensors are planned in that
  * block: each subgraph gets its own plan.
  */
-#include "mn_internal.h"
+#include "mn_graph.h"
 
 #if MICRONN_OP_IF || MICRONN_OP_WHILE || MICRONN_OP_CALL_ONCE || MICRONN_OP_micronn_subgraph
 
@@ -36,6 +36,10 @@ mn_status_t mn_nested_io(const mn_nested_t *n, bool output, size_t i, mn_tensor_
         return MN_ERR_ARG;
     }
     return mn_model_tensor(&n->model, (size_t)t, out);
+}
+
+mn_tensor_t *mn_nested_tensor(mn_nested_t *n, bool output, size_t i) {
+    return output ? mn_interp_output(&n->it, i) : mn_interp_input(&n->it, i);
 }
 
 /* Size the nested interpreter's arena: a sizing dry run in `work` with the real one's links. */

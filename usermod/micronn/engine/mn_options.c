@@ -3,7 +3,7 @@
  * vtable lie inside the model; field sizes are only known here, so every read is checked against
  * the table's object size (a hostile table yields the default, never an out-of-bounds read).
  */
-#include "mn_internal.h"
+#include "mn_modelview.h"
 
 /* Pointer to `size` bytes of field `field`, or NULL if absent / not inside the table. */
 static const uint8_t *opt_field(const mn_node_t *node, int field, uint32_t size) {

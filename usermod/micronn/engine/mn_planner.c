@@ -16,7 +16,7 @@
  * O(n^3) each) only runs in an arena too small for the model, to say what it needs.
  * No-reuse (debug): buffers are laid out one after another, so everything stays readable.
  */
-#include "mn_internal.h"
+#include "mn_plan.h"
 
 static int overlap_in_time(const mn_plan_buf_t *a, const mn_plan_buf_t *b) {
     return a->first <= b->last && b->first <= a->last;

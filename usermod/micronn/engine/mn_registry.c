@@ -8,7 +8,8 @@
  * resolves to NULL and is reported as not built in, instead of breaking the link (define
  * MICRONN_STRICT_KERNELS=1 to get link errors instead).
  */
-#include "mn_internal.h"
+#include "mn_registry.h"
+#include "mn_util.h"
 
 #if (defined(__GNUC__) || defined(__clang__)) && !MICRONN_STRICT_KERNELS
 #define MN_WEAK __attribute__((weak))

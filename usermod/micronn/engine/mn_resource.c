@@ -10,7 +10,7 @@
  * variable's memory is allocated in the persistent arena (counted, not allocated, in dry runs),
  * so the arena size is the same however the kernels are prepared, and invoke allocates nothing.
  */
-#include "mn_internal.h"
+#include "mn_graph.h"
 
 #if MICRONN_OP_VAR_HANDLE || MICRONN_OP_READ_VARIABLE || MICRONN_OP_ASSIGN_VARIABLE   /* MN_HAS_RESOURCES */
 

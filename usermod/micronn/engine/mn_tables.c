@@ -13,7 +13,7 @@
  *     table data                    at `offset` from the start of the buffer
  * A table is used in place only when its address is MN_ARENA_ALIGN-aligned (as arena blocks).
  */
-#include "mn_internal.h"
+#include "mn_context.h"
 
 #define ENTRY_BYTES 16u
 

@@ -2,7 +2,8 @@
  * Small utilities: status/dtype names, a tiny printf subset for error messages (so the engine
  * needs no stdio and works on bare-metal libc-less builds), error records.
  */
-#include "mn_internal.h"
+#include "mn_fb.h"
+#include "mn_util.h"
 #include "mn_quant.h"
 
 const char *mn_status_str(mn_status_t s) {
@@ -18,39 +19,6 @@ const char *mn_status_str(mn_status_t s) {
         default: return "?";
     }
 }
-
-#if !MICRONN_TYPES_EVERY
-mn_status_t mn_check_family(mn_ctx_t *ctx, int32_t act_dtype, int32_t w_dtype) {
-    const char *family;
-    if (act_dtype == MN_FLOAT32 && w_dtype == MN_INT8) {
-        if (MICRONN_TYPE_HYBRID) {
-            return MN_OK;
-        }
-        family = "hybrid (float32 with int8 weights)";
-    } else if (act_dtype == MN_FLOAT32) {
-        if (MICRONN_TYPE_FLOAT32) {
-            return MN_OK;
-        }
-        family = "float32";
-    } else if (act_dtype == MN_INT16) {
-        if (MICRONN_TYPE_INT16) {
-            return MN_OK;
-        }
-        family = "int16";
-    } else if (act_dtype == MN_INT8 || act_dtype == MN_UINT8) {
-        if (MICRONN_TYPE_INT8) {
-            return MN_OK;
-        }
-        family = "int8";
-    } else {
-        return MN_OK;
-    }
-    return mn_fail(ctx, MN_ERR_UNSUPPORTED, "%s kernels not linked in this firmware (built for%s%s%s%s%s)",
-        family, MICRONN_TYPE_INT8 ? " int8" : "", MICRONN_TYPE_INT16 ? " int16" : "",
-        MICRONN_TYPE_FLOAT32 ? " float32" : "", MICRONN_TYPE_HYBRID ? " hybrid" : "",
-        MICRONN_TYPE_INT8 || MICRONN_TYPE_INT16 || MICRONN_TYPE_FLOAT32 || MICRONN_TYPE_HYBRID ? "" : " none");
-}
-#endif
 
 size_t mn_dtype_size(int32_t dtype) {
     switch (dtype) {

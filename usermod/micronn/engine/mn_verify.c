@@ -4,11 +4,12 @@
  * Runs once in mn_model_init, before anything else reads the buffer. It checks every table,
  * vtable, offset, vector and string the engine will later read, every tensor/buffer/opcode index,
  * and that constant data matches its tensor's shape. After it succeeds, mn_model.c and the
- * interpreter use unchecked accessors (mn_internal.h). All arithmetic on untrusted values is done
+ * interpreter use unchecked accessors (mn_fb.h). All arithmetic on untrusted values is done
  * in 64 bits so that hostile offsets and lengths cannot wrap around.
  * Fields the engine never reads (min/max, signature defs, ...) are not verified.
  */
-#include "mn_internal.h"
+#include "mn_modelview.h"
+#include "mn_util.h"
 
 /* Largest tensor the engine accepts (bytes); also keeps size arithmetic far from overflow. */
 #define MN_MAX_TENSOR_BYTES 0x7fffffffu
@@ -463,7 +464,7 @@ static mn_status_t v_metadata(vctx_t *v, uint32_t first, uint32_t n) {
     return MN_OK;
 }
 
-mn_status_t mn_verify(mn_model_t *m) {
+static mn_status_t verify(mn_model_t *m) {
     vctx_t v = { m->buf, m->len, m, "model", 0, 0, 0 };
     const uint8_t *b = m->buf;
     uint32_t p, first, n;
@@ -535,4 +536,25 @@ mn_status_t mn_verify(mn_model_t *m) {
     m->inputs = fb_vec(b, sg, F_SG_INPUTS, &m->n_inputs);
     m->outputs = fb_vec(b, sg, F_SG_OUTPUTS, &m->n_outputs);
     return MN_OK;
+}
+
+/* The loader: a model view exists only for a buffer the verifier accepted. */
+mn_status_t mn_model_init(mn_model_t *m, const void *buf, size_t len) {
+    if (!m) {
+        return MN_ERR_ARG;
+    }
+    memset(m, 0, sizeof *m);
+    if (!buf) {
+        return mn_err_set(&m->err, MN_ERR_ARG, "model buffer is NULL");
+    }
+    m->buf = (const uint8_t *)buf;
+    m->len = len;
+    mn_status_t s = verify(m);
+    if (s != MN_OK) {
+        /* Leave no half-initialised view behind: accessors see an empty model. */
+        mn_error_t e = m->err;
+        memset(m, 0, sizeof *m);
+        m->err = e;
+    }
+    return s;
 }

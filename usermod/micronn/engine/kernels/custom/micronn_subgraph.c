@@ -96,14 +96,14 @@ static mn_status_t sub_prepare(mn_ctx_t *ctx, mn_node_t *node) {
 }
 
 /* Whether inner tensor t is one of the subgraph's inputs or one of its outputs before output k. */
-static bool boundary_seen(mn_interp_t *it, const mn_tensor_t *t, int k) {
-    for (size_t i = 0; i < mn_interp_num_inputs(it); i++) {
-        if (mn_interp_input(it, i) == t) {
+static bool boundary_seen(mn_nested_t *n, const mn_tensor_t *t, int k) {
+    for (size_t i = 0; i < mn_model_num_inputs(&n->model); i++) {
+        if (mn_nested_tensor(n, false, i) == t) {
             return true;
         }
     }
     for (int i = 0; i < k; i++) {
-        if (mn_interp_output(it, (size_t)i) == t) {
+        if (mn_nested_tensor(n, true, (size_t)i) == t) {
             return true;
         }
     }
@@ -112,22 +112,22 @@ static bool boundary_seen(mn_interp_t *it, const mn_tensor_t *t, int k) {
 
 static mn_status_t sub_eval(mn_ctx_t *ctx, mn_node_t *node) {
     sub_data_t *d = node->user_data;
-    mn_interp_t *it = &d->n.it;
+    mn_nested_t *n = &d->n;
     /* Point the subgraph's boundary tensors at this op's operands (planned by the outer plan). A
      * tensor that is an input and an output, or two outputs, keeps its first role; the outputs
      * it could not be pointed at are copied afterwards. */
     for (int i = 0; i < mn_num_inputs(node); i++) {
-        mn_interp_input(it, (size_t)i)->data = mn_input(ctx, node, i)->data;
+        mn_nested_tensor(n, false, (size_t)i)->data = mn_input(ctx, node, i)->data;
     }
     for (int i = 0; i < mn_num_outputs(node); i++) {
-        mn_tensor_t *t = mn_interp_output(it, (size_t)i);
-        if (!boundary_seen(it, t, i)) {
+        mn_tensor_t *t = mn_nested_tensor(n, true, (size_t)i);
+        if (!boundary_seen(n, t, i)) {
             t->data = mn_output(ctx, node, i)->data;
         }
     }
-    mn_status_t s = mn_nested_invoke(ctx, &d->n);
+    mn_status_t s = mn_nested_invoke(ctx, n);
     for (int i = 0; i < mn_num_outputs(node) && s == MN_OK; i++) {
-        mn_tensor_t *out = mn_output(ctx, node, i), *t = mn_interp_output(it, (size_t)i);
+        mn_tensor_t *out = mn_output(ctx, node, i), *t = mn_nested_tensor(n, true, (size_t)i);
         if (t->data != out->data) {
             memcpy(out->data, t->data, mn_tensor_bytes(out));
         }

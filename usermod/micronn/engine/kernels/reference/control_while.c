@@ -74,7 +74,7 @@ static mn_status_t while_eval(mn_ctx_t *ctx, mn_node_t *node) {
         if (s != MN_OK) {
             return s;
         }
-        if (!*(const uint8_t *)mn_interp_output(&d->cond.it, 0)->data) {
+        if (!*(const uint8_t *)mn_nested_tensor(&d->cond, true, 0)->data) {
             return MN_OK;
         }
         mn_nested_copy_in(&d->body, ctx, node, true, 0);
