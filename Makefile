@@ -118,7 +118,10 @@ $(MICROPY_DIR)/mpy-cross/build/mpy-cross $(VENV)/bin/micronn:
 SETUP_DONE := $(MICROPY_DIR)/mpy-cross/build/mpy-cross $(VENV)/bin/micronn $(HOST_LIB)
 
 # The host build of the engine (used to read models: op sets, inspect, convert checks).
-$(HOST_LIB): $(wildcard usermod/micronn/engine/*.[ch] usermod/micronn/engine/kernels/*/*.[ch] usermod/micronn/engine/kernels/*.[ch] usermod/micronn/engine/tools/*.c)
+MICRONN_ENGINE := $(USERMOD)/micronn/engine
+MICRONN_BACKENDS := generic
+include $(MICRONN_ENGINE)/engine.mk
+$(HOST_LIB): $(MICRONN_ENGINE_SRC) $(MICRONN_ENGINE_HDRS) $(wildcard $(MICRONN_ENGINE)/tools/*.c)
 	@$(MAKE) --no-print-directory -s -C tests/engine -j$(JOBS) lib
 
 ifeq ($(BOARD),UNIX)

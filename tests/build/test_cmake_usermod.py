@@ -35,6 +35,17 @@ target_include_directories(engine PRIVATE ${{MICROPY_INC_USERMOD}})
 """
 
 
+def _make_lists(backends):
+    """engine.mk's source list and hot list as make evaluates them, relative to usermod/micronn."""
+    engine = ROOT / "usermod" / "micronn" / "engine"
+    prog = (f"MICRONN_ENGINE := {engine}\nMICRONN_BACKENDS := {backends}\ninclude {engine}/engine.mk\n"
+            "all:\n\t@echo $(MICRONN_ENGINE_SRC)\n\t@echo $(MICRONN_HOT_SRC)\n")
+    out = subprocess.run(["make", "-s", "-f", "-"], input=prog, capture_output=True, text=True, check=True)
+    src, hot = out.stdout.splitlines()
+    rel = lambda line: {Path(f).relative_to(engine.parent).as_posix() for f in line.split()}
+    return rel(src), rel(hot)
+
+
 @pytest.mark.parametrize("form", ["micropython.cmake", "directory"])
 def test_cmake_port_includes_the_usermod(tmp_path, form):
     if shutil.which("cmake") is None:
@@ -63,6 +74,10 @@ def test_cmake_port_includes_the_usermod(tmp_path, form):
     assert "-O2" not in by_file["engine/mn_interp.c"]
     assert "-O2" not in by_file["libm/exp.c"]
     assert "-DMICRONN_OWN_LIBM_DBL=1" in by_file["engine/mn_interp.c"]
+    # the same sources, and the same ones at -O2, as make ports build (engine/engine.mk, read once)
+    src, hot = _make_lists("generic")
+    assert {f for f in by_file if f.startswith("engine/")} == src
+    assert {f for f in by_file if f.startswith("engine/") and "-O2" in by_file[f].split("-Os")[-1].split()} == hot
 
     if form == "directory":
         return  # same file, same configuration: compiled once, below

@@ -21,8 +21,12 @@ flags="$* -std=gnu99 -O2 -Wall -Wextra -Werror -Wpointer-arith -Wdouble-promotio
        -Wno-unused-parameter -I$engine -I$engine/kernels/reference -DMICRONN_KERNELS_$upper=1 -DMICRONN_OPS_ALL=0"
 jobs=()
 families="INT8 INT16 FLOAT32 HYBRID NONE"
-for f in "$engine"/*.c "$engine"/kernels/*.c "$engine"/kernels/reference/*.c "$engine"/kernels/custom/*.c \
-         "$engine"/kernels/"$backend"/*.c; do
+# The engine's sources: the patterns of engine.mk (one place), then the backend's kernels.
+srcs=()
+for p in $(sed -n 's/^MICRONN_ENGINE_PATTERNS := //p' "$engine/engine.mk") "kernels/$backend/*.c"; do
+    srcs+=("$engine"/$p)
+done
+for f in "${srcs[@]}"; do
     if [ -n "${ONLY:-}" ] && [[ "$f" != *"$ONLY"* ]]; then continue; fi
     typed=""
     if grep -q 'MICRONN_TYPE_\|REF_FAMILY_FN\|mn_check_family' "$f"; then

@@ -35,11 +35,7 @@ MICRONN_OBJ_DIR := $(BUILD)/$(patsubst $(USER_C_MODULES)/%,%,$(MICRONN_DIR))
 
 MICRONN_BACKENDS := $(filter-out reference,$(MICRONN_KERNELS))
 $(foreach k,$(MICRONN_BACKENDS),$(if $(wildcard $(MICRONN_ENGINE)/kernels/$(k)/.),,$(error micronn: MICRONN_KERNELS: no backend $(k) (engine/kernels/$(k)/))))
-MICRONN_ENGINE_SRC := $(sort $(wildcard $(MICRONN_ENGINE)/*.c)) \
-	$(MICRONN_ENGINE)/kernels/mn_variants.c \
-	$(sort $(wildcard $(MICRONN_ENGINE)/kernels/reference/*.c)) \
-	$(sort $(wildcard $(MICRONN_ENGINE)/kernels/custom/*.c)) \
-	$(foreach k,$(MICRONN_BACKENDS),$(sort $(wildcard $(MICRONN_ENGINE)/kernels/$(k)/*.c)))
+include $(MICRONN_ENGINE)/engine.mk
 
 # Binding files (scanned for qstrs).
 SRC_USERMOD_C += \
@@ -71,9 +67,7 @@ MICRONN_SETTINGS := $(foreach k,$(MICRONN_BACKENDS),MICRONN_KERNELS_$(shell echo
 # kernels' shared prepare checks (ref_glue.c) and the variant selection (mn_variants.c).
 MICRONN_COPT ?= -O2
 MICRONN_CORE_COPT ?=
-MICRONN_COLD_SRC := $(filter %_prepare.c %/kernels/mn_variants.c %/kernels/reference/ref_glue.c,$(MICRONN_ENGINE_SRC))
-MICRONN_HOT_SRC := $(filter-out $(MICRONN_COLD_SRC),$(filter $(MICRONN_ENGINE)/kernels/% %/mn_quant.c %/mn_const.c,$(MICRONN_ENGINE_SRC)))
-MICRONN_CORE_SRC := $(filter-out $(MICRONN_HOT_SRC),$(MICRONN_ENGINE_SRC))
+# (MICRONN_HOT_SRC, MICRONN_CORE_SRC: engine/engine.mk)
 ifneq ($(strip $(MICRONN_COPT)),)
 $(patsubst $(MICRONN_DIR)/%.c,$(MICRONN_OBJ_DIR)/%.o,$(MICRONN_HOT_SRC)): CFLAGS += $(MICRONN_COPT)
 endif
