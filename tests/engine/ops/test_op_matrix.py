@@ -58,13 +58,3 @@ def test_readme_matrix_is_current():
         pytest.skip(f"no engine library: {e}")
     text = (U.ROOT / "README.md").read_text()
     assert U.updated(text) == text, "README.md support matrix is stale: run tools/update_readme_matrix.py"
-
-
-def test_every_selectable_kernel_is_registered():
-    """mn_config.h's MICRONN_OP_<NAME> blocks and mn_ops.h's lines name the same kernels (a block
-    without a line would compile a kernel that nothing can reach)."""
-    import re
-    cfg = (G.OPS_H.parent / "mn_config.h").read_text()
-    selectable = set(re.findall(r"^#ifndef MICRONN_OP_(\w+)$", cfg, re.M)) - {"NAMES", "INFO"}
-    custom = set(re.findall(r"^MN_CUSTOM_OP\((\w+),", (G.OPS_H.parent / "mn_custom_ops.h").read_text(), re.M))
-    assert selectable == {op for op, _ in CLAIMS} | custom

@@ -12,7 +12,8 @@
  *     DTYPES   dtype combinations, as in mn_ops.h (reporting only).
  *
  * Adding a custom op at build time: this line plus kernels/custom/<name>.c (kernels/custom/atan2.c
- * is the documented example). At run time, kernels can also be passed in mn_config_t.ops.
+ * is the documented example), then `python tools/gen_opsel.py` (its default in mn_opsel.h). At
+ * run time, kernels can also be passed in mn_config_t.ops.
  * Custom codes that are not identifiers (e.g. "ethos-u") can only be registered at run time.
  */
 MN_CUSTOM_OP(Atan2, 1, "float32")

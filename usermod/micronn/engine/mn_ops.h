@@ -16,7 +16,8 @@
  *              float32 activations quantized on the fly). The
  *              support matrix (`micronn ops`, README) is this column; tests/engine/ops/
  *              test_op_matrix.py runs every combination listed here against the oracle.
- * Adding an op: this line, the MICRONN_OP_<NAME> block in mn_config.h, kernels/reference/<op>.c.
+ * Adding an op: this line and kernels/reference/<op>.c; then `python tools/gen_opsel.py` writes
+ * its MICRONN_OP_<NAME> default (mn_opsel.h; make test checks it is current).
  */
 MN_OP(ABS, AbsOptions, 5, "int8 int16 int32 float32")
 MN_OP(ADD, AddOptions, 3, "int8 int16 float32 int32")
