@@ -81,7 +81,7 @@ HOST_LIB := build/host/libmicronn.so
 # KERNELS="dsp generic" / KERNELS=reference: optimized kernel backends (default: the board's).
 KERNELS_ARG := $(if $(KERNELS),MICRONN_KERNELS="$(KERNELS)")
 
-.PHONY: setup firmware firmware-all firmware-test run repl test test-engine test-hil test-full clean help bench demo fuzz
+.PHONY: setup firmware firmware-all firmware-test run repl test test-engine test-hil test-full clean help bench demo fuzz gen
 
 help:
 	@echo "make setup                 install toolchains, QEMU, MicroPython source, .venv (idempotent)"
@@ -104,6 +104,9 @@ help:
 	@echo "make test                  the test suite as CI runs it (its fixed slice of board tests)"
 	@echo "make test-full             every test on every board (before a release; ~2x make test)"
 	@echo "make fuzz [FUZZ_SECONDS=N] coverage-guided fuzzing of the engine (libFuzzer, default 60 s)"
+	@echo "make gen [GEN_MODELS=N GEN_SEED=S GEN_WORKERS=W]"
+	@echo "                           generated models (tests/gen) on micronn vs the oracle; findings shrunk"
+	@echo "                           into build/gen/findings, log build/gen/gen-SEED.log"
 	@echo "make demo                  person detection on the default emulated board"
 	@echo "make bench                 benchmark report (build/bench/report.md + .json)"
 
@@ -179,6 +182,17 @@ test-engine: $(SETUP_DONE)
 FUZZ_SECONDS ?= 60
 fuzz: $(SETUP_DONE)
 	$(MAKE) -C tests/engine fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
+
+# Differential testing with generated models (tests/gen): GEN_MODELS models from GEN_SEED on
+# GEN_WORKERS processes (nice'd), each on every host configuration of micronn against the oracle;
+# every failure is shrunk and saved in build/gen/findings (tests/gen/README.md).
+GEN_MODELS ?= 10000
+GEN_SEED ?= 1
+GEN_WORKERS ?= 2
+gen: $(SETUP_DONE)
+	mkdir -p build/gen
+	PYTHONPATH=$(CURDIR)/host_tools nice -n 10 $(PYTHON) -m tests.gen run --seed $(GEN_SEED) --count $(GEN_MODELS) \
+	  --workers $(GEN_WORKERS) --findings build/gen/findings --log build/gen/gen-$(GEN_SEED).log
 
 # Each test's time goes to build/test-reports/hil.xml (JUnit XML: where a run's minutes went).
 # CI's fixed slice (--ci-slice, tests/conftest.py): the port's link and filesystem tests on one

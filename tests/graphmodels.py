@@ -28,7 +28,8 @@ class Graph:
         self.tensors, self.buffers, self.ops, self.codes = [], [S.BufferT()], [], []
         self.inputs, self.outputs = [], []
 
-    def tensor(self, name, dtype, shape, data=None, scale=None, zp=0):
+    def tensor(self, name, dtype, shape, data=None, scale=None, zp=0, qdim=0, variable=False):
+        """scale/zp: a number each (per-tensor) or sequences (per-channel along qdim)."""
         t = S.TensorT()
         t.name = name.encode()
         t.shape = np.array(shape, dtype=np.int32)
@@ -41,9 +42,13 @@ class Graph:
             t.buffer = len(self.buffers) - 1
         if scale is not None:
             q = S.QuantizationParametersT()
-            q.scale = np.array([scale], dtype=np.float32)
-            q.zeroPoint = np.array([zp], dtype=np.int64)
+            q.scale = np.array(scale, dtype=np.float32).reshape(-1)
+            q.zeroPoint = np.array(zp, dtype=np.int64).reshape(-1)
+            if q.zeroPoint.size == 1 and q.scale.size > 1:
+                q.zeroPoint = np.repeat(q.zeroPoint, q.scale.size)
+            q.quantizedDimension = int(qdim)
             t.quantization = q
+        t.isVariable = bool(variable)
         self.tensors.append(t)
         return len(self.tensors) - 1
 
