@@ -19,8 +19,19 @@ CUSTOM = M.S.BuiltinOperator.CUSTOM
 
 
 def flex(options):
-    """A dict as a flexbuffer map (what the converter stores in custom_options)."""
-    return bytes(fx.Dumps(options))
+    """A dict as a flexbuffer map (what the converter stores in custom_options); floats beyond the
+    float32 range are written 8 bytes wide (flexbuffers' Python encoder would refuse them)."""
+    if not isinstance(options, dict):
+        return bytes(fx.Dumps(options))
+    b = fx.Builder()
+    with b.Map():
+        for k, v in options.items():
+            b.Key(k)
+            if isinstance(v, float) and 3.4e38 < abs(v) < float("inf"):
+                b.Float(v, byte_width=8)
+            else:
+                b.Add(v)
+    return bytes(b.Finish())
 
 
 # ---- CIRCULAR_BUFFER ----------------------------------------------------------------------------

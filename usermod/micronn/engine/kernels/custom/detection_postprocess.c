@@ -22,14 +22,16 @@
  *    until `cap` are selected.
  * 3. Fast NMS (use_regular_nms false): each anchor's score is its best class (ties: the lower class
  *    index); NMS with cap max_detections; selected box k fills entries k * max_classes_per_detection
- *    + j with its j-th best classes (j < min(max_classes_per_detection, C)); count = selected boxes.
+ *    + j with its j-th best classes (j < min(max_classes_per_detection, C); equal scores in LiteRT's
+ *    std::partial_sort order, dpp_partial_sort); count = selected boxes. (TFLM's fast NMS writes
+ *    outside its outputs when max_classes_per_detection > 1; LiteRT is the reference there.)
  * 4. Regular NMS: NMS per class (cap detections_per_class), merged over the classes by score,
  *    descending, ties to the earlier class (then NMS order), the best max_detections kept.
  * Entries after the detections are zero (TFLite writes zeros in regular mode and leaves them in
  * fast mode). A decoded box with ymin > ymax or xmin > xmax fails the invoke (as LiteRT).
  *
  * Memory: one scratch buffer (planned with the activations) sized in prepare: 32 bytes per anchor,
- * plus 24 per max_detections in regular mode. Float arithmetic is not contracted (no fused
+ * plus 24 per max_detections in regular mode, 8 per class in fast mode. Float arithmetic is not contracted (no fused
  * multiply-add), so the IoU tests round as TFLite's.
  */
 #if defined(__clang__)
@@ -148,7 +150,8 @@ static mn_status_t dpp_quant(mn_ctx_t *ctx, const mn_tensor_t *t, const char *wh
 static size_t dpp_scratch_bytes(const dpp_data_t *d) {
     /* decoded boxes 16, a score 4, kept / sort scratch / selected anchors 3 x 4 bytes per anchor;
      * regular NMS: the merged detections and their merge buffer */
-    return (size_t)d->n_boxes * 32 + (d->regular ? 2 * (size_t)d->max_detections * sizeof(dpp_det_t) : 0);
+    return (size_t)d->n_boxes * 32 + (d->regular ? 2 * (size_t)d->max_detections * sizeof(dpp_det_t)
+                                                 : 8 * (size_t)d->num_classes);
 }
 
 static mn_status_t dpp_prepare(mn_ctx_t *ctx, mn_node_t *node) {
@@ -342,6 +345,58 @@ static int32_t dpp_nms(const dpp_run_t *r, int32_t cap) {
     return n;
 }
 
+/*
+ * The best k of n class indices by score, descending, into idx[0..k): LiteRT sorts them with
+ * std::partial_sort, whose order of equal scores is its algorithm's; this is that algorithm
+ * (libstdc++'s heap select then heap sort, the C++ library LiteRT's Linux builds use), so ties
+ * come out as LiteRT's. before(i, j): score i ranks before score j.
+ */
+#define DPP_BEFORE(i, j) (v[i] > v[j])
+static void dpp_heap_adjust(int32_t *h, int32_t hole, int32_t len, int32_t value, const float *v) {
+    const int32_t top = hole;
+    int32_t child = hole;
+    while (child < (len - 1) / 2) {
+        child = 2 * (child + 1);
+        if (DPP_BEFORE(h[child], h[child - 1])) {
+            child--;
+        }
+        h[hole] = h[child];
+        hole = child;
+    }
+    if ((len & 1) == 0 && child == (len - 2) / 2) {
+        child = 2 * (child + 1);
+        h[hole] = h[child - 1];
+        hole = child - 1;
+    }
+    for (int32_t parent = (hole - 1) / 2; hole > top && DPP_BEFORE(h[parent], value); parent = (hole - 1) / 2) {
+        h[hole] = h[parent];
+        hole = parent;
+    }
+    h[hole] = value;
+}
+
+static void dpp_partial_sort(int32_t *idx, int32_t n, int32_t k, const float *v) {
+    for (int32_t i = 0; i < n; i++) {
+        idx[i] = i;
+    }
+    for (int32_t parent = (k - 2) / 2; k >= 2 && parent >= 0; parent--) {   /* make_heap(idx, idx + k) */
+        dpp_heap_adjust(idx, parent, k, idx[parent], v);
+    }
+    for (int32_t i = k; i < n; i++) {   /* heap select: what ranks before the heap's top replaces it */
+        if (DPP_BEFORE(idx[i], idx[0])) {
+            const int32_t value = idx[i];
+            idx[i] = idx[0];
+            dpp_heap_adjust(idx, 0, k, value, v);
+        }
+    }
+    for (int32_t last = k - 1; last > 0; last--) {   /* sort_heap */
+        const int32_t value = idx[last];
+        idx[last] = idx[0];
+        dpp_heap_adjust(idx, 0, last, value, v);
+    }
+}
+#undef DPP_BEFORE
+
 static void dpp_put(float *boxes, float *classes, float *scores, size_t k, const float *box, int32_t cls,
     float score) {
     memcpy(boxes + 4 * k, box, 4 * sizeof *box);
@@ -408,27 +463,26 @@ static mn_status_t dpp_eval(mn_ctx_t *ctx, mn_node_t *node) {
             r.score[i] = best;
         }
         count = dpp_nms(&r, d->max_detections);
+        float *cs = (float *)(r.sel + nb);              /* one anchor's class scores */
+        int32_t *order = (int32_t *)(cs + d->num_classes);
         for (int32_t k = 0; k < count; k++) {
             const int32_t a = r.sel[k];
-            /* its classes by score, descending, ties to the lower index: each next one is the best
-             * of those after the previous one in that order */
-            float ps = 0.0f;
-            int32_t pc = -1;
-            for (int32_t j = 0; j < per; j++) {
-                int32_t bc = -1;
-                float bs = 0.0f;
-                for (int32_t c = 0; c < d->num_classes; c++) {
-                    const float v = dpp_class_score(&r, a, c);
-                    const bool after = pc < 0 || v < ps || (v == ps && c > pc);
-                    if (after && (bc < 0 || v > bs)) {
-                        bc = c;
-                        bs = v;
-                    }
+            if (per == 1) {   /* its best class, ties to the lower index (LiteRT's ArgMaxVector) */
+                int32_t bc = 0;
+                for (int32_t c = 1; c < d->num_classes; c++) {
+                    bc = dpp_class_score(&r, a, c) > dpp_class_score(&r, a, bc) ? c : bc;
                 }
+                order[0] = bc;
+                cs[bc] = dpp_class_score(&r, a, bc);
+            } else {
+                for (int32_t c = 0; c < d->num_classes; c++) {
+                    cs[c] = dpp_class_score(&r, a, c);
+                }
+                dpp_partial_sort(order, d->num_classes, per, cs);
+            }
+            for (int32_t j = 0; j < per; j++) {
                 dpp_put(ob, oc, os, (size_t)k * (size_t)d->classes_per_detection + (size_t)j,
-                    r.dec + 4 * (size_t)a, bc, bs);
-                ps = bs;
-                pc = bc;
+                    r.dec + 4 * (size_t)a, order[j], cs[order[j]]);
             }
         }
     }
