@@ -269,3 +269,143 @@ def hotword_frames(seed=0, steps=40):
         base = 0.8 * base + 0.45 * rng.normal(0, 0.8, 40)
         out.append(np.clip(np.round(base * 32767 / 4), -32768, 32767).astype(np.int16).reshape(1, 40))
     return out
+
+
+SSD_CLASSES = 3
+SSD_OPTIONS = dict(max_detections=8, max_classes_per_detection=1, detections_per_class=4, use_regular_nms=False,
+                   nms_score_threshold=0.7, nms_iou_threshold=0.45, num_classes=SSD_CLASSES,
+                   y_scale=10.0, x_scale=10.0, h_scale=5.0, w_scale=5.0)
+
+
+def ssd_anchors():
+    """2 anchors per cell of a 4x4 and a 2x2 feature map (y, x, h, w): 40 anchors, in the order the
+    heads' reshapes put the boxes (row, column, anchor)."""
+    out = []
+    for n, sizes in ((4, (0.3, 0.45)), (2, (0.6, 0.8))):
+        for i in range(n):
+            for j in range(n):
+                out += [((i + 0.5) / n, (j + 0.5) / n, s, s * 0.8) for s in sizes]
+    return np.array(out, np.float32)
+
+
+def ssd_images(seed=0, n=4):
+    """float32 [1, 8, 8, 3] test images in [0, 1]: smooth blobs on noise."""
+    rng = np.random.default_rng(seed + 100)
+    yy, xx = np.mgrid[0:8, 0:8] / 7.0
+    out = []
+    for _ in range(n):
+        img = rng.uniform(0, 0.3, (8, 8, 3))
+        for _ in range(2):
+            cy, cx, r = rng.uniform(0.2, 0.8), rng.uniform(0.2, 0.8), rng.uniform(0.15, 0.35)
+            img += np.exp(-((yy - cy) ** 2 + (xx - cx) ** 2) / r ** 2)[..., None] * rng.uniform(0.3, 0.7, 3)
+        out.append(np.clip(img, 0, 1)[None].astype(np.float32))
+    return out
+
+
+def ssd_model(dtype="float32", seed=2, options=None):
+    """An SSD-style detector: image [1,8,8,3] -> CONV 3x3/2 (RELU) [1,4,4,8] -> CONV 3x3/2 (RELU)
+    [1,2,2,8]; on each feature map a 1x1 box head (2 anchors x 4) and class head (2 x (1 + 3)) ->
+    RESHAPE [1,K,4] / [1,K,4] -> CONCATENATION (40 anchors) -> LOGISTIC on the class logits ->
+    TFLite_Detection_PostProcess with constant anchors (ssd_anchors). dtype "int8": the same float
+    weights quantized post-training (each activation's range from a float run over ssd_images), the
+    int8 box encodings and scores QUANTIZEd to uint8 for the post-processing (uint8 anchors), as
+    LiteRT runs it (TFLM's kernel is float only). Returns the model bytes."""
+    import flatbuffers.flexbuffers as fx
+    import oracle
+    rng = np.random.default_rng(seed)
+    nc1 = SSD_CLASSES + 1
+    W = {"c1": (rng.normal(0, 0.4, (8, 3, 3, 3)), rng.normal(0, 0.1, 8)),
+         "c2": (rng.normal(0, 0.25, (8, 3, 3, 8)), rng.normal(0, 0.1, 8)),
+         "b1": (rng.normal(0, 0.35, (8, 1, 1, 8)), rng.normal(0, 0.1, 8)),
+         "b2": (rng.normal(0, 0.35, (8, 1, 1, 8)), rng.normal(0, 0.1, 8)),
+         "k1": (rng.normal(0, 0.7, (2 * nc1, 1, 1, 8)), rng.normal(-0.5, 0.5, 2 * nc1)),
+         "k2": (rng.normal(0, 0.7, (2 * nc1, 1, 1, 8)), rng.normal(-0.5, 0.5, 2 * nc1))}
+    opts = dict(SSD_OPTIONS, **(options or {}))
+
+    def build(q):
+        """q: None (float) or {tensor name: (scale, zp)} of the activations."""
+        g = Graph()
+        f32 = q is None
+        act = (lambda n: {}) if f32 else (lambda n: dict(scale=q[n][0], zp=q[n][1]))
+        dt = np.float32 if f32 else np.int8
+        x = g.input("image", dt, (1, 8, 8, 3), **act("image"))
+
+        def conv(name, inp, in_name, shape, stride, relu):
+            w, b = W[name]
+            if f32:
+                wt, bt = g.const(name + "_w", w.astype(np.float32)), g.const(name + "_b", b.astype(np.float32))
+            else:
+                ws = float(np.abs(w).max() / 127)
+                bs = float(np.float32(q[in_name][0]) * np.float32(ws))
+                wt = g.const(name + "_w", np.round(w / ws).astype(np.int8), scale=ws)
+                bt = g.const(name + "_b", np.round(b / bs).astype(np.int32), scale=bs)
+            o = S.Conv2DOptionsT()
+            o.padding, o.strideW, o.strideH = 0, stride, stride
+            o.fusedActivationFunction = 1 if relu else 0
+            o.dilationWFactor = o.dilationHFactor = 1
+            return g.op(BO.CONV_2D, [inp, wt, bt], dt, shape, S.BuiltinOptions.Conv2DOptions, o, name=name,
+                        **act(name))
+
+        def reshape(inp, name, shape, qname):
+            o = S.ReshapeOptionsT()
+            o.newShape = np.array(shape, np.int32)
+            return g.op(BO.RESHAPE, [inp], dt, shape, S.BuiltinOptions.ReshapeOptions, o, name=name, **act(qname))
+
+        def concat(ins, name, shape):
+            o = S.ConcatenationOptionsT()
+            o.axis = 1
+            return g.op(BO.CONCATENATION, ins, dt, shape, S.BuiltinOptions.ConcatenationOptions, o, name=name,
+                        **act(name))
+        c1 = conv("c1", x, "image", (1, 4, 4, 8), 2, True)
+        c2 = conv("c2", c1, "c1", (1, 2, 2, 8), 2, True)
+        b1, b2 = conv("b1", c1, "c1", (1, 4, 4, 8), 1, False), conv("b2", c2, "c2", (1, 2, 2, 8), 1, False)
+        k1, k2 = conv("k1", c1, "c1", (1, 4, 4, 2 * nc1), 1, False), conv("k2", c2, "c2", (1, 2, 2, 2 * nc1), 1, False)
+        boxes = concat([reshape(b1, "rb1", (1, 32, 4), "b1"), reshape(b2, "rb2", (1, 8, 4), "b2")], "boxes",
+                       (1, 40, 4))
+        logits = concat([reshape(k1, "rk1", (1, 32, nc1), "k1"), reshape(k2, "rk2", (1, 8, nc1), "k2")], "logits",
+                        (1, 40, nc1))
+        scores = g.op(BO.LOGISTIC, [logits], dt, (1, 40, nc1), name="scores",
+                      **({} if f32 else dict(scale=1 / 256, zp=-128)))
+        a = ssd_anchors()
+        if f32:
+            anchors = g.const("anchors", a)
+        else:
+            qz = S.QuantizeOptionsT()
+            boxes = g.op(BO.QUANTIZE, [boxes], np.uint8, (1, 40, 4), S.BuiltinOptions.QuantizeOptions, qz,
+                         name="boxes_u8", scale=q["boxes"][0], zp=q["boxes"][1] + 128)
+            scores = g.op(BO.QUANTIZE, [scores], np.uint8, (1, 40, nc1), S.BuiltinOptions.QuantizeOptions, qz,
+                          name="scores_u8", scale=1 / 256, zp=0)
+            anchors = g.const("anchors", np.clip(np.round(a * 255), 0, 255).astype(np.uint8), scale=1 / 255, zp=0)
+        det = opts["max_detections"] * opts["max_classes_per_detection"]
+        outs = [g.tensor(n, np.float32, s) for n, s in (("detection_boxes", (1, det, 4)),
+                ("detection_classes", (1, det)), ("detection_scores", (1, det)), ("num_detections", (1,)))]
+        op = S.OperatorT()
+        op.opcodeIndex = g._code(BO.CUSTOM, "TFLite_Detection_PostProcess")
+        op.inputs, op.outputs = np.array([boxes, scores, anchors], np.int32), np.array(outs, np.int32)
+        op.customOptions = np.frombuffer(bytes(fx.Dumps(opts)), np.uint8)
+        g.ops.append(op)
+        for t in outs:
+            g.output(t)
+        return g
+    g = build(None)
+    data = g.tflite()
+    if dtype == "float32":
+        return data
+    names = {t.name.decode(): i for i, t in enumerate(g.tensors)}
+    lo, hi = {}, {}
+    for img in ssd_images(seed):
+        _, ts = oracle.run(data, [img], all_tensors=True)
+        for n, i in names.items():
+            if i in ts:
+                lo[n] = min(lo.get(n, 0.0), float(ts[i].min()))
+                hi[n] = max(hi.get(n, 0.0), float(ts[i].max()))
+    for a, b in (("b1", "b2"), ("k1", "k2"), ("b1", "boxes"), ("k1", "logits")):   # shared by reshape/concat
+        lo[a] = lo[b] = min(lo[a], lo[b])
+        hi[a] = hi[b] = max(hi[a], hi[b])
+    lo["b2"], hi["b2"], lo["k2"], hi["k2"] = lo["b1"], hi["b1"], lo["k1"], hi["k1"]
+    q = {}
+    for n in lo:
+        s = max(hi[n] - lo[n], 1e-3) * 1.1 / 255
+        q[n] = (s, int(np.clip(np.round(-128 - lo[n] * 1.05 / s), -128, 127)))
+    q["image"] = (1 / 255, -128)
+    return build(q).tflite()

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.skipif(not CC or not NM, reason="needs a C compiler and
 
 # Files kernels may call into: layers 0-3 and the nested-interpreter client (README's table).
 KERNEL_REACHABLE = {"mn_fb.c", "mn_util.c", "mn_planner.c", "mn_registry.c", "mn_quant.c", "mn_opnames.c",
-                    "mn_options.c", "mn_model.c", "mn_verify.c", "mn_arena.c", "mn_context.c", "mn_node.c",
+                    "mn_options.c", "mn_flexbuf.c", "mn_model.c", "mn_verify.c", "mn_arena.c", "mn_context.c", "mn_node.c",
                     "mn_const.c", "mn_tables.c", "mn_nested.c", "mn_resource.c", "mn_delegate.c"}
 
 

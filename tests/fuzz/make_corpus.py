@@ -65,6 +65,13 @@ def op_models():
     yield mc.accumulator_model(rng, "float32")
     yield mc.if_of_while(rng)
     yield mc.counting_while(rng)
+    # custom ops with flexbuffer options (engine/mn_flexbuf.c reads them at prepare)
+    import models_custom as mcu
+    yield mcu.circular_buffer(rng, cycles=2, valid=True)[0]
+    yield mcu.circular_buffer(rng, slots=5)[0]
+    yield mcu.detection(rng, n_anchors=12)[0]
+    yield mcu.detection(rng, "uint8", "uint8", n_anchors=10, use_regular_nms=True, background=False)[0]
+    yield mcu.detection(rng, n_anchors=8, max_classes_per_detection=2, box_stride=6)[0]
 
 
 def main():

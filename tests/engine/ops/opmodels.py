@@ -74,6 +74,8 @@ class OpModel:
     fields: dict = dataclasses.field(default_factory=dict)   # field id -> int/float/list
     desc: str = ""
     intermediates: list = dataclasses.field(default_factory=list)
+    custom: Optional[str] = None    # custom code (builtin is then CUSTOM) and its options bytes
+    custom_options: bytes = b""
 
     @property
     def graph_inputs(self):
@@ -87,6 +89,8 @@ class OpModel:
         oc.builtinCode = self.builtin
         oc.deprecatedBuiltinCode = min(self.builtin, 127)
         oc.version = 1
+        if self.custom is not None:
+            oc.customCode = self.custom.encode()
         m.operatorCodes = [oc]
         bufs = [S.BufferT()]
         tensors = []
@@ -118,6 +122,8 @@ class OpModel:
             op.intermediates = np.array(self.intermediates, dtype=np.int32)
         op.builtinOptionsType = self.options_type
         op.builtinOptions = self.options
+        if self.custom_options:
+            op.customOptions = np.frombuffer(self.custom_options, dtype=np.uint8)
         sg = S.SubGraphT()
         sg.tensors = tensors
         sg.inputs = np.array(self.graph_inputs, dtype=np.int32)

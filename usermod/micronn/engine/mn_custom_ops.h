@@ -18,3 +18,5 @@
  */
 MN_CUSTOM_OP(Atan2, 1, "float32")
 MN_CUSTOM_OP(micronn_subgraph, 1, "any")
+MN_CUSTOM_OP(CIRCULAR_BUFFER, 1, "int8")
+MN_CUSTOM_OP(TFLite_Detection_PostProcess, 1, "float32 uint8")

@@ -326,3 +326,9 @@
 #ifndef MICRONN_OP_micronn_subgraph
 #define MICRONN_OP_micronn_subgraph MICRONN_OPS_ALL
 #endif
+#ifndef MICRONN_OP_CIRCULAR_BUFFER
+#define MICRONN_OP_CIRCULAR_BUFFER MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_TFLite_Detection_PostProcess
+#define MICRONN_OP_TFLite_Detection_PostProcess MICRONN_OPS_ALL
+#endif
