@@ -264,8 +264,8 @@ static mn_status_t dpp_decode(mn_ctx_t *ctx, const dpp_run_t *r, const void *box
         }
         const float yc = (float)((double)e[0] / sy * (double)a[2] + (double)a[0]);
         const float xc = (float)((double)e[1] / sx * (double)a[3] + (double)a[1]);
-        const float hh = (float)(0.5 * exp((double)e[2] / sh) * (double)a[2]);
-        const float hw = (float)(0.5 * exp((double)e[3] / sw) * (double)a[3]);
+        const float hh = (float)(0.5 * MN_EXP_F64((double)e[2] / sh) * (double)a[2]);
+        const float hw = (float)(0.5 * MN_EXP_F64((double)e[3] / sw) * (double)a[3]);
         float *b = r->dec + 4 * (size_t)i;
         b[0] = yc - hh;
         b[1] = xc - hw;
@@ -279,14 +279,22 @@ static mn_status_t dpp_decode(mn_ctx_t *ctx, const dpp_run_t *r, const void *box
     return MN_OK;
 }
 
+/* std::min / std::max as TFLite calls them (libm's fminf/fmaxf are not in every port's libm). */
+static inline float dpp_min(float a, float b) {
+    return b < a ? b : a;
+}
+static inline float dpp_max(float a, float b) {
+    return a < b ? b : a;
+}
+
 static float dpp_iou(const float *a, const float *b) {
     const float area_a = (a[2] - a[0]) * (a[3] - a[1]);
     const float area_b = (b[2] - b[0]) * (b[3] - b[1]);
     if (area_a <= 0.0f || area_b <= 0.0f) {
         return 0.0f;
     }
-    const float ih = fminf(a[2], b[2]) - fmaxf(a[0], b[0]);
-    const float iw = fminf(a[3], b[3]) - fmaxf(a[1], b[1]);
+    const float ih = dpp_min(a[2], b[2]) - dpp_max(a[0], b[0]);
+    const float iw = dpp_min(a[3], b[3]) - dpp_max(a[1], b[1]);
     const float inter = (ih > 0.0f ? ih : 0.0f) * (iw > 0.0f ? iw : 0.0f);
     return inter / (area_a + area_b - inter);
 }
