@@ -22,8 +22,10 @@ flags="$* -std=gnu99 -O2 -Wall -Wextra -Werror -Wpointer-arith -Wdouble-promotio
 jobs=()
 families="INT8 INT16 FLOAT32 HYBRID NONE"
 # The engine's sources: the patterns of engine.mk (one place), then the backend's kernels.
+# (read, not a word-split command substitution: the patterns must not be globbed in this directory)
+read -ra pats <<< "$(sed -n 's/^MICRONN_ENGINE_PATTERNS := //p' "$engine/engine.mk")"
 srcs=()
-for p in $(sed -n 's/^MICRONN_ENGINE_PATTERNS := //p' "$engine/engine.mk") "kernels/$backend/*.c"; do
+for p in "${pats[@]}" "kernels/$backend/*.c"; do
     srcs+=("$engine"/$p)
 done
 for f in "${srcs[@]}"; do
