@@ -1,8 +1,16 @@
 """Custom ops on the board: the built-in C kernel "Atan2" (engine/kernels/custom/atan2.c), the
-Ethos-U custom op's error, and Python functions as custom ops (micronn.register_op)."""
+Ethos-U custom op's error, Python functions as custom ops (micronn.register_op), and TFLM's
+CIRCULAR_BUFFER / TFLite's TFLite_Detection_PostProcess (a stream against TFLM, an SSD-style
+detector against LiteRT, a bad option's error)."""
+import os
+import sys
+
 import numpy as np
+import pytest
 
 import graphmodels
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "engine", "ops"))
 
 
 def _put_model(dev, name, data):
@@ -140,3 +148,85 @@ print(res)
                     "(calling the function allocates)")
     assert r[5] == ()
     assert r[6] == "fn must be callable (or None to unregister)"
+
+
+# ---- TFLM's CIRCULAR_BUFFER and TFLite_Detection_PostProcess (engine/kernels/custom/) ------------
+
+def _board_run(dev, tmp_path, monkeypatch, name, data, sets, reset_each=True):
+    import devhelp
+    (tmp_path / f"{name}.tflite").write_bytes(data)
+    monkeypatch.setattr(devhelp, "MODELS_DIR", str(tmp_path))
+    return dev.run(name, sets, reset_each=reset_each)
+
+
+def test_circular_buffer_stream(dev):
+    """A stream of 9 invokes through one interpreter, then a reset and 3 more: the filled slots and
+    the 'valid' flags are TFLM's (a fresh TFLM interpreter after the reset); slots not filled yet
+    hold the zero point. (LiteRT has no CIRCULAR_BUFFER, so the model runs from code here.)"""
+    import oracle
+    import models_custom
+    m, gen = models_custom.circular_buffer(np.random.default_rng(4), slots=4, width=2, depth=6, cycles=3,
+                                           valid=True, zp=3)
+    rng = np.random.default_rng(5)
+    xs = [gen(rng, m.tensors[0]) for _ in range(12)]
+    r = dev.eval_last(_put_model(dev, "cbuf.tflite", m.tflite()) + f"""
+it = micronn.Interpreter(m)
+res = []
+for k, x in enumerate({[x.tobytes() for x in xs]!r}):
+    if k == 9:
+        it.reset()
+    it.input(0)[:] = x
+    it.invoke()
+    res.append((bytes(it.output(0)), bool(it.output(1)[0])))
+print(res)
+""")
+    t = None
+    for k, (x, (out, valid)) in enumerate(zip(xs, r)):
+        if k in (0, 9):
+            t, start = oracle.tflm_interpreter(m.tflite()), k
+        t.set_input(x, 0)
+        t.invoke()
+        filled = min(k - start + 1, 4)
+        g = np.frombuffer(out, np.int8).reshape(1, 4, 2, 6)
+        np.testing.assert_array_equal(g[0, 4 - filled:], t.get_output(0)[0, 4 - filled:], err_msg=f"invoke {k}")
+        assert np.all(g[0, :4 - filled] == 3), k
+        assert valid == bool(t.get_output(1)[0]) == ((k - start + 1) % 3 == 0), k
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8"])
+@pytest.mark.parametrize("regular", [False, True])
+def test_ssd_detector(dev, tmp_path, monkeypatch, dtype, regular):
+    """The SSD-style detector of the host tests (graphmodels.ssd_model) on the board: counts and
+    classes exactly LiteRT's, boxes and scores within the float tolerance (the board's double exp)."""
+    import devhelp
+    import oracle
+    data = graphmodels.ssd_model(dtype, options=dict(use_regular_nms=regular))
+    imgs = graphmodels.ssd_images(0, 4)
+    sets = [[img if dtype == "float32" else np.clip(np.round(img * 255) - 128, -128, 127).astype(np.int8)]
+            for img in imgs]
+    got = _board_run(dev, tmp_path, monkeypatch, f"ssd_{dtype}_{int(regular)}", data, sets)
+    counts = []
+    for k, (x, g) in enumerate(zip(sets, got)):
+        want = oracle.run(data, x)
+        n = int(want[3][0])
+        counts.append(n)
+        assert int(g[3][0]) == n, k
+        np.testing.assert_array_equal(g[1][0][:n], want[1][0][:n])
+        devhelp.assert_matches(g[0][0][:n], want[0][0][:n], f"image {k} boxes")
+        devhelp.assert_matches(g[2][0][:n], want[2][0][:n], f"image {k} scores")
+        assert not np.any(g[2][0][n:])
+    assert max(counts) >= 2
+
+
+def test_custom_op_errors_on_board(dev):
+    """A bad custom option is refused at Interpreter() with the op and the option named."""
+    import models_custom
+    m, _ = models_custom.detection(np.random.default_rng(1), n_anchors=4, nms_iou_threshold=2.0)
+    r = dev.eval_last(_put_model(dev, "bad_dpp.tflite", m.tflite()) + """
+try:
+    micronn.Interpreter(m)
+    print('no error')
+except Exception as e:
+    print(repr(str(e)))
+""")
+    assert "TFLite_Detection_PostProcess: custom option 'nms_iou_threshold': must be in (0, 1]" in r

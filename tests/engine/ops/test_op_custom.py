@@ -283,7 +283,7 @@ OPT_ERRORS = [
     (dict(max_detections=0), "custom option 'max_detections': 0 (must be 1 to 65535)"),
     (dict(raw_options=C.flex(dict(C.DEFAULT_OPTIONS, max_classes_per_detection=-1))),
      "custom option 'max_classes_per_detection': -1"),
-    (dict(num_classes=0), "custom option 'num_classes': 0 (must be positive)"),
+    (dict(num_classes=0), "custom option 'num_classes': 0 (must be 1 to 1048576)"),
     (dict(raw_options=C.flex(dict(C.DEFAULT_OPTIONS, num_classes=1 << 33))), "custom option 'num_classes': out of range"),
     (dict(y_scale=0.0), "custom option 'y_scale': must be positive and finite"),
     (dict(w_scale=-1.0), "custom option 'w_scale': must be positive and finite"),
@@ -293,6 +293,8 @@ OPT_ERRORS = [
     (dict(nms_iou_threshold=1.5), "custom option 'nms_iou_threshold': must be in (0, 1]"),
     (dict(nms_score_threshold="high"), "custom option 'nms_score_threshold': wrong type"),
     (dict(use_regular_nms=True, detections_per_class=0), "custom option 'detections_per_class': 0"),
+    (dict(raw_options=C.flex(dict(C.DEFAULT_OPTIONS, max_detections=60000, max_classes_per_detection=60000))),
+     "max_detections x max_classes_per_detection above 16777216"),
     (dict(use_regular_nms=2.0), "custom option 'use_regular_nms': wrong type"),
 ]
 

@@ -14,7 +14,7 @@
  * nms_score_threshold, nms_iou_threshold, y_scale, x_scale, h_scale, w_scale (required);
  * detections_per_class (default 100), use_regular_nms (default false).
  *
- * 1. Decoding, in double as TFLite: yc = y / y_scale * ah + ay, half_h = 0.5 * exp(h / h_scale) * ah
+ * 1. Decoding, in double as TFLite (exp: MN_EXP_F64, mn_config.h): yc = y / y_scale * ah + ay, half_h = 0.5 * exp(h / h_scale) * ah
  *    (x, w alike), each rounded to float; ymin = yc - half_h, ymax = yc + half_h (float).
  * 2. Single-class NMS over a score per anchor: the anchors whose score >= nms_score_threshold,
  *    sorted by score, descending, ties by anchor index (a stable sort, as TFLite and TFLM); each in
@@ -116,8 +116,11 @@ static mn_status_t dpp_options(mn_ctx_t *ctx, const mn_node_t *node, dpp_data_t 
         return mn_fail(ctx, MN_ERR_MODEL, "custom option 'max_classes_per_detection': %d (must be 1 to 65535)",
             (int)d->classes_per_detection);
     }
-    if (d->num_classes < 1) {
-        return mn_fail(ctx, MN_ERR_MODEL, "custom option 'num_classes': %d (must be positive)", (int)d->num_classes);
+    if (d->num_classes < 1 || d->num_classes > 0x100000) {
+        return mn_fail(ctx, MN_ERR_MODEL, "custom option 'num_classes': %d (must be 1 to 1048576)", (int)d->num_classes);
+    }
+    if ((uint32_t)d->max_detections * (uint32_t)d->classes_per_detection > 0x1000000u) {
+        return mn_fail(ctx, MN_ERR_UNSUPPORTED, "max_detections x max_classes_per_detection above 16777216");
     }
     if (regular && d->detections_per_class < 1) {
         return mn_fail(ctx, MN_ERR_MODEL, "custom option 'detections_per_class': %d (must be positive)",
@@ -279,22 +282,15 @@ static mn_status_t dpp_decode(mn_ctx_t *ctx, const dpp_run_t *r, const void *box
     return MN_OK;
 }
 
-/* std::min / std::max as TFLite calls them (libm's fminf/fmaxf are not in every port's libm). */
-static inline float dpp_min(float a, float b) {
-    return b < a ? b : a;
-}
-static inline float dpp_max(float a, float b) {
-    return a < b ? b : a;
-}
-
 static float dpp_iou(const float *a, const float *b) {
     const float area_a = (a[2] - a[0]) * (a[3] - a[1]);
     const float area_b = (b[2] - b[0]) * (b[3] - b[1]);
     if (area_a <= 0.0f || area_b <= 0.0f) {
         return 0.0f;
     }
-    const float ih = dpp_min(a[2], b[2]) - dpp_max(a[0], b[0]);
-    const float iw = dpp_min(a[3], b[3]) - dpp_max(a[1], b[1]);
+    /* std::min / std::max as TFLite's: min(x, y) = y < x ? y : x, max(x, y) = x < y ? y : x */
+    const float ih = (b[2] < a[2] ? b[2] : a[2]) - (a[0] < b[0] ? b[0] : a[0]);
+    const float iw = (b[3] < a[3] ? b[3] : a[3]) - (a[1] < b[1] ? b[1] : a[1]);
     const float inter = (ih > 0.0f ? ih : 0.0f) * (iw > 0.0f ? iw : 0.0f);
     return inter / (area_a + area_b - inter);
 }
