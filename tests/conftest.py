@@ -167,7 +167,7 @@ def pytest_generate_tests(metafunc):
 # (MICRONN_KERNELS). Every other board test runs on every board.
 PER_UART_DRIVER = ("tests/hil/test_transfer.py", "tests/hil/test_mpremote.py",
                    "tests/hil/test_harness.py", "tests/hil/test_fs.py")
-PER_KERNEL_BACKENDS = ("tests/device/test_device_delegate.py",)
+PER_KERNEL_BACKENDS = ("tests/device/test_device_delegate.py", "tests/device/test_device_gen.py")
 
 
 def _slice_skip(config, item, target):
