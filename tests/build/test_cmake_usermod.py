@@ -40,7 +40,10 @@ def _make_lists(backends):
     engine = ROOT / "usermod" / "micronn" / "engine"
     prog = (f"MICRONN_ENGINE := {engine}\nMICRONN_BACKENDS := {backends}\ninclude {engine}/engine.mk\n"
             "all:\n\t@echo $(MICRONN_ENGINE_SRC)\n\t@echo $(MICRONN_HOT_SRC)\n")
-    out = subprocess.run(["make", "-s", "-f", "-"], input=prog, capture_output=True, text=True, check=True)
+    # a clean make: under `make test` the parent's MAKEFLAGS would add "Entering directory" lines
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    out = subprocess.run(["make", "-s", "--no-print-directory", "-f", "-"], input=prog, capture_output=True,
+                         text=True, check=True, env=env)
     src, hot = out.stdout.splitlines()
     rel = lambda line: {Path(f).relative_to(engine.parent).as_posix() for f in line.split()}
     return rel(src), rel(hot)

@@ -42,8 +42,10 @@ static mn_flex_status_t open_map(const uint8_t *buf, size_t len, uint64_t p, uin
     }
     /* n values of w bytes and n type bytes from p; n key slots of kw bytes from kp, preceded by
      * their count, which must be n. */
-    if (p > len || n > (len - p) / (w + 1) || n > UINT32_MAX || kp < kw || !rd(buf, len, kp - kw, kw, &kn)
-        || kn != n || kp > len || n > (len - kp) / kw) {
+    /* (divisions in size_t: a 64-bit one pulls in libgcc's __udivmoddi4, whose unwind table
+     * upstream ports' linker scripts do not place) */
+    if (p > len || n > (len - (size_t)p) / (size_t)(w + 1) || n > UINT32_MAX || kp < kw
+        || !rd(buf, len, kp - kw, kw, &kn) || kn != n || kp > len || n > (len - (size_t)kp) / (size_t)kw) {
         return MN_FLEX_MALFORMED;
     }
     m->buf = buf;
