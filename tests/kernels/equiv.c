@@ -633,6 +633,17 @@ static void test_conv_f32(bool depthwise) {
     }
 }
 
+/* A scale for FULLY_CONNECTED: a power of two now and then (exact rounding ties), else 2^-14..2^-2. */
+static float fc_rscale(void) {
+    const float pot = (float)(1u << rr(2, 14));
+    return chance(25) ? 1.0f / pot : (1.0f + 0.5f * (rfloat() + 1.0f)) / pot;
+}
+
+/* R = in * ws / out as prepare quantizes it (fc_rscale's range keeps R in 2^-26..2^22). */
+static void fc_multiplier(const mn_fc_params_t *p, float ws, int32_t *mult, int8_t *shift) {
+    mn_conv_multipliers(p->in_scale, &ws, 1, p->out_scale, 1, mult, shift);
+}
+
 static void test_fc_s8(void) {
     mn_fc_params_t p;
     memset(&p, 0, sizeof p);
@@ -644,23 +655,27 @@ static void test_fc_s8(void) {
     p.output_offset = rr(-128, 127);
     rand_act(&p.act_min, &p.act_max);
     const bool per_channel = chance(50);
-    /* Single-rounding requantization: shifts up to 30 (mn_mul_by_qm_single). */
+    /* Requantization from scales, as prepare derives it (mn_fc_round_fast's fast path uses the
+     * multipliers, its slow path the scales): shifts up to 30. */
+    p.in_scale = fc_rscale();
+    p.out_scale = fc_rscale();
+    p.w_scale = fc_rscale();
     if (per_channel) {
         int32_t *mult = alloc((size_t)p.units * sizeof(int32_t));
         int8_t *shift = alloc((size_t)p.units);
+        uint8_t *scales = alloc((size_t)p.units * 4);
         for (int i = 0; i < p.units; ++i) {
-            mult[i] = rmult();
-            const int s = rshift();
-            shift[i] = (int8_t)(s > 30 ? 30 : s);
+            const float ws = i && chance(70) ? fc_rscale() : p.w_scale;
+            memcpy(scales + 4 * i, &ws, 4);   /* little-endian hosts and boards */
+            fc_multiplier(&p, ws, &mult[i], &shift[i]);
         }
         p.mult_pc = mult;
         p.shift_pc = shift;
+        p.w_scales = scales;
     } else {
-        p.mult = rmult();
-        p.shift = rshift();
-        if (p.shift > 30) {
-            p.shift = 30;
-        }
+        int8_t s;
+        fc_multiplier(&p, p.w_scale, &p.mult, &s);
+        p.shift = s;
     }
     const size_t n_in = (size_t)p.batches * p.depth, n_w = (size_t)p.units * p.depth;
     const size_t n_out = (size_t)p.batches * p.units;

@@ -61,6 +61,22 @@ static void quantize_finish(int64_t q_fixed, int e, int32_t *qm, int *shift) {
     *shift = e;
 }
 
+int32_t mn_round_away_f64(int64_t x, double r) {
+    const double v = (double)x * r;
+    const double a = v < 0 ? -v : v;
+    if (!(a < 2147483648.0)) {   /* (NaN: a malformed model; prepare refuses it) */
+        return v < 0 ? INT32_MIN : INT32_MAX;
+    }
+    int64_t i = (int64_t)a;   /* a - i is exact below 2^52 */
+    if (a - (double)i >= 0.5) {
+        ++i;
+    }
+    if (v < 0) {
+        return (int32_t)-i;
+    }
+    return i > INT32_MAX ? INT32_MAX : (int32_t)i;
+}
+
 void mn_quantize_multiplier(double m, int32_t *qm, int *shift) {
     if (m == 0.0 || m != m || m > 1e300 || m < -1e300) {
         /* zero, or NaN/inf from a malformed model: no scaling at all */

@@ -13,6 +13,7 @@
 #ifndef MN_QUANT_H
 #define MN_QUANT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -72,16 +73,37 @@ static inline int32_t mn_add_wrap(int32_t a, int32_t b) {
     return (int32_t)((uint32_t)a + (uint32_t)b);
 }
 
-/* TFLite's single-rounding MultiplyByQuantizedMultiplier (the int64 variant): x * qm / 2^(31 - shift)
- * rounded half up, in one step. LiteRT's reference FULLY_CONNECTED (int8, per-tensor weights)
- * rounds this way; with the double-rounding variant below, ties after the first rounding come out
- * one higher (hello_world_int8 shows it on 31 of 768 (input, layer) pairs). Requires
- * -31 <= shift <= 30; >> on a negative int64 is an arithmetic shift on every compiler we target. */
-static inline int32_t mn_mul_by_qm_single(int32_t x, int32_t qm, int shift) {
-    const int total = 31 - shift;
-    const int64_t round = (int64_t)1 << (total - 1);
-    return (int32_t)(((int64_t)x * qm + round) >> total);
+/* LiteRT's FULLY_CONNECTED requantization (ai-edge-litert's reference kernels, int8 and int16x8,
+ * per-tensor and per-channel): x * R rounded to the nearest integer with ties away from zero, R =
+ * input scale * weights scale / output scale in double precision. Probed against LiteRT: exact ties
+ * (power-of-two scales) go away from zero (TFLite's single-rounding MultiplyByQuantizedMultiplier
+ * takes them up), and values within a 31-bit multiplier's error of a tie follow R itself.
+ *
+ * Fast path: with qm/shift, R's nearest 31-bit multiplier (mn_quantize_multiplier), |x| * qm is
+ * within |x| / 2 of |x| * R * 2^(31 - shift); unless that leaves the side of the tie open, the
+ * result is decided here. Returns false then (and for qm == 0): the caller takes
+ * mn_round_away_f64(x, R). Requires -31 <= shift <= 30. */
+static inline bool mn_fc_round_fast(int32_t x, int32_t qm, int shift, int32_t *out) {
+    const uint32_t a = x < 0 ? 0u - (uint32_t)x : (uint32_t)x;
+    const int t = 31 - shift;
+    const uint64_t prod = (uint64_t)a * (uint32_t)qm;
+    const uint64_t half = (uint64_t)1 << (t - 1);
+    const uint64_t frac = prod & ((half << 1) - 1);
+    const uint64_t off = frac > half ? frac - half : half - frac;
+    if (off <= (uint64_t)(a >> 1) + (a >> 16) + 2 || qm <= 0) {   /* (+: qm from the exact scale ratio) */
+        return false;
+    }
+    uint64_t q = (prod >> t) + (frac > half ? 1u : 0u);
+    if (q > (uint64_t)INT32_MAX) {
+        q = x < 0 ? (uint64_t)INT32_MAX + 1 : (uint64_t)INT32_MAX;
+    }
+    *out = x < 0 ? (int32_t)(0u - (uint32_t)q) : (int32_t)q;
+    return true;
 }
+
+/* x * r in double precision, rounded to the nearest integer with ties away from zero, saturated
+ * to int32 (the slow path of mn_fc_round_fast; also for int64 accumulators past 2^31). */
+int32_t mn_round_away_f64(int64_t x, double r);
 
 /* TFLite MultiplyByQuantizedMultiplier (int32 x, default double rounding). */
 static inline int32_t mn_mul_by_qm(int32_t x, int32_t qm, int shift) {
@@ -238,21 +260,6 @@ static inline int32_t mn_mul_by_qm64(int64_t x, int32_t qm, int shift) {
     /* unsigned: a model's int64 bias can push x past the reference's 2^47 bound (UB there) */
     const int64_t p = (int64_t)((uint64_t)x * (uint64_t)(int64_t)reduced + ((uint64_t)1 << (total - 1)));
     return (int32_t)(uint32_t)(uint64_t)(p >> total);
-}
-
-/* mn_mul_by_qm_single for an int64 x (LiteRT's per-channel int16x8 FULLY_CONNECTED with an int64
- * bias): x * qm / 2^(31 - shift) rounded half up, exact for |x| < 2^62 (the product is formed in
- * two 32-bit halves), truncated to int32. Requires -31 <= shift <= 30. */
-static inline int32_t mn_mul_by_qm_single64(int64_t x, int32_t qm, int shift) {
-    const int total = 31 - shift;
-    const int64_t hi = (int64_t)((uint64_t)x >> 32) - (x < 0 ? ((int64_t)1 << 32) : 0);   /* floor(x / 2^32) */
-    const uint64_t lo = (uint64_t)x & 0xFFFFFFFFu;
-    const int64_t a = hi * qm;                                         /* |a| < 2^61 */
-    const uint64_t b = lo * (uint64_t)qm + ((uint64_t)1 << (total - 1));   /* < 2^63 */
-    if (total >= 32) {
-        return (int32_t)(uint32_t)(uint64_t)((a + (int64_t)(b >> 32)) >> (total - 32));
-    }
-    return (int32_t)(uint32_t)(((uint64_t)a << (32 - total)) + (b >> total));
 }
 
 /* TFLite's dynamic input quantization for hybrid kernels (float activations, int8 weights): n floats

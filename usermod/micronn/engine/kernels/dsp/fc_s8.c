@@ -27,8 +27,8 @@ static int32_t row_sum(const int8_t *x, int n) {
 }
 
 static inline int8_t fc_out(const mn_fc_params_t *p, int32_t acc, int u) {
-    int32_t v = p->mult_pc ? mn_mul_by_qm_single(acc, p->mult_pc[u], p->shift_pc[u])
-                           : mn_mul_by_qm_single(acc, p->mult, (int)p->shift);
+    int32_t v = p->mult_pc ? mn_fc_requant(p, acc, u, p->mult_pc[u], p->shift_pc[u])
+                           : mn_fc_requant(p, acc, u, p->mult, (int)p->shift);
     v = mn_add_wrap(v, p->output_offset);
     return (int8_t)mn_clamp_i32(v, p->act_min, p->act_max);
 }

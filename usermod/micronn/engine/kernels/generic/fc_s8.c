@@ -4,7 +4,7 @@
  * loaded (mn_generic_matvec_acc), the model's bias as the start value. Nothing persistent and no
  * scratch: folding the offset into a per-unit constant would save one add per input per four
  * units but keep 4 bytes per unit in RAM (2.5 KB for a 640-unit layer).
- * Requantization as the reference: one rounding (mn_mul_by_qm_single), per tensor or per channel.
+ * Requantization as the reference (mn_fc_requant), per tensor or per channel.
  */
 #include "generic.h"
 
@@ -22,11 +22,6 @@ static void fc_run(const mn_fc_params_t *p, const int8_t *input, const int8_t *w
     const int8_t *const shift_pc = p->shift_pc;
     const int32_t mult = p->mult, out_off = p->output_offset, act_min = p->act_min, act_max = p->act_max;
     const int shift = (int)p->shift;
-    /* Per tensor, a multiplier below 1/2 (shift <= -2, the usual case) rounds at bit 33 or above
-     * of the 64-bit product: (ab + 2^(t-1)) >> t is then (hi + 2^(t-33)) >> (t-32), since the low
-     * word cannot carry into the result. */
-    const int high = !mult_pc && shift <= -2 ? -shift - 1 : 0;   /* t - 32 */
-    const int32_t round = high ? (int32_t)1 << (high - 1) : 0;
     for (int b = 0; b < p->batches; ++b) {
         const int8_t *x = input + (size_t)b * depth;
         int8_t *out = output + (size_t)b * units;
@@ -37,13 +32,8 @@ static void fc_run(const mn_fc_params_t *p, const int8_t *input, const int8_t *w
                 acc);
             for (int k = 0; k < n; ++k) {
                 const int u = u0 + k;
-                int32_t v;
-                if (high) {
-                    v = ((int32_t)(((int64_t)(int32_t)acc[k] * mult) >> 32) + round) >> high;
-                } else {
-                    v = mult_pc ? mn_mul_by_qm_single((int32_t)acc[k], mult_pc[u], shift_pc[u])
-                                : mn_mul_by_qm_single((int32_t)acc[k], mult, shift);
-                }
+                const int32_t v = mult_pc ? mn_fc_requant(p, (int32_t)acc[k], u, mult_pc[u], shift_pc[u])
+                                          : mn_fc_requant(p, (int32_t)acc[k], u, mult, shift);
                 out[u] = (int8_t)mn_clamp_i32(mn_add_wrap(v, out_off), act_min, act_max);
             }
         }

@@ -3,7 +3,7 @@
  * (mn_mve_dot4). Offsets are folded, exact in wrapping 32-bit arithmetic:
  *   sum_d (w + w_off)(x + in_off) = sum_d w x + in_off * sum_d w + w_off * sum_d x + depth w_off in_off
  * where the w terms are constant (prepare) and w_off * sum_d x is formed once per batch row.
- * Requantization rounds once (mn_mul_by_qm_single), as the reference: the 64-bit product and
+ * Requantization as the reference (mn_fc_requant): the 64-bit product and
  * shift are scalar work (MVE has no 64-bit lane shifts), a few instructions per unit.
  */
 #include "mve.h"
@@ -52,8 +52,8 @@ static void fc_run(const mn_fc_params_t *p, const int8_t *input, const int8_t *w
                 }
             }
             for (int i = 0; i < n; ++i, ++u) {
-                const int32_t v = mult_pc ? mn_mul_by_qm_single(acc[i], mult_pc[u], shift_pc[u])
-                                          : mn_mul_by_qm_single(acc[i], mult, shift);
+                const int32_t v = mult_pc ? mn_fc_requant(p, acc[i], u, mult_pc[u], shift_pc[u])
+                                          : mn_fc_requant(p, acc[i], u, mult, shift);
                 out[u] = (int8_t)mn_clamp_i32(mn_add_wrap(v, out_off), act_min, act_max);
             }
         }

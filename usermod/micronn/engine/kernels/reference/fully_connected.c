@@ -1,14 +1,9 @@
-/* FULLY_CONNECTED reference kernel (bit-exact with TFLite's
- * reference_integer_ops::FullyConnected / FullyConnectedPerChannel as LiteRT's BUILTIN_REF runs
- * them: int8 requantization rounds once, see mn_mul_by_qm_single; int16x8 likewise, on an int64 accumulator). */
+/* FULLY_CONNECTED reference kernel (bit-exact with LiteRT's BUILTIN_REF kernels: the int8 and
+ * int16x8 requantization rounds acc * R to nearest, ties away from zero, R in double precision;
+ * see mn_fc_round_fast). */
 #include "mn_ref.h"
 
 #if MICRONN_OP_FULLY_CONNECTED
-
-double mn_fc_real_multiplier(float input_scale, float filter_scale, float output_scale) {
-    const float prod = input_scale * filter_scale; /* float product, as TFLite */
-    return (double)prod / (double)output_scale;
-}
 
 void mn_fully_connected_s8(const mn_fc_params_t *p,
     const int8_t *input, const int8_t *weights, const int32_t *bias, int8_t *output) {
@@ -30,7 +25,7 @@ void mn_fully_connected_s8(const mn_fc_params_t *p,
             if (bias) {
                 acc += (uint32_t)bias[u];
             }
-            int32_t v = mn_mul_by_qm_single((int32_t)acc, mult, shift);
+            int32_t v = mn_fc_requant(p, (int32_t)acc, u, mult, shift);
             v = mn_add_wrap(v, out_off);
             out[u] = (int8_t)mn_clamp_i32(v, act_min, act_max);
         }
@@ -57,7 +52,7 @@ void mn_fully_connected_s8_per_channel(const mn_fc_params_t *p,
             if (bias) {
                 acc += (uint32_t)bias[u];
             }
-            int32_t v = mn_mul_by_qm_single((int32_t)acc, mult_pc[u], (int)shift_pc[u]);
+            int32_t v = mn_fc_requant(p, (int32_t)acc, u, mult_pc[u], (int)shift_pc[u]);
             v = mn_add_wrap(v, out_off);
             out[u] = (int8_t)mn_clamp_i32(v, act_min, act_max);
         }
@@ -82,10 +77,12 @@ void mn_fully_connected_s16(const mn_fc_params_t *p,
             } else if (bias->b32) {
                 acc += bias->b32[u];
             }
-            /* LiteRT's int16x8 FULLY_CONNECTED rounds the int64 accumulator once with the full
-             * multiplier, whatever the bias type (unlike CONV_2D, see mn_requant16) */
-            const int32_t v = p->mult_pc ? mn_mul_by_qm_single64(acc, p->mult_pc[u], p->shift_pc[u])
-                                         : mn_mul_by_qm_single64(acc, p->mult, (int)p->shift);
+            /* the int64 accumulator as the int8 one, whatever the bias type (unlike CONV_2D,
+             * see mn_requant16); past int32, R itself */
+            const int32_t v = acc >= -INT32_MAX && acc <= INT32_MAX
+                ? mn_fc_requant(p, (int32_t)acc, u, p->mult_pc ? p->mult_pc[u] : p->mult,
+                    p->mult_pc ? p->shift_pc[u] : (int)p->shift)
+                : mn_round_away_f64(acc, mn_fc_ratio(p, u));
             out[u] = (int16_t)mn_clamp_i32(v, act_min, act_max);
         }
     }
@@ -185,9 +182,18 @@ static const void *fc_vdata(const fc_data_t *d) {
     return (d->form & FC_VDATA) ? (const uint8_t *)d + FC_HEAD : NULL;
 }
 
+/* The scales of R (mn_fc_ratio), read from the tensors (nothing kept in the arena). */
+static void fc_scales(const mn_tensor_t *in, const mn_tensor_t *w, const mn_tensor_t *out, mn_fc_params_t *p) {
+    p->in_scale = mn_tensor_scale(in, 0);
+    p->out_scale = mn_tensor_scale(out, 0);
+    p->w_scale = mn_tensor_scale(w, 0);
+    p->w_scales = mn_tensor_q_count(w) > 1 ? mn_tensor_scales(w) : NULL;
+}
+
 /* The full parameters, for the compute functions. The sizes come from the activations (prepare
  * checked they match the weights), so eval only needs the weights' data. */
-static void fc_params(const fc_data_t *d, const mn_tensor_t *in, const mn_tensor_t *out, mn_fc_params_t *p) {
+static void fc_params(const fc_data_t *d, const mn_tensor_t *in, const mn_tensor_t *w, const mn_tensor_t *out,
+    mn_fc_params_t *p) {
     p->units = mn_dim(out, -1);
     p->batches = p->units ? (int)(mn_tensor_count(out) / (size_t)p->units) : 0;
     p->depth = p->batches ? (int)(mn_tensor_count(in) / (size_t)p->batches) : 0;
@@ -200,6 +206,7 @@ static void fc_params(const fc_data_t *d, const mn_tensor_t *in, const mn_tensor
     p->shift = d->shift;
     p->mult_pc = (d->form & FC_PER_CHANNEL) ? ((const fc_pc_data_t *)d)->mult_pc : NULL;
     p->shift_pc = p->mult_pc ? ref_shifts(p->mult_pc, p->units) : NULL;
+    fc_scales(in, w, out, p);
 }
 
 static bool fits_i16(int32_t v) {
@@ -429,7 +436,7 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     } else if (in->dtype == MN_INT8 || in->dtype == MN_INT16) {
         /* int16x8: int8 weights, int64 (or int32) bias, symmetric int16 activations */
         const bool wide = in->dtype == MN_INT16;
-        const int max_shift = wide ? 14 : 30;   /* mn_mul_by_qm64 / mn_mul_by_qm_single */
+        const int max_shift = wide ? 14 : 30;   /* (mn_fc_round_fast takes shifts up to 30) */
         if (w->dtype != MN_INT8) {
             return ref_fail_dtype(ctx, wide ? "weights (with int16 input)" : "weights (with int8 input)", w);
         }
@@ -486,12 +493,18 @@ static mn_status_t fc_prepare(mn_ctx_t *ctx, mn_node_t *node) {
             p->weights_offset = 0;
         } else {
             int s;
-            mn_quantize_multiplier(mn_fc_real_multiplier(mn_tensor_scale(in, 0), mn_tensor_scale(w, 0), mn_tensor_scale(out, 0)), &p->mult, &s);
+            int32_t m;
+            int8_t s8;
+            const float ws = mn_tensor_scale(w, 0);
+            mn_conv_multipliers(mn_tensor_scale(in, 0), &ws, 1, mn_tensor_scale(out, 0), 1, &m, &s8);   /* R exact */
+            p->mult = m;
+            s = s8;
             if (s > max_shift) {
                 return mn_fail(ctx, MN_ERR_UNSUPPORTED, "output multiplier 2^%d too large", s);
             }
             p->shift = s;
         }
+        fc_scales(in, w, out, p);
         REF_TRY(fc_pack(ctx, d, p));
     } else {
         return ref_fail_dtype(ctx, "input", in);
@@ -510,7 +523,7 @@ static mn_status_t fc_eval(mn_ctx_t *ctx, mn_node_t *node) {
     mn_tensor_t *out = mn_output(ctx, node, 0);
     const void *w = mn_input_data(ctx, node, 1), *bias = mn_input_data(ctx, node, 2);
     mn_fc_params_t p;
-    fc_params(d, in, out, &p);
+    fc_params(d, in, mn_input(ctx, node, 1), out, &p);
     /* the paths of the families built (mn_check_family refused the others at prepare) */
     if (MICRONN_TYPE_INT8 && d->dtype == MN_INT8) {
         if (node->variant) {

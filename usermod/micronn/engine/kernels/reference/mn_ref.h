@@ -165,7 +165,21 @@ typedef struct {
     int32_t shift;
     const int32_t *mult_pc;   /* per-channel, or NULL */
     const int8_t *shift_pc;
+    float in_scale, out_scale, w_scale;   /* R of mn_fc_round_fast's slow path (mn_fc_ratio) */
+    const uint8_t *w_scales;              /* per-channel: the model's little-endian float32 scales */
 } mn_fc_params_t;
+
+/* Output unit u's scale ratio R in double precision, as LiteRT computes it. */
+static inline double mn_fc_ratio(const mn_fc_params_t *p, int u) {
+    const float ws = p->w_scales ? mn_ld_f32(p->w_scales + 4 * (size_t)u) : p->w_scale;
+    return (double)p->in_scale * (double)ws / (double)p->out_scale;
+}
+
+/* int32 accumulator acc of output unit u requantized as LiteRT's FULLY_CONNECTED (mn_fc_round_fast). */
+static inline int32_t mn_fc_requant(const mn_fc_params_t *p, int32_t acc, int u, int32_t qm, int shift) {
+    int32_t v;
+    return mn_fc_round_fast(acc, qm, shift, &v) ? v : mn_round_away_f64(acc, mn_fc_ratio(p, u));
+}
 
 void mn_fully_connected_s8(const mn_fc_params_t *p,
     const int8_t *input, const int8_t *weights, const int32_t *bias, int8_t *output);
@@ -191,9 +205,6 @@ typedef struct {
 void mn_fully_connected_hybrid(const mn_fc_hybrid_params_t *p, const float *input, const int8_t *weights,
     const float *bias, float *output, int8_t *qbuf);
 
-/* FC per-tensor multiplier, TFLite GetQuantizedConvolutionMultipler: the
- * input*filter scale product is formed in float, then divided in double. */
-double mn_fc_real_multiplier(float input_scale, float filter_scale, float output_scale);
 
 /* ---- AVERAGE_POOL_2D / MAX_POOL_2D -------------------------------------- */
 
