@@ -127,7 +127,7 @@ def cmd_run(a):
         fams[(fam, status)] += 1
         kinds.update(ks)
         sat_hi += sat > 0.5
-        if status != "ok":
+        if status not in run.AGREE:
             failures.append((seed, fam, status))
             log(f"seed {seed} {fam} {status} {configs}: {detail.splitlines()[0] if detail else ''}")
         if done % a.progress == 0:
@@ -163,7 +163,7 @@ def cmd_replay(a):
     print(meta.get("ir", ""))
     r = run.check_case(case)
     print(r.status, r.detail)
-    return 0 if r.status == "ok" else 1
+    return 0 if r.status in run.AGREE else 1
 
 
 def main(argv=None):

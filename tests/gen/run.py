@@ -2,7 +2,7 @@
 oracle and on micronn under every host configuration.
 
     case = make_case(ir)                   # Case: model bytes, inputs per invoke, dtypes
-    result = check_case(case)              # Result: status ok | mismatch | refused | oracle_refused ...
+    result = check_case(case)              # Result: status ok | both_refused | mismatch | refused | oracle_refused ...
 
 micronn runs each model with every planner (greedy, greedy with reused inputs, no_reuse, an offline
 plan from micronn_tools.plan stored in the model), with the host build's optimized kernel variants
@@ -37,6 +37,10 @@ from .ir import infer  # noqa: E402
 FLOAT_RTOL = 1e-5
 FLOAT_ATOL = 1e-5   # x max |reference| of the output
 
+# Statuses where the engine agrees with the oracle: both run it alike, or both refuse it (a model
+# LiteRT refuses, e.g. a fused activation bound that does not quantize into int32, must be refused).
+AGREE = ("ok", "both_refused")
+
 CONFIGS = {
     "greedy": dict(),
     "reuse": dict(reuse_inputs=True),
@@ -60,7 +64,7 @@ class Case:
 
 @dataclasses.dataclass
 class Result:
-    status: str                     # ok | mismatch | refused | oracle_refused | crash | known_asym_tie
+    status: str                     # ok | both_refused | mismatch | refused | oracle_refused | crash | known_asym_tie
     detail: str = ""
     configs: list = dataclasses.field(default_factory=list)   # the configs that failed
     sat: float = 0.0
@@ -326,8 +330,16 @@ def check_case(case, configs=None, lib_path=None):
     from micronn_tools import engine as E
     try:
         ref = run_oracle(case)
-    except Exception as e:   # the oracle cannot run it: a generator bug (or an oracle limit)
-        return Result("oracle_refused", f"{type(e).__name__}: {e}".splitlines()[0][:300])
+    except Exception as e:   # the oracle cannot run it: the engine must refuse it too
+        why = f"{type(e).__name__}: {e}".splitlines()[0][:300]
+        try:
+            run_micronn(case.model, case.inputs, "reference", lib_path)
+        except E.MicronnError as e2:
+            return Result("both_refused", f"{why}\nmicronn: {e2}")
+        except Exception:   # noqa: BLE001: a crash is reported by the configurations below
+            pass
+        else:
+            return Result("oracle_refused", f"{why} (micronn runs it)")
     sat = saturation(ref)
     failed, details = [], []
     for cfg in configs or CONFIGS:

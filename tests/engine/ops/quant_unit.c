@@ -141,6 +141,9 @@ static void test_act_range(void) {
     EXPECT_EQ(lo, -3);                         /* round(-2.5) = -3, half away from zero */
     EXPECT_EQ(hi, 3);
     EXPECT_EQ(mn_act_range_quant(MN_FUSED_ACT_TANH, 0.1f, 0, -128, 127, &lo, &hi), -1);
+    /* a bound past int32 at the output scale (6 / 1e-9): refused, as LiteRT refuses it */
+    EXPECT_EQ(mn_act_range_quant(MN_FUSED_ACT_RELU6, 1e-9f, 0, -32768, 32767, &lo, &hi), -2);
+    EXPECT_EQ(mn_act_range_quant(MN_FUSED_ACT_RELU_N1_TO_1, 1e-10f, 0, -32768, 32767, &lo, &hi), -2);
     float flo, fhi;
     EXPECT_EQ(mn_act_range_f32(MN_FUSED_ACT_RELU6, &flo, &fhi), 0);
     EXPECT_EQ(flo == 0.0f && fhi == 6.0f, 1);

@@ -276,27 +276,27 @@ int mn_act_range_quant(int act, float scale, int32_t zero_point,
             break;
         case MN_FUSED_ACT_RELU:
             if (quantize_bound(scale, zero_point, 0.0f, &t)) {
-                return -1;
+                return -2;
             }
             lo = t > qmin ? t : qmin;
             break;
         case MN_FUSED_ACT_RELU6:
             if (quantize_bound(scale, zero_point, 0.0f, &t)) {
-                return -1;
+                return -2;
             }
             lo = t > qmin ? t : qmin;
             if (quantize_bound(scale, zero_point, 6.0f, &t)) {
-                return -1;
+                return -2;
             }
             hi = t < qmax ? t : qmax;
             break;
         case MN_FUSED_ACT_RELU_N1_TO_1:
             if (quantize_bound(scale, zero_point, -1.0f, &t)) {
-                return -1;
+                return -2;
             }
             lo = t > qmin ? t : qmin;
             if (quantize_bound(scale, zero_point, 1.0f, &t)) {
-                return -1;
+                return -2;
             }
             hi = t < qmax ? t : qmax;
             break;

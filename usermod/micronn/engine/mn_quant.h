@@ -155,9 +155,9 @@ void mn_qtype_range(int qtype, int32_t *qmin, int32_t *qmax);
 
 /* Quantized activation range (TFLite CalculateActivationRangeQuantized):
  * clamps of the fused activation, expressed in the output's quantized
- * domain and intersected with [qmin, qmax].  Returns 0, or -1 when the
- * activation is not one of NONE/RELU/RELU_N1_TO_1/RELU6 or a bound cannot
- * be represented. */
+ * domain and intersected with [qmin, qmax].  Returns 0, -1 when the
+ * activation is not one of NONE/RELU/RELU_N1_TO_1/RELU6, or -2 when a bound
+ * does not quantize into int32 (LiteRT refuses the model then too). */
 int mn_act_range_quant(int act, float scale, int32_t zero_point,
     int32_t qmin, int32_t qmax, int32_t *act_min, int32_t *act_max);
 

@@ -19,7 +19,12 @@ mn_status_t ref_act_range_q(mn_ctx_t *ctx, int act, const mn_tensor_t *out,
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "output of dtype %s is not quantized (scale 0)",
             mn_dtype_name(out->dtype));
     }
-    if (mn_act_range_quant(act, mn_tensor_scale(out, 0), mn_tensor_zero_point(out, 0), qmin, qmax, lo, hi)) {
+    const int r = mn_act_range_quant(act, mn_tensor_scale(out, 0), mn_tensor_zero_point(out, 0), qmin, qmax, lo, hi);
+    if (r == -2) {
+        return mn_fail(ctx, MN_ERR_MODEL, "fused activation %s: its bounds do not quantize into int32 (output scale too small)",
+            mn_fused_act_name(act));
+    }
+    if (r) {
         return mn_fail(ctx, MN_ERR_UNSUPPORTED, "fused activation %s not supported",
             mn_fused_act_name(act));
     }
