@@ -27,7 +27,8 @@ JSON_DOC = """\
   arena                      bytes (exact arena the engine needs on a 32-bit board, null if
                              unsupported ops), persistent, nonpersistent, kernel_persistent
                              (the operators' part of persistent; the rest is tensor/op records,
-                             variable tensors and copies), computed_by, pointer_bits (32), error
+                             variable tensors and copies), computed_by, pointer_bits (32),
+                             kernels (the kernel sets the figure includes), error
   host_arena                 the same keys from the 64-bit host library (= the UNIX build)
   partition[]                one entry per micronn_subgraph op (a `micronn partition`ed model):
                              op, backend, subgraph (index), ops (names of the subgraph's ops)
@@ -46,7 +47,9 @@ def add_parser(sub):
                     "it does not: op, dtype, parameter) and the exact arena the engine needs. "
                     "Everything is computed by the engine's own C code: the model through the host "
                     "library (build/host/libmicronn.so), the arena by a 32-bit host build of the "
-                    "engine (build/host/mn_arena32), so it is exactly what a 32-bit board needs; "
+                    "engine (build/host/mn_arena32), so it is exactly what a 32-bit board with the "
+                    "same kernels (reference and generic, as VIRT_RV32) needs; boards with dsp or mve "
+                    "kernels add those kernels' scratch; "
                     "the 64-bit figure (the UNIX build's) is reported as host_arena. "
                     "--board/--port also asks the board's own engine.",
         epilog=JSON_DOC + "\n\nexit status: 0 ok (also when ops are unsupported), 1 error, 2 usage",
@@ -161,7 +164,8 @@ def arena32(path):
         raise engine.MicronnError(engine.ERR_MODEL, p.stderr.strip() or f"mn_arena32 exit {p.returncode}")
     r = json.loads(p.stdout)
     return {"bytes": r["bytes"], "persistent": r["persistent"], "nonpersistent": r["nonpersistent"],
-            "kernel_persistent": r["kernel_persistent"], "op_persistent": r["op_persistent"]}
+            "kernel_persistent": r["kernel_persistent"], "op_persistent": r["op_persistent"],
+            "kernels": ["reference"] + r.get("kernels", [])}
 
 
 def board_arena(args, data, model):
@@ -237,10 +241,11 @@ def print_text(r, no_tensors=False):
     a = r["arena"]
     if a["bytes"] is not None:
         h = r["host_arena"]
-        print(f"Arena on a 32-bit board: {a['bytes']} bytes "
+        print(f"Arena on a 32-bit board with the {' and '.join(a['kernels'])} kernels: {a['bytes']} bytes "
               f"(persistent {a['persistent']} + non-persistent {a['nonpersistent']} + alignment slack; "
               f"persistent = operators {a['kernel_persistent']} + tensor/op records, variables, copies "
-              f"{a['persistent'] - a['kernel_persistent']})")
+              f"{a['persistent'] - a['kernel_persistent']}); a board's own kernels (dsp, mve) can need "
+              f"more scratch: --board B asks its engine")
         print(f"Arena on a 64-bit host (UNIX build): {h['bytes']} bytes")
     else:
         print(f"Arena: not computable: {a['error']}")

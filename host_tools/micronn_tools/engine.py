@@ -258,6 +258,7 @@ def lib(path=None):
         "mn_arena_needed_stats": (S, [P, ctypes.POINTER(_Config), P, SZ, ctypes.POINTER(_Stats), ctypes.POINTER(_Error)]),
         "mn_custom_op_hint": (ctypes.c_char_p, [ctypes.c_char_p]),
         "mn_delegate_find": (P, [ctypes.c_char_p]),
+        "mn_delegate_name": (ctypes.c_char_p, [ctypes.c_size_t]),
         "mn_kernel_backend": (ctypes.c_char_p, [SZ]),
         "mn_delegate_coverage_ok": (S, []),
         "mn_model_subgraph": (S, [P, SZ, P]),
@@ -557,8 +558,7 @@ def _make_config(planner, reuse_inputs, ticks, delegate=None, min_subgraph=1, re
     if delegate is not None:
         d = (L or lib()).mn_delegate_find(delegate.encode())
         if not d:
-            raise MicronnError(ERR_ARG, f"no delegate {delegate!r} in this engine build "
-                               f"(kernel backends: {', '.join(backends(L)) or 'none'})")
+            raise MicronnError(ERR_ARG, f"no delegate {delegate!r} (delegates: {', '.join(delegates(L)) or 'none'})")
         cfg.delegate = d
         cfg.min_subgraph = int(min_subgraph)
     return cfg
@@ -569,6 +569,15 @@ def _set_patches(cfg, patches):
         first, last, rows = ((patches["first"], patches["last"], patches["rows"]) if isinstance(patches, dict)
                              else patches)
         cfg.patch_first, cfg.patch_last, cfg.patch_rows = int(first), int(last), int(rows)
+
+
+def delegates(L=None):
+    """The delegate names the engine partitions for (every build: each backend's, compiled in or not)."""
+    L = L or lib()
+    out = []
+    while getattr(L, "mn_delegate_name", None) and L.mn_delegate_name(len(out)):
+        out.append(L.mn_delegate_name(len(out)).decode())
+    return out
 
 
 def backends(L=None):

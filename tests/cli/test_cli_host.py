@@ -96,6 +96,9 @@ def test_inspect_persistent_per_op(cli, model):
     assert reshape["persistent"] == 0
     out = cli("inspect", model("person_detect.tflite"), "--no-tensors").out
     assert "persist" in out and f"operators {a['kernel_persistent']} + tensor/op records" in out
+    # the figure says which kernels it assumes (the 32-bit host build's: reference and generic)
+    assert a["kernels"] == ["reference", "generic"]
+    assert f"Arena on a 32-bit board with the reference and generic kernels: {a['bytes']} bytes" in out
 
 
 def test_inspect_unsupported_op(cli, lsh_model):

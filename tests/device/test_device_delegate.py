@@ -126,3 +126,16 @@ print((a, outs, names, variants, ticks))
     split = _split([v.split(":")[0] if ":" in v else "kernels" for v in variants], ticks)
     assert set(split) == {backend, "kernels"} and min(split.values()) > 0
     print(f"\npartitioned {name} ({backend}): ticks per backend {split}")
+
+
+def test_unknown_delegate_names_the_delegates(dev):
+    """A wrong name is a ValueError that lists the names the engine takes (every build partitions
+    for every backend, compiled in or not)."""
+    r = dev.eval_last(dev.load_code("hello_world_int8") + """
+try:
+    micronn.Interpreter(m, delegate='npu')
+    print(repr('accepted'))
+except ValueError as e:
+    print(repr(str(e)))
+""")
+    assert r == "no delegate 'npu' (delegates: mve, dsp, generic)"

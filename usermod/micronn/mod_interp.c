@@ -299,8 +299,14 @@ static mp_obj_t interp_make_new(const mp_obj_type_t *type, size_t n_args, size_t
         #endif
         cfg.delegate = mn_delegate_find(name);
         if (cfg.delegate == NULL) {
-            mp_raise_msg_varg(&mp_type_ValueError, MP_ERROR_TEXT("no delegate '%s' in this firmware "
-                "(micronn.kernels() lists the backends)"), name);
+            vstr_t names;   /* (the delegates of this build, from the engine: one list) */
+            vstr_init(&names, 32);
+            for (size_t i = 0; mn_delegate_name(i); ++i) {
+                vstr_add_str(&names, i ? ", " : "");
+                vstr_add_str(&names, mn_delegate_name(i));
+            }
+            mp_raise_msg_varg(&mp_type_ValueError, MP_ERROR_TEXT("no delegate '%s' (delegates: %s)"), name,
+                vstr_null_terminated_str(&names));
         }
         if (args[ARG_min_subgraph].u_int < 1) {
             mp_raise_ValueError(MP_ERROR_TEXT("min_subgraph must be >= 1"));

@@ -539,6 +539,8 @@ const char *mn_interp_errmsg(const mn_interp_t *it);
 #define MN_DELEGATE_NOT_BUILT "this firmware was built without delegation " \
     "(make firmware ... DELEGATE=1, or OPS=all)"
 const struct mn_delegate *mn_delegate_find(const char *name);
+/* The names mn_delegate_find takes, i = 0, 1, ...; NULL past the last (none without delegation). */
+const char *mn_delegate_name(size_t i);
 /* 1 if the coverage each delegate declares matches its backend's sources (where compiled in). */
 int mn_delegate_coverage_ok(void);
 

@@ -359,6 +359,10 @@ const mn_delegate_t *mn_delegate_find(const char *name) {
     return NULL;
 }
 
+const char *mn_delegate_name(size_t i) {
+    return i < sizeof delegate_list / sizeof delegate_list[0] ? delegate_list[i].delegate->name : NULL;
+}
+
 int mn_delegate_coverage_ok(void) {
     for (size_t i = 0; i < sizeof delegate_list / sizeof delegate_list[0]; i++) {
         const mn_delegate_t *d = delegate_list[i].delegate;
@@ -381,6 +385,11 @@ mn_status_t mn_partition(mn_interp_t *it) {
 
 const mn_delegate_t *mn_delegate_find(const char *name) {
     (void)name;
+    return NULL;
+}
+
+const char *mn_delegate_name(size_t i) {
+    (void)i;
     return NULL;
 }
 

@@ -106,6 +106,10 @@ int main(int argc, char **argv) {
         mn_interp_profile(&it, i, &p);
         printf("%s%lu", i ? ", " : "", (unsigned long)p.persistent);
     }
+    printf("], \"kernels\": [");   /* the optimized backends whose scratch the figure includes */
+    for (size_t i = 0; mn_kernel_backend(i); i++) {
+        printf("%s\"%s\"", i ? ", " : "", mn_kernel_backend(i));
+    }
     printf("]");
     if (patches) {
         if (choice.rows) {
