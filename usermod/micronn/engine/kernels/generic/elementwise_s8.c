@@ -8,7 +8,8 @@
  * SaturatingRoundingDoublingHighMul(v << 20, m) is floor((v * m + 2^10) / 2^11) (the double
  * rounding's nudge works out to that for either sign, and nothing saturates for |v| <= 256); with
  * m = mh * 2^11 + ml (0 <= ml < 2^11) it is v * mh + ((v * ml + 2^10) >> 11), two 32-bit products
- * instead of a 64-bit one (RV32 has no 64-bit multiply). RoundingDivideByPOT(x, r) is
+ * and no 64-bit sum (which RV32 builds from MUL, MULH and a carry); for the input with the larger
+ * scale, whose multiplier mn_add_quant_init makes 1/2 exactly, it is v << 19. RoundingDivideByPOT(x, r) is
  * (x + 2^(r-1) - (x < 0)) >> r for r >= 1, and x for r = 0: the constants half and fix below make
  * both one expression.
  */
@@ -47,6 +48,7 @@ EW_INLINE int32_t ew_srdhm(int32_t x, int32_t m) {
 
 typedef struct {
     int32_t off1, off2, mh1, ml1, mh2, ml2, mo, out_off, lo, hi;
+    int32_t ku1, ku2;   /* offset << 19, for an input whose multiplier is 1/2 */
     ew_rdiv_t d1, d2, dout;
 } add_k_t;
 
@@ -64,6 +66,14 @@ static void add_k(add_k_t *k, const mn_add_quant_t *p) {
     k->d1 = ew_rdiv(p->input1_shift);
     k->d2 = ew_rdiv(p->input2_shift);
     k->dout = ew_rdiv(p->output_shift);
+    k->ku1 = (int32_t)((uint32_t)p->input1_offset << 19);
+    k->ku2 = (int32_t)((uint32_t)p->input2_offset << 19);
+}
+
+/* mn_add_quant_init gives the input with the larger scale the multiplier 1/2 exactly (2^30, no
+ * shift): rescaled, it is (x + offset) << 19. */
+static bool add_unit(int32_t mult, int shift) {
+    return mult == (1 << 30) && shift == 0;
 }
 
 /* An input value v (offset added) rescaled: mn_mul_by_qm(v << 20, m, shift). */
@@ -71,30 +81,46 @@ EW_INLINE int32_t add_in(int32_t v, int32_t mh, int32_t ml, ew_rdiv_t d) {
     return ew_div(v * mh + ((v * ml + 1024) >> 11), d);
 }
 
-EW_INLINE int8_t add_out(const add_k_t *k, int32_t s) {
+/* (int32: the caller's byte store narrows it) */
+EW_INLINE int32_t add_out(const add_k_t *k, int32_t s) {
     int32_t v = ew_div(ew_srdhm(s, k->mo), k->dout) + k->out_off;
     v = v < k->lo ? k->lo : v;
-    return (int8_t)(v > k->hi ? k->hi : v);
+    return v > k->hi ? k->hi : v;
 }
 
-/* n elements; SA / SB: whether in1 / in2 advance (0: a scalar, rescaled once). */
+/* n elements; SA / SB: whether in1 / in2 advance (0: a scalar, rescaled once); U: 1 / 2 when
+ * input 1 / 2 has the multiplier 1/2 (add_unit), else 0. */
 EW_INLINE void add_loop(const add_k_t *kp, const int8_t *a, const int8_t *b, int8_t *o, int32_t n, int sub,
-    int sa, int sb) {
+    int sa, int sb, int u) {
     const add_k_t kl = *kp, *k = &kl;   /* a local copy: the int8 stores cannot alias it */
     const int32_t ca = sa ? 0 : add_in(*a + k->off1, k->mh1, k->ml1, k->d1);
     const int32_t cb = sb ? 0 : add_in(*b + k->off2, k->mh2, k->ml2, k->d2);
     for (int32_t i = 0; i < n; ++i) {
-        const int32_t s1 = sa ? add_in(a[i] + k->off1, k->mh1, k->ml1, k->d1) : ca;
-        const int32_t s2 = sb ? add_in(b[i] + k->off2, k->mh2, k->ml2, k->d2) : cb;
-        o[i] = add_out(k, sub ? s1 - s2 : s1 + s2);
+        const int32_t s1 = !sa ? ca : u == 1 ? k->ku1 + (int32_t)((uint32_t)a[i] << 19)
+            : add_in(a[i] + k->off1, k->mh1, k->ml1, k->d1);
+        const int32_t s2 = !sb ? cb : u == 2 ? k->ku2 + (int32_t)((uint32_t)b[i] << 19)
+            : add_in(b[i] + k->off2, k->mh2, k->ml2, k->d2);
+        o[i] = (int8_t)add_out(k, sub ? s1 - s2 : s1 + s2);
     }
 }
 
-static void add_same(const add_k_t *k, const int8_t *a, const int8_t *b, int8_t *o, int32_t n, int sub) {
-    if (sub) {
-        add_loop(k, a, b, o, n, 1, 1, 1);
+static void add_same(const add_k_t *k, const int8_t *a, const int8_t *b, int8_t *o, int32_t n, int sub, int u) {
+    if (u == 1) {
+        if (sub) {
+            add_loop(k, a, b, o, n, 1, 1, 1, 1);
+        } else {
+            add_loop(k, a, b, o, n, 0, 1, 1, 1);
+        }
+    } else if (u == 2) {
+        if (sub) {
+            add_loop(k, a, b, o, n, 1, 1, 1, 2);
+        } else {
+            add_loop(k, a, b, o, n, 0, 1, 1, 2);
+        }
+    } else if (sub) {
+        add_loop(k, a, b, o, n, 1, 1, 1, 0);
     } else {
-        add_loop(k, a, b, o, n, 0, 1, 1);
+        add_loop(k, a, b, o, n, 0, 1, 1, 0);
     }
 }
 
@@ -108,29 +134,30 @@ static void add_run(const mn_add_quant_t *p, const mn_bcast_t *b, int sub, const
     if (n <= 0) {
         return;
     }
+    const int u = add_unit(p->input1_mult, p->input1_shift) ? 1 : add_unit(p->input2_mult, p->input2_shift) ? 2 : 0;
     switch (shape) {
         case MN_EW_SAME:
-            add_same(&k, in1, in2, out, n, sub);
+            add_same(&k, in1, in2, out, n, sub, u);
             break;
         case MN_EW_SCALAR2:
             if (sub) {
-                add_loop(&k, in1, in2, out, n, 1, 1, 0);
+                add_loop(&k, in1, in2, out, n, 1, 1, 0, 0);
             } else {
-                add_loop(&k, in1, in2, out, n, 0, 1, 0);
+                add_loop(&k, in1, in2, out, n, 0, 1, 0, 0);
             }
             break;
         case MN_EW_SCALAR1:
             if (sub) {
-                add_loop(&k, in1, in2, out, n, 1, 0, 1);
+                add_loop(&k, in1, in2, out, n, 1, 0, 1, 0);
             } else {
-                add_loop(&k, in1, in2, out, n, 0, 0, 1);
+                add_loop(&k, in1, in2, out, n, 0, 0, 1, 0);
             }
             break;
         default:   /* per channel: one input advances by rows, the other restarts each row */
             for (int32_t r = 0; r < n; r += inner) {
                 const int8_t *a = shape == MN_EW_CHAN1 ? in1 : in1 + r;
                 const int8_t *c = shape == MN_EW_CHAN2 ? in2 : in2 + r;
-                add_same(&k, a, c, out + r, inner, sub);
+                add_same(&k, a, c, out + r, inner, sub, u);
             }
             break;
     }

@@ -4,8 +4,8 @@
  * per-channel operand along the innermost dimension) under mn_ew_add_s8_ok / mn_ew_mul_s8_ok.
  *
  * Four elements per step in 32-bit lanes (the rescaling needs 32 bits): VLDRB.S32 widens four
- * int8, VSTRB.32 narrows them back, and the last step is predicated (VCTP), so any length runs
- * without a scalar tail. Each mn_mul_by_qm is VQRDMULH then the rounding right shift as in mve.h
+ * int8, VSTRB.32 narrows them back, and a last partial step is predicated (VCTP), so any length
+ * runs without a scalar tail. Each mn_mul_by_qm is VQRDMULH then the rounding right shift as in mve.h
  * (mn_mve_requant_x): exact while no multiplier is INT32_MIN (fits()). A scalar operand is
  * rescaled once; a per-channel one restarts each row.
  */
@@ -29,36 +29,86 @@ typedef struct {
     int32_t sh1, sh2, sho;
 } add_k_t;
 
-EW_INLINE int32x4_t add_in(const int8_t *p, mve_pred16_t pr, int32_t off, int32_t m, int32x4_t right) {
-    return ew_scale(vshlq_n_s32(vaddq_n_s32(vldrbq_z_s32(p, pr), off), 20), m, right);
+/* Four int8 widened; FULL: all lanes (no predication), else the lanes of pr (others 0). */
+EW_INLINE int32x4_t ew_load(const int8_t *p, mve_pred16_t pr, bool full) {
+    return full ? vldrbq_s32(p) : vldrbq_z_s32(p, pr);
 }
+
+EW_INLINE void ew_store(int8_t *p, int32x4_t v, mve_pred16_t pr, bool full) {
+    if (full) {
+        vstrbq_s32(p, v);
+    } else {
+        vstrbq_p_s32(p, v, pr);
+    }
+}
+
+EW_INLINE int32x4_t add_in(const int8_t *p, mve_pred16_t pr, bool full, int32_t off, int32_t m, int32x4_t right) {
+    return ew_scale(vshlq_n_s32(vaddq_n_s32(ew_load(p, pr, full), off), 20), m, right);
+}
+
+/* mn_add_quant_init gives the input with the larger scale the multiplier 1/2 exactly (2^30, no
+ * shift): rescaled, it is (x + offset) << 19, one VMLA by 2^19 onto offset << 19. */
+EW_INLINE int32x4_t unit_in(const int8_t *p, mve_pred16_t pr, bool full, int32x4_t ku) {
+    return vmlaq_n_s32(ku, ew_load(p, pr, full), 1 << 19);
+}
+
+/* One step of four elements (predicated by pr). U: 1 / 2 when input 1 / 2 is a unit one (and
+ * both advance), 0: both rescaled in full. */
+#define ADD_STEP(pr, full) \
+    do { \
+        const int32x4_t s1 = !sa ? va : u == 1 ? unit_in(a + i, pr, full, ku1) \
+            : add_in(a + i, pr, full, off1, m1, r1); \
+        const int32x4_t s2 = !sb ? vb : u == 2 ? unit_in(b + i, pr, full, ku2) \
+            : add_in(b + i, pr, full, off2, m2, r2); \
+        const int32x4_t v = mn_mve_requant_x(sub ? vsubq_s32(s1, s2) : vaddq_s32(s1, s2), mo, ro, out_off, lo, \
+            hi, false); \
+        ew_store(o + i, v, pr, full); \
+    } while (0)
 
 /* n elements; SA / SB: whether in1 / in2 advance (0: a scalar, rescaled once). */
 EW_INLINE void add_loop(const add_k_t *k, const int8_t *a, const int8_t *b, int8_t *o, int32_t n, int sub,
-    int sa, int sb) {
+    int sa, int sb, int u) {
     const int32x4_t r1 = vdupq_n_s32(k->sh1), r2 = vdupq_n_s32(k->sh2);
     const int32x4_t mo = vdupq_n_s32(k->mo), ro = vdupq_n_s32(k->sho);
+    const int32x4_t ku1 = vdupq_n_s32((int32_t)((uint32_t)k->off1 << 19));
+    const int32x4_t ku2 = vdupq_n_s32((int32_t)((uint32_t)k->off2 << 19));
     const int32_t off1 = k->off1, off2 = k->off2, m1 = k->m1, m2 = k->m2, out_off = k->out_off, lo = k->lo,
                   hi = k->hi;
-    const int32x4_t ca = sa ? vdupq_n_s32(0) : add_in(a, vctp32q(1), off1, m1, r1);
-    const int32x4_t cb = sb ? vdupq_n_s32(0) : add_in(b, vctp32q(1), off2, m2, r2);
+    const int32x4_t ca = sa ? vdupq_n_s32(0) : add_in(a, vctp32q(1), false, off1, m1, r1);
+    const int32x4_t cb = sb ? vdupq_n_s32(0) : add_in(b, vctp32q(1), false, off2, m2, r2);
     const int32x4_t va = vdupq_n_s32(vgetq_lane_s32(ca, 0)), vb = vdupq_n_s32(vgetq_lane_s32(cb, 0));
-    for (int32_t i = 0; i < n; i += 4) {
-        const mve_pred16_t pr = vctp32q((uint32_t)(n - i));
-        const int32x4_t s1 = sa ? add_in(a + i, pr, off1, m1, r1) : va;
-        const int32x4_t s2 = sb ? add_in(b + i, pr, off2, m2, r2) : vb;
-        const int32x4_t v = mn_mve_requant_x(sub ? vsubq_s32(s1, s2) : vaddq_s32(s1, s2), mo, ro, out_off, lo, hi,
-            false);
-        vstrbq_p_s32(o + i, v, pr);
+    int32_t i = 0;
+    for (; i + 4 <= n; i += 4) {   /* whole steps unpredicated */
+        ADD_STEP(0, true);
+    }
+    if (i < n) {
+        const mve_pred16_t tail = vctp32q((uint32_t)(n - i));
+        ADD_STEP(tail, false);
     }
 }
 
-static void add_same(const add_k_t *k, const int8_t *a, const int8_t *b, int8_t *o, int32_t n, int sub) {
-    if (sub) {
-        add_loop(k, a, b, o, n, 1, 1, 1);
+static void add_same(const add_k_t *k, const int8_t *a, const int8_t *b, int8_t *o, int32_t n, int sub, int u) {
+    if (u == 1) {
+        if (sub) {
+            add_loop(k, a, b, o, n, 1, 1, 1, 1);
+        } else {
+            add_loop(k, a, b, o, n, 0, 1, 1, 1);
+        }
+    } else if (u == 2) {
+        if (sub) {
+            add_loop(k, a, b, o, n, 1, 1, 1, 2);
+        } else {
+            add_loop(k, a, b, o, n, 0, 1, 1, 2);
+        }
+    } else if (sub) {
+        add_loop(k, a, b, o, n, 1, 1, 1, 0);
     } else {
-        add_loop(k, a, b, o, n, 0, 1, 1);
+        add_loop(k, a, b, o, n, 0, 1, 1, 0);
     }
+}
+
+static bool add_unit(int32_t mult, int shift) {
+    return mult == (1 << 30) && shift == 0;
 }
 
 static void add_run(const mn_add_quant_t *p, const mn_bcast_t *b, int sub, const int8_t *in1, const int8_t *in2,
@@ -72,28 +122,29 @@ static void add_run(const mn_add_quant_t *p, const mn_bcast_t *b, int sub, const
     if (n <= 0) {
         return;
     }
+    const int u = add_unit(p->input1_mult, p->input1_shift) ? 1 : add_unit(p->input2_mult, p->input2_shift) ? 2 : 0;
     switch (shape) {
         case MN_EW_SAME:
-            add_same(&k, in1, in2, out, n, sub);
+            add_same(&k, in1, in2, out, n, sub, u);
             break;
         case MN_EW_SCALAR2:
             if (sub) {
-                add_loop(&k, in1, in2, out, n, 1, 1, 0);
+                add_loop(&k, in1, in2, out, n, 1, 1, 0, 0);
             } else {
-                add_loop(&k, in1, in2, out, n, 0, 1, 0);
+                add_loop(&k, in1, in2, out, n, 0, 1, 0, 0);
             }
             break;
         case MN_EW_SCALAR1:
             if (sub) {
-                add_loop(&k, in1, in2, out, n, 1, 0, 1);
+                add_loop(&k, in1, in2, out, n, 1, 0, 1, 0);
             } else {
-                add_loop(&k, in1, in2, out, n, 0, 0, 1);
+                add_loop(&k, in1, in2, out, n, 0, 0, 1, 0);
             }
             break;
         default:   /* per channel: one input advances by rows, the other restarts each row */
             for (int32_t r = 0; r < n; r += inner) {
                 add_same(&k, shape == MN_EW_CHAN1 ? in1 : in1 + r, shape == MN_EW_CHAN2 ? in2 : in2 + r, out + r,
-                    inner, sub);
+                    inner, sub, u);
             }
             break;
     }
