@@ -776,15 +776,28 @@ static void test_pool_s8(bool max) {
     }
 }
 
-static void test_add_s8(void) {
+/* A scale in [2^lo, 2^(hi + 1)): wide ratios between inputs exercise every rescaling shift. */
+static float rscale(int lo, int hi) {
+    float x = 1.0f + (float)(rnd() % 1000) * 1e-3f;
+    for (int e = rr(lo, hi); e < 0; ++e) {
+        x *= 0.5f;
+    }
+    return x;
+}
+
+/* Broadcast shapes for the elementwise ops: arbitrary (numpy rules), or on purpose one of the
+ * classes the variants handle (mn_ew_shape): same shape, a scalar operand, a per-channel one. */
+static bool rand_ew_shapes(mn_bcast_t *b, size_t *s1, size_t *s2) {
     int32_t d1[4], d2[4];
-    const int n1 = rr(1, 4), n2 = chance(70) ? n1 : rr(1, 4);
+    int n1 = rr(1, 4), n2 = chance(70) ? n1 : rr(1, 4);
+    const int kind = rr(0, 3);   /* 0 arbitrary, 1 same, 2 scalar, 3 per channel */
+    const bool second = chance(50);   /* which input is the scalar / per-channel one */
     const int n = n1 > n2 ? n1 : n2;
     const bool bcast = chance(50);
     for (int i = 0; i < n; ++i) {   /* right-aligned dims; broadcast ones set to 1 in one input */
         const int32_t dim = rr(1, i == n - 1 ? 40 : 6);
         const int k1 = i - (n - n1), k2 = i - (n - n2);
-        const int which = bcast ? rr(0, 2) : 0;
+        const int which = kind == 0 && bcast ? rr(0, 2) : 0;
         if (k1 >= 0) {
             d1[k1] = which == 1 ? 1 : dim;
         }
@@ -792,38 +805,100 @@ static void test_add_s8(void) {
             d2[k2] = which == 2 ? 1 : dim;
         }
     }
-    mn_bcast_t b;
-    if (mn_bcast_init(&b, d1, n1, d2, n2) != 0) {
-        return;
+    if (kind >= 2) {   /* the small operand: [1], [1, 1, ...] or [C], [1, C], [1, 1, 1, C] */
+        int32_t *d = second ? d2 : d1, *full = second ? d1 : d2;
+        int *nd = second ? &n2 : &n1;
+        const int nf = second ? n1 : n2;
+        const int m = rr(1, nf);
+        for (int i = 0; i < m; ++i) {
+            d[i] = 1;
+        }
+        if (kind == 3) {
+            d[m - 1] = full[nf - 1];
+        }
+        *nd = m;
     }
-    size_t s1 = 1, s2 = 1;
+    if (mn_bcast_init(b, d1, n1, d2, n2) != 0) {
+        return false;
+    }
+    *s1 = *s2 = 1;
     for (int i = 0; i < n1; ++i) {
-        s1 *= (size_t)d1[i];
+        *s1 *= (size_t)d1[i];
     }
     for (int i = 0; i < n2; ++i) {
-        s2 *= (size_t)d2[i];
+        *s2 *= (size_t)d2[i];
     }
-    size_t n_out = 1;
-    for (int i = 0; i < b.ndims; ++i) {
-        n_out *= (size_t)b.out_dims[i];
+    return true;
+}
+
+/* ADD / SUB (op 0 / 1) and MUL (op 2), int8. Variants that fit also run in place (output over
+ * input 1, as the memory planner may place it) when input 1 has the output's shape. */
+static void test_elementwise_s8(int op) {
+    mn_bcast_t b;
+    size_t s1, s2;
+    if (!rand_ew_shapes(&b, &s1, &s2)) {
+        return;
     }
-    mn_add_quant_t q;
+    const size_t n_out = (size_t)b.size;
     int32_t lo, hi;
     rand_act(&lo, &hi);
-    const float s_1 = 0.002f + (float)(rnd() % 1000) * 1e-4f, s_2 = 0.002f + (float)(rnd() % 1000) * 1e-4f;
-    const float s_o = 0.004f + (float)(rnd() % 1000) * 2e-4f;
-    mn_add_quant_init(&q, s_1, rr(-128, 127), s_2, rr(-128, 127), s_o, rr(-128, 127), lo, hi);
+    const int32_t z1 = rr(-128, 127), z2 = rr(-128, 127), zo = rr(-128, 127);
+    mn_add_quant_t q;
+    mn_mul_quant_t m;
+    if (op < 2) {
+        const float sc1 = rscale(-12, -2), sc2 = chance(20) ? sc1 : rscale(-12, -2);   /* equal: both 1/2 */
+        mn_add_quant_init(&q, sc1, z1, sc2, z2, rscale(-12, -1), zo, lo, hi);
+    } else {
+        mn_mul_quant_init(&m, rscale(-12, -2), z1, rscale(-12, -2), z2, rscale(-16, 0), zo, lo, hi);
+    }
     const int8_t *in1 = rand_s8(s1), *in2 = rand_s8(s2);
     int8_t *want = out_buf(n_out);
-    mn_add_s8(&q, &b, in1, in2, want);
-    FOR_EACH_VARIANT(mn_add_s8_variant_t, (*b_)->add_s8, v) {
-        if (!v->fits(&q, &b)) {
-            continue;
-        }
-        int8_t *got = out_buf(n_out);
-        v->run(&q, &b, in1, in2, got);
-        check_s8(v->name, "add_s8", got, want, n_out);
+    if (op == 0) {
+        mn_add_s8(&q, &b, in1, in2, want);
+    } else if (op == 1) {
+        mn_sub_s8(&q, &b, in1, in2, want);
+    } else {
+        mn_mul_s8(&m, &b, in1, in2, want);
     }
+    const char *what = op == 0 ? "add_s8" : op == 1 ? "sub_s8" : "mul_s8";
+    const bool in_place = s1 == n_out && chance(25);
+    if (op < 2) {
+        FOR_EACH_VARIANT(mn_add_s8_variant_t, (*b_)->add_s8, v) {
+            if (!v->fits(&q, &b)) {
+                continue;
+            }
+            int8_t *got = out_buf(n_out);
+            v->run(&q, &b, op, in1, in2, got);
+            check_s8(v->name, what, got, want, n_out);
+            if (in_place) {
+                memcpy(got, in1, n_out);
+                v->run(&q, &b, op, got, in2, got);
+                check_s8(v->name, "in place", got, want, n_out);
+            }
+        }
+    } else {
+        FOR_EACH_VARIANT(mn_mul_s8_variant_t, (*b_)->mul_s8, v) {
+            if (!v->fits(&m, &b)) {
+                continue;
+            }
+            int8_t *got = out_buf(n_out);
+            v->run(&m, &b, in1, in2, got);
+            check_s8(v->name, what, got, want, n_out);
+            if (in_place) {
+                memcpy(got, in1, n_out);
+                v->run(&m, &b, got, in2, got);
+                check_s8(v->name, "in place", got, want, n_out);
+            }
+        }
+    }
+}
+
+static void test_add_s8(void) {
+    test_elementwise_s8(chance(30) ? 1 : 0);
+}
+
+static void test_mul_s8(void) {
+    test_elementwise_s8(2);
 }
 
 static void test_softmax_s8(void) {
@@ -1014,6 +1089,7 @@ int main(int argc, char **argv) {
     REGISTER(mn_fc_s8_variant_t, fc_s8);
     REGISTER(mn_fc_f32_variant_t, fc_f32);
     REGISTER(mn_add_s8_variant_t, add_s8);
+    REGISTER(mn_mul_s8_variant_t, mul_s8);
     REGISTER(mn_pool_s8_variant_t, avgpool_s8);
     REGISTER(mn_pool_s8_variant_t, maxpool_s8);
     REGISTER(mn_softmax_s8_variant_t, softmax_s8);
@@ -1025,7 +1101,7 @@ int main(int argc, char **argv) {
         int cases;
     } tests[] = {
         { t_conv_s8, 1500 }, { t_dw_s8, 1500 }, { test_fc_s8, 1500 }, { t_conv_f32, 300 }, { t_dw_f32, 300 },
-        { test_fc_f32, 300 }, { test_add_s8, 800 }, { t_avgpool, 800 }, { t_maxpool, 800 }, { test_softmax_s8, 500 },
+        { test_fc_f32, 300 }, { test_add_s8, 1500 }, { test_mul_s8, 1000 }, { t_avgpool, 800 }, { t_maxpool, 800 }, { test_softmax_s8, 500 },
         { test_svdf_s8, 400 }, { test_requant, 1000 },
     };
     for (size_t t = 0; t < sizeof tests / sizeof tests[0]; ++t) {

@@ -271,7 +271,7 @@ mn_status_t mn_partition(mn_interp_t *it) {
 enum {
     COV_CONV_S8 = 1 << 0, COV_DW_S8 = 1 << 1, COV_CONV_F32 = 1 << 2, COV_DW_F32 = 1 << 3,
     COV_FC_S8 = 1 << 4, COV_FC_F32 = 1 << 5, COV_SVDF_S8 = 1 << 6, COV_ADD_S8 = 1 << 7,
-    COV_AVGPOOL_S8 = 1 << 8, COV_MAXPOOL_S8 = 1 << 9, COV_SOFTMAX_S8 = 1 << 10,
+    COV_AVGPOOL_S8 = 1 << 8, COV_MAXPOOL_S8 = 1 << 9, COV_SOFTMAX_S8 = 1 << 10, COV_MUL_S8 = 1 << 11,
 };
 
 /* The coverage of a compiled backend, from its variant lists. */
@@ -279,7 +279,7 @@ static unsigned coverage_of(const mn_backend_t *b) {
     return (b->conv_s8 ? COV_CONV_S8 : 0) | (b->depthwise_s8 ? COV_DW_S8 : 0) | (b->conv_f32 ? COV_CONV_F32 : 0)
         | (b->depthwise_f32 ? COV_DW_F32 : 0) | (b->fc_s8 ? COV_FC_S8 : 0) | (b->fc_f32 ? COV_FC_F32 : 0)
         | (b->svdf_s8 ? COV_SVDF_S8 : 0) | (b->add_s8 ? COV_ADD_S8 : 0) | (b->avgpool_s8 ? COV_AVGPOOL_S8 : 0)
-        | (b->maxpool_s8 ? COV_MAXPOOL_S8 : 0) | (b->softmax_s8 ? COV_SOFTMAX_S8 : 0);
+        | (b->maxpool_s8 ? COV_MAXPOOL_S8 : 0) | (b->softmax_s8 ? COV_SOFTMAX_S8 : 0) | (b->mul_s8 ? COV_MUL_S8 : 0);
 }
 
 /* Does a backend with coverage `cov` run this op? Variants need constant weights (they
@@ -301,7 +301,10 @@ static bool covered(unsigned cov, mn_ctx_t *ctx, const mn_node_t *node) {
         case MN_BUILTIN_SVDF:
             return wconst && s8 && (cov & COV_SVDF_S8);
         case MN_BUILTIN_ADD:
+        case MN_BUILTIN_SUB:   /* (the add_s8 variants run both) */
             return s8 && (cov & COV_ADD_S8);
+        case MN_BUILTIN_MUL:
+            return s8 && (cov & COV_MUL_S8);
         case MN_BUILTIN_AVERAGE_POOL_2D:
             return s8 && (cov & COV_AVGPOOL_S8);
         case MN_BUILTIN_MAX_POOL_2D:
@@ -333,8 +336,9 @@ static mn_status_t backend_invoke(mn_ctx_t *ctx, mn_subgraph_t *sg) {
 
 /* The coverage of each backend as its sources define it (mn_delegate_coverage_ok checks it
  * against the sources of the backends compiled in). */
-#define COV_MVE (COV_CONV_S8 | COV_DW_S8 | COV_CONV_F32 | COV_DW_F32 | COV_FC_S8 | COV_FC_F32 | COV_SVDF_S8)
-#define COV_DSP (COV_CONV_S8 | COV_DW_S8 | COV_FC_S8 | COV_SVDF_S8)
+#define COV_MVE (COV_CONV_S8 | COV_DW_S8 | COV_CONV_F32 | COV_DW_F32 | COV_FC_S8 | COV_FC_F32 | COV_SVDF_S8 \
+    | COV_ADD_S8 | COV_MUL_S8)
+#define COV_DSP (COV_CONV_S8 | COV_DW_S8 | COV_FC_S8 | COV_SVDF_S8 | COV_ADD_S8 | COV_MUL_S8)
 #define COV_GENERIC COV_MVE
 
 MN_BACKEND_DELEGATE(mve, MICRONN_KERNELS_MVE, COV_MVE)

@@ -58,19 +58,25 @@ bool mn_variant_mults_ok(const int32_t *mult, int n) {
 #define Q_FC_S8(b, v) Q_VARIANT(mn_fc_s8_variant_t, b, v)
 #define Q_FC_F32(b, v) Q_VARIANT(mn_fc_f32_variant_t, b, v)
 #define Q_SVDF_S8(b, v) Q_VARIANT(mn_svdf_s8_variant_t, b, v)
+#define Q_ADD_S8(b, v) Q_VARIANT(mn_add_s8_variant_t, b, v)
+#define Q_MUL_S8(b, v) Q_VARIANT(mn_mul_s8_variant_t, b, v)
 #define Q_REF(b, v) &qv_##b##_##v,
 
 MN_DSP_CONV_S8(Q_CONV_S8)
 MN_DSP_DEPTHWISE_S8(Q_CONV_S8)
 MN_DSP_FC_S8(Q_FC_S8)
 MN_DSP_SVDF_S8(Q_SVDF_S8)
+MN_DSP_ADD_S8(Q_ADD_S8)
+MN_DSP_MUL_S8(Q_MUL_S8)
 static const mn_conv_s8_variant_t *const q_dsp_conv_s8[] = { MN_DSP_CONV_S8(Q_REF) NULL };
 static const mn_conv_s8_variant_t *const q_dsp_depthwise_s8[] = { MN_DSP_DEPTHWISE_S8(Q_REF) NULL };
 static const mn_fc_s8_variant_t *const q_dsp_fc_s8[] = { MN_DSP_FC_S8(Q_REF) NULL };
 static const mn_svdf_s8_variant_t *const q_dsp_svdf_s8[] = { MN_DSP_SVDF_S8(Q_REF) NULL };
+static const mn_add_s8_variant_t *const q_dsp_add_s8[] = { MN_DSP_ADD_S8(Q_REF) NULL };
+static const mn_mul_s8_variant_t *const q_dsp_mul_s8[] = { MN_DSP_MUL_S8(Q_REF) NULL };
 static const mn_backend_t q_backend_dsp = {
     .name = "dsp", .conv_s8 = q_dsp_conv_s8, .depthwise_s8 = q_dsp_depthwise_s8, .fc_s8 = q_dsp_fc_s8,
-    .svdf_s8 = q_dsp_svdf_s8,
+    .svdf_s8 = q_dsp_svdf_s8, .add_s8 = q_dsp_add_s8, .mul_s8 = q_dsp_mul_s8,
 };
 
 MN_MVE_CONV_S8(Q_CONV_S8)
@@ -80,6 +86,8 @@ MN_MVE_DEPTHWISE_F32(Q_CONV_F32)
 MN_MVE_FC_S8(Q_FC_S8)
 MN_MVE_FC_F32(Q_FC_F32)
 MN_MVE_SVDF_S8(Q_SVDF_S8)
+MN_MVE_ADD_S8(Q_ADD_S8)
+MN_MVE_MUL_S8(Q_MUL_S8)
 static const mn_conv_s8_variant_t *const q_mve_conv_s8[] = { MN_MVE_CONV_S8(Q_REF) NULL };
 static const mn_conv_f32_variant_t *const q_mve_conv_f32[] = { MN_MVE_CONV_F32(Q_REF) NULL };
 static const mn_conv_s8_variant_t *const q_mve_depthwise_s8[] = { MN_MVE_DEPTHWISE_S8(Q_REF) NULL };
@@ -87,9 +95,12 @@ static const mn_conv_f32_variant_t *const q_mve_depthwise_f32[] = { MN_MVE_DEPTH
 static const mn_fc_s8_variant_t *const q_mve_fc_s8[] = { MN_MVE_FC_S8(Q_REF) NULL };
 static const mn_fc_f32_variant_t *const q_mve_fc_f32[] = { MN_MVE_FC_F32(Q_REF) NULL };
 static const mn_svdf_s8_variant_t *const q_mve_svdf_s8[] = { MN_MVE_SVDF_S8(Q_REF) NULL };
+static const mn_add_s8_variant_t *const q_mve_add_s8[] = { MN_MVE_ADD_S8(Q_REF) NULL };
+static const mn_mul_s8_variant_t *const q_mve_mul_s8[] = { MN_MVE_MUL_S8(Q_REF) NULL };
 static const mn_backend_t q_backend_mve = {
     .name = "mve", .conv_s8 = q_mve_conv_s8, .depthwise_s8 = q_mve_depthwise_s8, .conv_f32 = q_mve_conv_f32,
     .depthwise_f32 = q_mve_depthwise_f32, .fc_s8 = q_mve_fc_s8, .fc_f32 = q_mve_fc_f32, .svdf_s8 = q_mve_svdf_s8,
+    .add_s8 = q_mve_add_s8, .mul_s8 = q_mve_mul_s8,
 };
 
 #define Q_MAX_HITS 64
@@ -228,6 +239,10 @@ const mn_add_s8_variant_t *mn_select_add_s8(const mn_ctx_t *ctx, const mn_add_qu
     MN_SELECT(mn_add_s8_variant_t, add_s8, (p, b), NULL);
 }
 
+const mn_mul_s8_variant_t *mn_select_mul_s8(const mn_ctx_t *ctx, const mn_mul_quant_t *p, const mn_bcast_t *b) {
+    MN_SELECT(mn_mul_s8_variant_t, mul_s8, (p, b), NULL);
+}
+
 const mn_pool_s8_variant_t *mn_select_avgpool_s8(const mn_ctx_t *ctx, const mn_pool_geom_t *g) {
     MN_SELECT(mn_pool_s8_variant_t, avgpool_s8, (g), NULL);
 }
@@ -280,6 +295,14 @@ uint8_t mn_variant_id_requant(const mn_requant_variant_t *v) {
     MN_VARIANT_ID(mn_requant_variant_t, requant, v);
 }
 
+uint8_t mn_variant_id_add_s8(const mn_add_s8_variant_t *v) {
+    MN_VARIANT_ID(mn_add_s8_variant_t, add_s8, v);
+}
+
+uint8_t mn_variant_id_mul_s8(const mn_mul_s8_variant_t *v) {
+    MN_VARIANT_ID(mn_mul_s8_variant_t, mul_s8, v);
+}
+
 const mn_fc_s8_variant_t *mn_variant_fc_s8(uint8_t id) {
     MN_VARIANT_AT(fc_s8, id);
 }
@@ -294,4 +317,12 @@ const mn_svdf_s8_variant_t *mn_variant_svdf_s8(uint8_t id) {
 
 const mn_requant_variant_t *mn_variant_requant(uint8_t id) {
     MN_VARIANT_AT(requant, id);
+}
+
+const mn_add_s8_variant_t *mn_variant_add_s8(uint8_t id) {
+    MN_VARIANT_AT(add_s8, id);
+}
+
+const mn_mul_s8_variant_t *mn_variant_mul_s8(uint8_t id) {
+    MN_VARIANT_AT(mul_s8, id);
 }

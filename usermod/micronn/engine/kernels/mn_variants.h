@@ -77,13 +77,97 @@ typedef struct mn_fc_f32_variant {
         const float *weights, const float *bias, float *output);
 } mn_fc_f32_variant_t;
 
-/* ADD int8 (mn_add_s8). */
+/* ADD and SUB int8 (mn_add_s8, mn_sub_s8: sub = 0 / 1; one variant does both). */
 typedef struct mn_add_s8_variant {
     const char *name;
     bool (*fits)(const mn_add_quant_t *p, const mn_bcast_t *b);
-    void (*run)(const mn_add_quant_t *p, const mn_bcast_t *b, const int8_t *in1, const int8_t *in2,
+    void (*run)(const mn_add_quant_t *p, const mn_bcast_t *b, int sub, const int8_t *in1, const int8_t *in2,
         int8_t *out);
 } mn_add_s8_variant_t;
+
+/* MUL int8 (mn_mul_s8). */
+typedef struct mn_mul_s8_variant {
+    const char *name;
+    bool (*fits)(const mn_mul_quant_t *p, const mn_bcast_t *b);
+    void (*run)(const mn_mul_quant_t *p, const mn_bcast_t *b, const int8_t *in1, const int8_t *in2,
+        int8_t *out);
+} mn_mul_s8_variant_t;
+
+/*
+ * The broadcast shapes the elementwise variants handle (mn_ew_shape): both inputs of the output's
+ * shape (MN_EW_SAME, also when one has fewer leading 1 dims), input 2 / input 1 a single element
+ * (MN_EW_SCALAR2 / MN_EW_SCALAR1), input 2 / input 1 a vector along the innermost dimension,
+ * repeated over the others (MN_EW_CHAN2 / MN_EW_CHAN1: a per-channel operand, *inner = its
+ * length). Any other broadcast is MN_EW_OTHER (the reference function runs it).
+ */
+enum { MN_EW_OTHER = -1, MN_EW_SAME, MN_EW_SCALAR2, MN_EW_SCALAR1, MN_EW_CHAN2, MN_EW_CHAN1 };
+
+static inline int mn_ew_shape(const mn_bcast_t *b, int32_t *inner) {
+    *inner = b->size;
+    if (!b->broadcast) {
+        return MN_EW_SAME;
+    }
+    bool full1 = true, full2 = true, zero1 = true, zero2 = true, chan1 = true, chan2 = true;
+    int64_t s = 1;
+    const int last = b->ndims - 1;
+    for (int d = last; d >= 0; --d) {
+        if (b->out_dims[d] == 1) {
+            continue;
+        }
+        const int32_t want_chan = d == last ? 1 : 0;
+        full1 = full1 && b->stride1[d] == s;
+        full2 = full2 && b->stride2[d] == s;
+        zero1 = zero1 && b->stride1[d] == 0;
+        zero2 = zero2 && b->stride2[d] == 0;
+        chan1 = chan1 && b->stride1[d] == want_chan;
+        chan2 = chan2 && b->stride2[d] == want_chan;
+        s *= b->out_dims[d];
+    }
+    if (full1 && full2) {
+        return MN_EW_SAME;
+    }
+    if (full1 && zero2) {
+        return MN_EW_SCALAR2;
+    }
+    if (zero1 && full2) {
+        return MN_EW_SCALAR1;
+    }
+    if (last < 0 || b->out_dims[last] <= 1) {
+        return MN_EW_OTHER;
+    }
+    *inner = b->out_dims[last];
+    if (full1 && chan2) {
+        return MN_EW_CHAN2;
+    }
+    if (chan1 && full2) {
+        return MN_EW_CHAN1;
+    }
+    return MN_EW_OTHER;
+}
+
+/* The parameters every optimized int8 ADD / SUB / MUL assumes, on top of a handled shape: input
+ * offsets in [-128, 128] (so |input + offset| <= 256), multipliers other than INT32_MIN, ADD's
+ * left shift 20 with right shifts only (multipliers below one, as mn_add_quant_init makes them),
+ * MUL's shift at most 13 (|product << shift| < 2^30). Then no intermediate overflows: a rescaled
+ * ADD input stays below 2^28 in magnitude, their sum below 2^29. */
+static inline bool mn_ew_offsets_ok(int32_t off1, int32_t off2, int32_t off_out) {
+    return off1 >= -128 && off1 <= 128 && off2 >= -128 && off2 <= 128 && off_out >= -255 && off_out <= 255;
+}
+
+static inline bool mn_ew_add_s8_ok(const mn_add_quant_t *p, const mn_bcast_t *b) {
+    int32_t inner;
+    return mn_ew_shape(b, &inner) != MN_EW_OTHER && p->left_shift == 20
+        && mn_ew_offsets_ok(p->input1_offset, p->input2_offset, p->output_offset)
+        && p->input1_shift <= 0 && p->input2_shift <= 0 && p->output_shift <= 0 && p->input1_shift >= -31
+        && p->input2_shift >= -31 && p->output_shift >= -31 && p->input1_mult != INT32_MIN
+        && p->input2_mult != INT32_MIN && p->output_mult != INT32_MIN;
+}
+
+static inline bool mn_ew_mul_s8_ok(const mn_mul_quant_t *p, const mn_bcast_t *b) {
+    int32_t inner;
+    return mn_ew_shape(b, &inner) != MN_EW_OTHER && mn_ew_offsets_ok(p->input1_offset, p->input2_offset,
+        p->output_offset) && p->shift <= 13 && p->shift >= -31 && p->mult != INT32_MIN;
+}
 
 /* AVERAGE_POOL_2D / MAX_POOL_2D int8 (mn_average_pool_s8 / mn_max_pool_s8); run returns what the
  * reference returns (average pool: -1 when a window covers no input element; max pool: 0). */
@@ -138,6 +222,7 @@ typedef struct mn_backend {
     const mn_softmax_s8_variant_t *const *softmax_s8;
     const mn_svdf_s8_variant_t *const *svdf_s8;
     const mn_requant_variant_t *const *requant;
+    const mn_mul_s8_variant_t *const *mul_s8;
 } mn_backend_t;
 
 /*
@@ -225,6 +310,7 @@ const mn_conv_f32_variant_t *mn_select_depthwise_f32(const mn_ctx_t *ctx, const 
 const mn_fc_s8_variant_t *mn_select_fc_s8(const mn_ctx_t *ctx, const mn_fc_params_t *p);
 const mn_fc_f32_variant_t *mn_select_fc_f32(const mn_ctx_t *ctx, const mn_fc_params_t *p);
 const mn_add_s8_variant_t *mn_select_add_s8(const mn_ctx_t *ctx, const mn_add_quant_t *p, const mn_bcast_t *b);
+const mn_mul_s8_variant_t *mn_select_mul_s8(const mn_ctx_t *ctx, const mn_mul_quant_t *p, const mn_bcast_t *b);
 const mn_pool_s8_variant_t *mn_select_avgpool_s8(const mn_ctx_t *ctx, const mn_pool_geom_t *g);
 const mn_pool_s8_variant_t *mn_select_maxpool_s8(const mn_ctx_t *ctx, const mn_pool_geom_t *g);
 const mn_softmax_s8_variant_t *mn_select_softmax_s8(const mn_ctx_t *ctx, const mn_softmax_q_t *p, int outer, int depth);
@@ -241,10 +327,14 @@ uint8_t mn_variant_id_fc_s8(const mn_fc_s8_variant_t *v);
 uint8_t mn_variant_id_fc_f32(const mn_fc_f32_variant_t *v);
 uint8_t mn_variant_id_svdf_s8(const mn_svdf_s8_variant_t *v);
 uint8_t mn_variant_id_requant(const mn_requant_variant_t *v);
+uint8_t mn_variant_id_add_s8(const mn_add_s8_variant_t *v);
+uint8_t mn_variant_id_mul_s8(const mn_mul_s8_variant_t *v);
 const mn_fc_s8_variant_t *mn_variant_fc_s8(uint8_t id);
 const mn_fc_f32_variant_t *mn_variant_fc_f32(uint8_t id);
 const mn_svdf_s8_variant_t *mn_variant_svdf_s8(uint8_t id);
 const mn_requant_variant_t *mn_variant_requant(uint8_t id);
+const mn_add_s8_variant_t *mn_variant_add_s8(uint8_t id);
+const mn_mul_s8_variant_t *mn_variant_mul_s8(uint8_t id);
 
 /*
  * A node runs the reference compute function `name` ("ref.conv_s8") without having asked

@@ -249,5 +249,7 @@ extern const mn_conv_s8_variant_t mn_dsp_depthwise_s8_mult1;
 extern const mn_conv_s8_variant_t mn_dsp_depthwise_s8;
 extern const mn_fc_s8_variant_t mn_dsp_fc_s8;
 extern const mn_svdf_s8_variant_t mn_dsp_svdf_s8;
+extern const mn_add_s8_variant_t mn_dsp_add_s8;
+extern const mn_mul_s8_variant_t mn_dsp_mul_s8;
 
 #endif /* MN_DSP_H */

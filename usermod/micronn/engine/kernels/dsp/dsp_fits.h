@@ -13,6 +13,8 @@
 #define MN_DSP_DEPTHWISE_S8(X) X(dsp, depthwise_s8_c1) X(dsp, depthwise_s8_mult1) X(dsp, depthwise_s8)
 #define MN_DSP_FC_S8(X) X(dsp, fc_s8)
 #define MN_DSP_SVDF_S8(X) X(dsp, svdf_s8)
+#define MN_DSP_ADD_S8(X) X(dsp, add_s8)
+#define MN_DSP_MUL_S8(X) X(dsp, mul_s8)
 
 /* Every ungrouped convolution (any kernel, stride, padding, dilation). */
 static inline bool mn_dsp_conv_s8_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
@@ -40,6 +42,24 @@ static inline bool mn_dsp_fc_s8_fits(const mn_fc_params_t *p) {
 static inline bool mn_dsp_svdf_s8_fits(const mn_svdf_params_t *p) {
     /* an odd memory would put every other filter's words off the pairwise layout */
     return p->memory % 2 == 0 && p->mult1 != INT32_MIN && p->mult2 != INT32_MIN;
+}
+
+/* ADD / SUB int8: the shapes and parameters of mn_ew_add_s8_ok, the output shifted right, and
+ * one input multiplier 1/2 with the other below it (as mn_add_quant_init makes them: the
+ * input with the larger scale has 1/2, 2^30 without shift, the other a right shift). */
+static inline bool mn_dsp_add_s8_unit(int32_t mult, int shift) {
+    return mult == (1 << 30) && shift == 0;
+}
+
+static inline bool mn_dsp_add_s8_fits(const mn_add_quant_t *p, const mn_bcast_t *b) {
+    const bool u1 = mn_dsp_add_s8_unit(p->input1_mult, p->input1_shift);
+    const bool u2 = mn_dsp_add_s8_unit(p->input2_mult, p->input2_shift);
+    return mn_ew_add_s8_ok(p, b) && p->output_shift < 0 && (u1 || u2) && (u1 || p->input1_shift < 0)
+        && (u2 || p->input2_shift < 0);
+}
+
+static inline bool mn_dsp_mul_s8_fits(const mn_mul_quant_t *p, const mn_bcast_t *b) {
+    return mn_ew_mul_s8_ok(p, b);
 }
 
 #endif /* MN_DSP_FITS_H */

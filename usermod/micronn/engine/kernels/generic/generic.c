@@ -312,6 +312,21 @@ static const mn_requant_variant_t *const requant[] = {
 #define REQUANT NULL
 #endif
 
+/* int8 ADD / SUB / MUL (elementwise_s8.c): behind dsp, whose variants fit the same nodes, none */
+#if (MICRONN_OP_ADD || MICRONN_OP_SUB) && MICRONN_TYPE_INT8 && !BEHIND_DSP
+static const mn_add_s8_variant_t *const add_s8[] = { MN_VARIANT_ENTRY(generic, add_s8) NULL };
+#define ADD_S8 add_s8
+#else
+#define ADD_S8 NULL
+#endif
+
+#if MICRONN_OP_MUL && MICRONN_TYPE_INT8 && !BEHIND_DSP
+static const mn_mul_s8_variant_t *const mul_s8[] = { MN_VARIANT_ENTRY(generic, mul_s8) NULL };
+#define MUL_S8 mul_s8
+#else
+#define MUL_S8 NULL
+#endif
+
 const mn_backend_t mn_backend_generic = {
     .name = "generic",
     .conv_s8 = CONV_S8,
@@ -322,4 +337,6 @@ const mn_backend_t mn_backend_generic = {
     .fc_f32 = FC_F32,
     .svdf_s8 = SVDF_S8,
     .requant = REQUANT,
+    .add_s8 = ADD_S8,
+    .mul_s8 = MUL_S8,
 };

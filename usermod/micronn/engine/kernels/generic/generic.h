@@ -104,6 +104,8 @@ extern const mn_svdf_s8_variant_t mn_generic_svdf_s8;
 extern const mn_conv_f32_variant_t mn_generic_conv_f32_1x1;
 extern const mn_conv_f32_variant_t mn_generic_conv_f32;
 extern const mn_conv_f32_variant_t mn_generic_depthwise_f32;
+extern const mn_add_s8_variant_t mn_generic_add_s8;
+extern const mn_mul_s8_variant_t mn_generic_mul_s8;
 extern const mn_fc_f32_variant_t mn_generic_fc_f32;
 extern const mn_requant_variant_t mn_generic_requant_s8_s8;
 extern const mn_requant_variant_t mn_generic_requant_s16_s8;

@@ -321,6 +321,20 @@ static const mn_svdf_s8_variant_t *const svdf_s8[] = { MN_MVE_SVDF_S8(MN_VARIANT
 #define SVDF_S8 NULL
 #endif
 
+#if (MICRONN_OP_ADD || MICRONN_OP_SUB) && MICRONN_TYPE_INT8
+static const mn_add_s8_variant_t *const add_s8[] = { MN_MVE_ADD_S8(MN_VARIANT_ENTRY) NULL };
+#define ADD_S8 add_s8
+#else
+#define ADD_S8 NULL
+#endif
+
+#if MICRONN_OP_MUL && MICRONN_TYPE_INT8
+static const mn_mul_s8_variant_t *const mul_s8[] = { MN_MVE_MUL_S8(MN_VARIANT_ENTRY) NULL };
+#define MUL_S8 mul_s8
+#else
+#define MUL_S8 NULL
+#endif
+
 const mn_backend_t mn_backend_mve = {
     .name = "mve",
     .conv_s8 = CONV_S8,
@@ -330,4 +344,6 @@ const mn_backend_t mn_backend_mve = {
     .fc_s8 = FC_S8,
     .fc_f32 = FC_F32,
     .svdf_s8 = SVDF_S8,
+    .add_s8 = ADD_S8,
+    .mul_s8 = MUL_S8,
 };

@@ -143,4 +143,7 @@ extern const mn_conv_f32_variant_t mn_mve_conv_f32;
 extern const mn_conv_f32_variant_t mn_mve_depthwise_f32_m1;
 extern const mn_fc_f32_variant_t mn_mve_fc_f32;
 
+extern const mn_add_s8_variant_t mn_mve_add_s8;
+extern const mn_mul_s8_variant_t mn_mve_mul_s8;
+
 #endif /* MN_MVE_H */

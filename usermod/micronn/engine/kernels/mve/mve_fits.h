@@ -18,6 +18,8 @@
 #define MN_MVE_FC_S8(X) X(mve, fc_s8)
 #define MN_MVE_FC_F32(X) X(mve, fc_f32)
 #define MN_MVE_SVDF_S8(X) X(mve, svdf_s8)
+#define MN_MVE_ADD_S8(X) X(mve, add_s8)
+#define MN_MVE_MUL_S8(X) X(mve, mul_s8)
 
 static inline bool mn_mve_conv_s8_1x1_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
     (void)q;
@@ -75,6 +77,15 @@ static inline bool mn_mve_fc_f32_fits(const mn_fc_params_t *p) {
 static inline bool mn_mve_svdf_s8_fits(const mn_svdf_params_t *p) {
     (void)p;
     return true;
+}
+
+/* ADD / SUB and MUL int8: the shapes and parameters of mn_ew_add_s8_ok / mn_ew_mul_s8_ok. */
+static inline bool mn_mve_add_s8_fits(const mn_add_quant_t *p, const mn_bcast_t *b) {
+    return mn_ew_add_s8_ok(p, b);
+}
+
+static inline bool mn_mve_mul_s8_fits(const mn_mul_quant_t *p, const mn_bcast_t *b) {
+    return mn_ew_mul_s8_ok(p, b);
 }
 
 #endif /* MN_MVE_FITS_H */

@@ -162,6 +162,7 @@ static mn_status_t addsub_prepare(mn_ctx_t *ctx, mn_node_t *node, int sub) {
     }
     d->dtype = in1->dtype;
     d->sub = (uint8_t)sub;
+    node->variant = 0;
     if (in1->dtype == MN_FLOAT32) {
         REF_TRY(ref_act_range_f(ctx, act, &d->u.f.min, &d->u.f.max));
     } else if (in1->dtype == MN_INT32) {
@@ -177,6 +178,8 @@ static mn_status_t addsub_prepare(mn_ctx_t *ctx, mn_node_t *node, int sub) {
         } else {
             mn_add_quant_init(&d->u.q, mn_tensor_scale(in1, 0), mn_tensor_zero_point(in1, 0), mn_tensor_scale(in2, 0), mn_tensor_zero_point(in2, 0),
                 mn_tensor_scale(out, 0), mn_tensor_zero_point(out, 0), lo, hi);
+            /* an optimized variant for the shape (kernels/mn_variants.h), 0: the reference */
+            node->variant = mn_variant_id_add_s8(mn_select_add_s8(ctx, &d->u.q, &d->b));
         }
     } else {
         return ref_fail_dtype(ctx, "input", in1);
@@ -192,7 +195,12 @@ static mn_status_t addsub_eval(mn_ctx_t *ctx, mn_node_t *node) {
     void *o = mn_output(ctx, node, 0)->data;
     switch (d->dtype) {
         case MN_INT8:
-            (d->sub ? mn_sub_s8 : mn_add_s8)(&d->u.q, &d->b, (const int8_t *)a, (const int8_t *)c, (int8_t *)o);
+            if (node->variant) {
+                mn_variant_add_s8(node->variant)->run(&d->u.q, &d->b, d->sub, (const int8_t *)a, (const int8_t *)c,
+                    (int8_t *)o);
+            } else {
+                (d->sub ? mn_sub_s8 : mn_add_s8)(&d->u.q, &d->b, (const int8_t *)a, (const int8_t *)c, (int8_t *)o);
+            }
             break;
         case MN_INT16:
             if (d->pot) {
@@ -213,18 +221,24 @@ static mn_status_t addsub_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
+static const char *addsub_variant(const mn_node_t *node) {
+    const add_data_t *d = (const add_data_t *)node->user_data;
+    const mn_add_s8_variant_t *v = d && d->dtype == MN_INT8 ? mn_variant_add_s8(node->variant) : NULL;
+    return v ? v->name : NULL;
+}
+
 #endif /* MICRONN_OP_ADD || MICRONN_OP_SUB */
 
 #if MICRONN_OP_ADD
 static mn_status_t add_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     return addsub_prepare(ctx, node, 0);
 }
-const mn_kernel_t mn_kernel_ADD = { NULL, add_prepare, addsub_eval, NULL, NULL };
+const mn_kernel_t mn_kernel_ADD = { NULL, add_prepare, addsub_eval, NULL, addsub_variant };
 #endif
 
 #if MICRONN_OP_SUB
 static mn_status_t sub_prepare(mn_ctx_t *ctx, mn_node_t *node) {
     return addsub_prepare(ctx, node, 1);
 }
-const mn_kernel_t mn_kernel_SUB = { NULL, sub_prepare, addsub_eval, NULL, NULL };
+const mn_kernel_t mn_kernel_SUB = { NULL, sub_prepare, addsub_eval, NULL, addsub_variant };
 #endif

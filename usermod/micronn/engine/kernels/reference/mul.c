@@ -69,6 +69,7 @@ static mn_status_t mul_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         return ref_fail_combo(ctx, in1, out);
     }
     d->dtype = in1->dtype;
+    node->variant = 0;
     if (in1->dtype == MN_FLOAT32) {
         REF_TRY(ref_act_range_f(ctx, act, &d->u.f.min, &d->u.f.max));
     } else if (in1->dtype == MN_INT32) {
@@ -81,6 +82,9 @@ static mn_status_t mul_prepare(mn_ctx_t *ctx, mn_node_t *node) {
         REF_TRY(ref_act_range_q(ctx, act, out, &lo, &hi));
         mn_mul_quant_init(&d->u.q, mn_tensor_scale(in1, 0), mn_tensor_zero_point(in1, 0), mn_tensor_scale(in2, 0), mn_tensor_zero_point(in2, 0), mn_tensor_scale(out, 0),
             mn_tensor_zero_point(out, 0), lo, hi);
+        if (in1->dtype == MN_INT8) {   /* an optimized variant (kernels/mn_variants.h), 0: the reference */
+            node->variant = mn_variant_id_mul_s8(mn_select_mul_s8(ctx, &d->u.q, &d->b));
+        }
     } else {
         return ref_fail_dtype(ctx, "input", in1);
     }
@@ -95,7 +99,11 @@ static mn_status_t mul_eval(mn_ctx_t *ctx, mn_node_t *node) {
     void *o = mn_output(ctx, node, 0)->data;
     switch (d->dtype) {
         case MN_INT8:
-            mn_mul_s8(&d->u.q, &d->b, (const int8_t *)a, (const int8_t *)c, (int8_t *)o);
+            if (node->variant) {
+                mn_variant_mul_s8(node->variant)->run(&d->u.q, &d->b, (const int8_t *)a, (const int8_t *)c, (int8_t *)o);
+            } else {
+                mn_mul_s8(&d->u.q, &d->b, (const int8_t *)a, (const int8_t *)c, (int8_t *)o);
+            }
             break;
         case MN_INT16:
             mn_mul_s16(&d->u.q, &d->b, (const int16_t *)a, (const int16_t *)c, (int16_t *)o);
@@ -110,6 +118,12 @@ static mn_status_t mul_eval(mn_ctx_t *ctx, mn_node_t *node) {
     return MN_OK;
 }
 
-const mn_kernel_t mn_kernel_MUL = { NULL, mul_prepare, mul_eval, NULL, NULL };
+static const char *mul_variant(const mn_node_t *node) {
+    const mul_data_t *d = (const mul_data_t *)node->user_data;
+    const mn_mul_s8_variant_t *v = d && d->dtype == MN_INT8 ? mn_variant_mul_s8(node->variant) : NULL;
+    return v ? v->name : NULL;
+}
+
+const mn_kernel_t mn_kernel_MUL = { NULL, mul_prepare, mul_eval, NULL, mul_variant };
 
 #endif /* MICRONN_OP_MUL */
