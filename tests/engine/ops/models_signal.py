@@ -179,3 +179,32 @@ def filter_bank_log(rng, channels=40, correction=3, scale=64, options=None):
         bits = rng.integers(0, 33 - correction, t.shape)
         return (rng.integers(0, 1 << 32, t.shape, dtype=np.uint64) >> (32 - bits).astype(np.uint64)).astype(np.uint32)
     return m, gen
+
+
+# ---- streaming ops (state across invokes) -----------------------------------------------------
+
+def delay(rng, frame=160, rows=None, delay_length=17, options=None):
+    shape = (frame,) if rows is None else (rows, frame)
+    ts = [M.T("input", np.int16, shape), M.T("output", np.int16, shape)]
+    m = _op("SignalDelay", ts, [0], [1], options if options is not None else {"delay_length": delay_length},
+            f"delay n{frame} r{rows} d{delay_length}")
+    return m, lambda rng, t: audio(rng, t.shape)
+
+
+def framer(rng, frame_size=400, frame_step=160, frames=1, rows=None, prefill=False, options=None):
+    lead = () if rows is None else (rows,)
+    ts = [M.T("input", np.int16, lead + (frames * frame_step,)), M.T("output", np.int16, lead + (frames, frame_size)),
+          M.T("valid", np.bool_, ())]
+    o = {"frame_size": frame_size, "frame_step": frame_step, "prefill": prefill}
+    m = _op("SignalFramer", ts, [0], [1, 2], options if options is not None else o,
+            f"framer size{frame_size} step{frame_step} f{frames} r{rows} p{prefill}")
+    return m, lambda rng, t: audio(rng, t.shape)
+
+
+def stacker(rng, channels=40, left=2, right=1, step=1, options=None):
+    size = channels * (left + right + 1)
+    ts = [M.T("input", np.int16, (channels,)), M.T("output", np.int16, (size,)), M.T("valid", np.bool_, ())]
+    o = {"num_channels": channels, "stacker_left_context": left, "stacker_right_context": right, "stacker_step": step}
+    m = _op("SignalStacker", ts, [0], [1, 2], options if options is not None else o,
+            f"stacker c{channels} l{left} r{right} s{step}")
+    return m, lambda rng, t: rng.integers(-32768, 32768, t.shape).astype(np.int16)

@@ -275,3 +275,80 @@ def test_arena_exact(rng):
         assert E.Interpreter(model, arena_size=need).stats()["needed"] == need
         with pytest.raises(E.MicronnError, match="arena too small"):
             E.Interpreter(model, arena_size=need - 16)
+
+
+# ---- streaming ops ------------------------------------------------------------------------------
+
+def _stream(engine_run, rng, m, gen, invokes, valid_out=None):
+    """Sequences of invokes; outputs compared where TFLM writes them (every invoke, or with a
+    valid flag, those it says are valid; the flags themselves always)."""
+    ins = [[gen(rng, m.tensors[i]) for i in m.graph_inputs] for _ in range(invokes)]
+    want, got = runners.run_tflm(m, ins, invokes=invokes), engine_run(m, ins, invokes=invokes)
+    for k, (w, g) in enumerate(zip(want, got)):
+        if valid_out is not None:
+            assert bool(g[valid_out]) == bool(w[valid_out]), (m.desc, k)
+            if not bool(w[valid_out]):
+                continue
+        for a, b in zip(w, g):
+            np.testing.assert_array_equal(b, a, err_msg=f"{m.desc} invoke {k}")
+    return got
+
+
+@pytest.mark.parametrize("frame,rows,d", [(160, None, 17), (16, 3, 40), (32, None, 0), (10, 2, 10), (1, None, 3)])
+def test_delay(engine_run, rng, frame, rows, d):
+    _stream(engine_run, rng, *G.delay(rng, frame=frame, rows=rows, delay_length=d), invokes=12)
+
+
+@pytest.mark.parametrize("size,step,frames,rows,prefill", [(400, 160, 1, None, False), (400, 160, 1, None, True),
+                                                           (480, 320, 2, None, True), (64, 16, 3, 2, False),
+                                                           (10, 20, 1, None, False), (48, 16, 1, 3, True)])
+def test_framer(engine_run, rng, size, step, frames, rows, prefill):
+    got = _stream(engine_run, rng, *G.framer(rng, size, step, frames, rows, prefill), invokes=14, valid_out=1)
+    assert any(bool(g[1]) for g in got)
+
+
+@pytest.mark.parametrize("c,left,right,step", [(40, 2, 1, 1), (8, 0, 0, 1), (16, 3, 2, 3), (4, 0, 5, 2), (5, 4, 0, 5)])
+def test_stacker(engine_run, rng, c, left, right, step):
+    got = _stream(engine_run, rng, *G.stacker(rng, c, left, right, step), invokes=15, valid_out=1)
+    assert any(bool(g[1]) for g in got)
+
+
+@pytest.mark.parametrize("build", [lambda rng: G.delay(rng, frame=8, delay_length=5),
+                                   lambda rng: G.framer(rng, 12, 4, 1, None, True),
+                                   lambda rng: G.stacker(rng, 4, 2, 1, 1)])
+def test_streaming_reset(rng, build):
+    """Interpreter.reset() starts a new stream: what a fresh TFLM interpreter gives."""
+    m, gen = build(rng)
+    it = E.Interpreter(E.Model(m.tflite()))
+    seq = [gen(rng, m.tensors[0]) for _ in range(10)]
+
+    def run(xs):
+        res = []
+        for x in xs:
+            it.set_input(0, x)
+            it.invoke()
+            res.append([it.get_output(j).copy() for j in range(len(m.outputs))])
+        return res
+    run(seq[:4])
+    it.reset()
+    got = run(seq[4:])
+    want = runners.run_tflm(m, [[x] for x in seq[4:]], invokes=6)
+    for g, w in zip(got, want):
+        if len(w) > 1 and not bool(w[1]):
+            assert not bool(g[1])
+            continue
+        for a, b in zip(w, g):
+            np.testing.assert_array_equal(b, a)
+
+
+def test_streaming_bad_options(rng):
+    m, _ = G.stacker(rng, 4, 1, 1, options=C.flex({"num_channels": 4, "stacker_left_context": 1,
+                                                   "stacker_right_context": 1, "stacker_step": 4}))
+    assert "'stacker_step' = 4 outside [1, 3]" in _error(m)
+    m, _ = G.framer(rng, 12, 5, 1, options=C.flex({"frame_size": 12, "frame_step": 5, "prefill": False}))
+    m.tensors[0] = G.M.T("input", np.int16, (7,))
+    assert "input [..., F * frame_step]" in _error(m)
+    m, _ = G.delay(rng, options=C.flex({"delay_length": -2}))
+    assert "'delay_length' = -2 outside [0, 65535]" in _error(m)
+    m, _ = G.framer(rng, 12, 4, 1, options=C.flex({"frame_size": 12, "frame_step": 4}))
+    assert "custom option 'prefill': absent" in _error(m)

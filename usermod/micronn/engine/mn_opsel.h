@@ -359,3 +359,12 @@
 #ifndef MICRONN_OP_SignalFilterBankLog
 #define MICRONN_OP_SignalFilterBankLog MICRONN_OPS_ALL
 #endif
+#ifndef MICRONN_OP_SignalDelay
+#define MICRONN_OP_SignalDelay MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_SignalFramer
+#define MICRONN_OP_SignalFramer MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_SignalStacker
+#define MICRONN_OP_SignalStacker MICRONN_OPS_ALL
+#endif
