@@ -16,7 +16,7 @@ import models_custom as C
 import opmodels as M
 
 CUSTOM = C.CUSTOM
-I16_T, I32_T = 7, 2
+I16_T, I32_T, F32_T = 7, 2, 0   # TFLite TensorType codes (option T)
 
 
 def _op(name, ts, ins, outs, options, desc):
@@ -208,3 +208,17 @@ def stacker(rng, channels=40, left=2, right=1, step=1, options=None):
     m = _op("SignalStacker", ts, [0], [1, 2], options if options is not None else o,
             f"stacker c{channels} l{left} r{right} s{step}")
     return m, lambda rng, t: rng.integers(-32768, 32768, t.shape).astype(np.int16)
+
+
+def overlap_add(rng, frame_size=512, frame_step=256, frames=1, rows=None, dtype=np.int16, options=None):
+    lead = () if rows is None else (rows,)
+    ts = [M.T("input", dtype, lead + (frames, frame_size)), M.T("output", dtype, lead + (frames * frame_step,))]
+    o = {"T": I16_T if dtype == np.int16 else F32_T, "frame_step": frame_step}
+    m = _op("SignalOverlapAdd", ts, [0], [1], options if options is not None else o,
+            f"overlap_add size{frame_size} step{frame_step} f{frames} r{rows} {np.dtype(dtype).name}")
+
+    def gen(rng, t):
+        if dtype == np.float32:
+            return rng.normal(0, 1, t.shape).astype(np.float32)
+        return audio(rng, t.shape)   # near full scale at times: the int16 sums saturate
+    return m, gen

@@ -234,7 +234,7 @@ def test_fuzzed_options(rng, op):
 
 
 @pytest.mark.parametrize("opts,msg", [({"T": 7, "fft_length": 12}, "fft_length 12 not supported (powers of two only)"),
-                                      ({"T": 1, "fft_length": 16}, "type T=1 not supported"),
+                                      ({"T": 0, "fft_length": 16}, "type T=0 not supported"),
                                       ({"T": 2, "fft_length": 16}, "do not match option T"),
                                       ({"T": 7, "fft_length": 8}, "input [..., N <= fft_length]"),
                                       ({"T": 7, "fft_length": 2}, "'fft_length' = 2 outside")])
@@ -314,6 +314,7 @@ def test_stacker(engine_run, rng, c, left, right, step):
 
 
 @pytest.mark.parametrize("build", [lambda rng: G.delay(rng, frame=8, delay_length=5),
+                                   lambda rng: G.overlap_add(rng, 8, 4, 1),
                                    lambda rng: G.framer(rng, 12, 4, 1, None, True),
                                    lambda rng: G.stacker(rng, 4, 2, 1, 1)])
 def test_streaming_reset(rng, build):
@@ -352,3 +353,18 @@ def test_streaming_bad_options(rng):
     assert "'delay_length' = -2 outside [0, 65535]" in _error(m)
     m, _ = G.framer(rng, 12, 4, 1, options=C.flex({"frame_size": 12, "frame_step": 4}))
     assert "custom option 'prefill': absent" in _error(m)
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.float32])
+@pytest.mark.parametrize("size,step,frames,rows", [(512, 256, 1, None), (400, 160, 2, None), (16, 16, 1, 2),
+                                                   (30, 7, 3, None), (8, 1, 2, 3)])
+def test_overlap_add(engine_run, rng, dtype, size, step, frames, rows):
+    """float32: the same sums in the same order, so equal too."""
+    _stream(engine_run, rng, *G.overlap_add(rng, size, step, frames, rows, dtype), invokes=10)
+
+
+def test_overlap_add_bad(rng):
+    m, _ = G.overlap_add(rng, 16, 8, options=C.flex({"T": 7, "frame_step": 17}))
+    assert "'frame_step' = 17 outside [1, 16]" in _error(m)
+    m, _ = G.overlap_add(rng, 16, 8, options=C.flex({"T": 2, "frame_step": 8}))
+    assert "type T=2 not supported" in _error(m)

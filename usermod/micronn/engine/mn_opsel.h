@@ -368,3 +368,6 @@
 #ifndef MICRONN_OP_SignalStacker
 #define MICRONN_OP_SignalStacker MICRONN_OPS_ALL
 #endif
+#ifndef MICRONN_OP_SignalOverlapAdd
+#define MICRONN_OP_SignalOverlapAdd MICRONN_OPS_ALL
+#endif

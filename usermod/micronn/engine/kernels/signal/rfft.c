@@ -14,7 +14,7 @@
  * are floor(0.5 + MAX * cos) of the same double-precision angles, computed here at prepare by
  * the engine's own cos/sin (no libm: the firmware has no double cos).
  *
- * float32 (T = 1) is not implemented: a clean prepare error.
+ * float32 (T = 0) is not implemented: a clean prepare error.
  */
 #include <string.h>
 
@@ -22,7 +22,6 @@
 
 #if MICRONN_OP_SignalRfft
 
-#define RFFT_T_FLOAT32 1
 #define RFFT_T_INT32 2
 #define RFFT_T_INT16 7
 
