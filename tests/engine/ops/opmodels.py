@@ -31,6 +31,8 @@ _TT = {
     np.dtype(np.int64): S.TensorType.INT64,
     np.dtype(np.int16): S.TensorType.INT16,
     np.dtype(np.int8): S.TensorType.INT8,
+    np.dtype(np.uint32): S.TensorType.UINT32,
+    np.dtype(np.uint64): S.TensorType.UINT64,
 }
 
 

@@ -8,9 +8,9 @@
 # this directory.
 #
 # Every source of the engine: core, variant table, reference and custom kernels.
-MICRONN_ENGINE_PATTERNS := *.c kernels/mn_variants.c kernels/reference/*.c kernels/custom/*.c
+MICRONN_ENGINE_PATTERNS := *.c kernels/mn_variants.c kernels/reference/*.c kernels/custom/*.c kernels/signal/*.c
 # What runs per inference (built with MICRONN_COPT, -O2 by default: ports build for size) ...
-MICRONN_HOT_PATTERNS := kernels/* mn_quant.c mn_const.c
+MICRONN_HOT_PATTERNS := kernels/* kernels/signal/* mn_quant.c mn_const.c
 # ... except the kernels' prepare-time code, which keeps the port's setting like the rest.
 MICRONN_COLD_PATTERNS := *_prepare.c kernels/mn_variants.c kernels/reference/ref_glue.c
 

@@ -332,3 +332,42 @@
 #ifndef MICRONN_OP_TFLite_Detection_PostProcess
 #define MICRONN_OP_TFLite_Detection_PostProcess MICRONN_OPS_ALL
 #endif
+#ifndef MICRONN_OP_SignalWindow
+#define MICRONN_OP_SignalWindow MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_SignalFftAutoScale
+#define MICRONN_OP_SignalFftAutoScale MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_SignalRfft
+#define MICRONN_OP_SignalRfft MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_SignalEnergy
+#define MICRONN_OP_SignalEnergy MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_SignalFilterBank
+#define MICRONN_OP_SignalFilterBank MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_SignalFilterBankSquareRoot
+#define MICRONN_OP_SignalFilterBankSquareRoot MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_SignalFilterBankSpectralSubtraction
+#define MICRONN_OP_SignalFilterBankSpectralSubtraction MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_SignalPCAN
+#define MICRONN_OP_SignalPCAN MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_SignalFilterBankLog
+#define MICRONN_OP_SignalFilterBankLog MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_SignalDelay
+#define MICRONN_OP_SignalDelay MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_SignalFramer
+#define MICRONN_OP_SignalFramer MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_SignalStacker
+#define MICRONN_OP_SignalStacker MICRONN_OPS_ALL
+#endif
+#ifndef MICRONN_OP_SignalOverlapAdd
+#define MICRONN_OP_SignalOverlapAdd MICRONN_OPS_ALL
+#endif
