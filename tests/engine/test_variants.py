@@ -62,7 +62,7 @@ def test_query_person_detect_backends(generic_engine):
     MPS3_AN547 name the same)."""
     data = model_bytes("person_detect")
     assert opset.variants_used([data], "dsp generic") == [
-        "dsp.conv_s8", "dsp.depthwise_s8_c1", "dsp.depthwise_s8_mult1"]
+        "dsp.conv_s8", "dsp.depthwise_s8_c1", "dsp.depthwise_s8_mult1", "dsp.depthwise_s8_pair"]
     mve = opset.variants_used([data], "mve dsp generic")
     assert mve and all(v.startswith("mve.") for v in mve)
     assert "mve.depthwise_s8_in1" in mve and "mve.depthwise_s8_3x3" in mve
@@ -81,7 +81,8 @@ def test_opset_cli_variants(engine, capsys):
         pytest.skip(f"no {path}")
     if "generic" in engine.backends():   # (see generic_engine)
         assert opset.main(["--variants", "--kernels", "dsp generic", path]) == 0
-        assert capsys.readouterr().out.split() == ["dsp.conv_s8", "dsp.depthwise_s8_c1", "dsp.depthwise_s8_mult1"]
+        assert capsys.readouterr().out.split() == [
+            "dsp.conv_s8", "dsp.depthwise_s8_c1", "dsp.depthwise_s8_mult1", "dsp.depthwise_s8_pair"]
     assert opset.main(["--variants", "--kernels", "reference", path]) == 0
     assert capsys.readouterr().out.split() == ["ref.conv_s8", "ref.depthwise_s8"]
     hello = os.path.join(MODELS, "hello_world_int8.tflite")
@@ -108,6 +109,27 @@ def test_query_lists_reference_only_where_a_node_runs_it(engine):
         "dsp.conv_s8", "dsp.depthwise_s8_mult1", "ref.conv_s8"]
     assert opset.variants_used([f32], "reference") == []
     assert opset.variants_used([f32, dw], "reference") == ["ref.depthwise_s8"]
+
+
+def test_query_depthwise_1d_and_dilated(engine):
+    """Depthwise shapes and the variant each backend picks: two taps per SMLAD along W (1xK, 3x3
+    stride 1 on wide rows, multipliers above 1) and along H over a width of one (Kx1 on 1xTx1xC,
+    the streaming audio shape); dilated along W (no adjacent tap pairs) and narrow 3x3 rows the
+    four-channel kernel; on Helium the padded-row kernel takes 1-D windows."""
+    rng = np.random.default_rng(5)
+    col = opmodels.depthwise(rng, "int8", h=20, w=1, cin=12, mult=1, fh=9, fw=1).tflite()
+    row = opmodels.depthwise(rng, "int8", h=1, w=20, cin=12, mult=1, fh=1, fw=5).tflite()
+    dil = opmodels.depthwise(rng, "int8", h=9, w=9, cin=8, mult=1, dil=(1, 2)).tflite()
+    m2 = opmodels.depthwise(rng, "int8", h=9, w=9, cin=5, mult=2, stride=(2, 2)).tflite()
+    wide = opmodels.depthwise(rng, "int8", h=4, w=16, cin=8, mult=1).tflite()
+    narrow = opmodels.depthwise(rng, "int8", h=4, w=8, cin=8, mult=1).tflite()
+    assert opset.variants_used([col], "dsp") == ["dsp.depthwise_s8_pair"]
+    assert opset.variants_used([row], "dsp") == ["dsp.depthwise_s8_pair"]
+    assert opset.variants_used([dil], "dsp") == ["dsp.depthwise_s8_mult1"]
+    assert opset.variants_used([m2], "dsp") == ["dsp.depthwise_s8_pair"]
+    assert opset.variants_used([wide], "dsp") == ["dsp.depthwise_s8_pair"]
+    assert opset.variants_used([narrow], "dsp") == ["dsp.depthwise_s8_mult1"]
+    assert opset.variants_used([col, row], "mve dsp") == ["mve.depthwise_s8_rows"]
 
 
 @pytest.fixture(scope="module")

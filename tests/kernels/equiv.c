@@ -469,6 +469,9 @@ static bool rand_conv_geom(mn_conv_geom_t *g, bool depthwise) {
     g->batches = chance(15) ? rr(2, 3) : 1;
     g->in_h = rr(1, 10);
     g->in_w = rr(1, 10);
+    if (depthwise && chance(20)) {
+        g->in_w = rr(12, 16);   /* rows of 12+ outputs (dsp.depthwise_s8_pair's 3x3 two-output pass) */
+    }
     g->f_h = g->f_w = kind < 4 ? 1 : kind < 7 ? 3 : rr(1, f_max);
     if (kind >= 7 && chance(50)) {
         g->f_w = rr(1, f_max);
@@ -478,9 +481,27 @@ static bool rand_conv_geom(mn_conv_geom_t *g, bool depthwise) {
         g->stride_w = rr(1, 3);
     }
     g->dil_h = g->dil_w = chance(85) ? 1 : rr(1, 3);
-    const int eh = g->dil_h * (g->f_h - 1) + 1, ew = g->dil_w * (g->f_w - 1) + 1;
+    int eh = g->dil_h * (g->f_h - 1) + 1, ew = g->dil_w * (g->f_w - 1) + 1;
     g->pad_h = kind < 4 && chance(80) ? 0 : rr(0, eh - 1);
     g->pad_w = kind < 4 && chance(80) ? 0 : rr(0, ew - 1);
+    if (depthwise && chance(12)) {
+        /* 1-D: Kx1 over 1xTx1xC or 1xK over 1x1xTxC, as streaming audio nets run them */
+        const bool col = chance(50);
+        const int t = rr(1, 50), k = rr(2, 10), s = chance(70) ? 1 : rr(2, 3), d = chance(85) ? 1 : 2;
+        const int e = d * (k - 1) + 1, p = chance(30) ? 0 : rr(0, e - 1);
+        g->in_h = col ? t : 1;
+        g->in_w = col ? 1 : t;
+        g->f_h = col ? k : 1;
+        g->f_w = col ? 1 : k;
+        g->stride_h = col ? s : 1;
+        g->stride_w = col ? 1 : s;
+        g->dil_h = col ? d : 1;
+        g->dil_w = col ? 1 : d;
+        g->pad_h = col ? p : 0;
+        g->pad_w = col ? 0 : p;
+        eh = g->dil_h * (g->f_h - 1) + 1;
+        ew = g->dil_w * (g->f_w - 1) + 1;
+    }
     g->out_h = out_dim(g->in_h, eh, g->stride_h, g->pad_h);
     g->out_w = out_dim(g->in_w, ew, g->stride_w, g->pad_w);
     if (g->out_h < 1 || g->out_w < 1) {

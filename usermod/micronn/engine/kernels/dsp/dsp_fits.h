@@ -10,7 +10,8 @@
 #include "../mn_variants.h"
 
 #define MN_DSP_CONV_S8(X) X(dsp, conv_s8)
-#define MN_DSP_DEPTHWISE_S8(X) X(dsp, depthwise_s8_c1) X(dsp, depthwise_s8_mult1) X(dsp, depthwise_s8)
+#define MN_DSP_DEPTHWISE_S8(X) X(dsp, depthwise_s8_c1) X(dsp, depthwise_s8_pair) \
+    X(dsp, depthwise_s8_mult1) X(dsp, depthwise_s8)
 #define MN_DSP_FC_S8(X) X(dsp, fc_s8)
 #define MN_DSP_SVDF_S8(X) X(dsp, svdf_s8)
 #define MN_DSP_ADD_S8(X) X(dsp, add_s8)
@@ -24,6 +25,20 @@ static inline bool mn_dsp_conv_s8_fits(const mn_conv_geom_t *g, const mn_conv_qu
 /* One input channel (and several outputs): the convolution with a transposed filter. */
 static inline bool mn_dsp_depthwise_s8_c1_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
     return g->in_c == 1 && g->out_c > 1 && mn_variant_mults_ok(q->mult, g->out_c);
+}
+
+/* Two taps per SMLAD along W, or along H over a width of one (Kx1 on 1xTx1xC): at least two taps
+ * there, undilated, at most 16 window rows (depthwise_s8.c, "depthwise_s8_pair"). Taken where it
+ * beats depthwise_s8_mult1 (person_detect and a 1-D net on MPS2_AN386): 1-D windows, multipliers
+ * above 1, and 3x3 stride 1 over rows of at least 12 outputs (narrower rows and stride 2 pay more
+ * for the int16 planes and the per-channel pass than the pairs save). */
+static inline bool mn_dsp_depthwise_s8_pair_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
+    const bool col = g->in_w == 1 && g->out_w == 1 && g->f_w == 1 && g->pad_w == 0 && g->f_h > 1;
+    const int taps = col ? g->f_h : g->f_w, dil = col ? g->dil_h : g->dil_w, rows = col ? 1 : g->f_h;
+    if (taps < 2 || dil != 1 || rows > 16 || !mn_variant_mults_ok(q->mult, g->out_c)) {
+        return false;
+    }
+    return rows == 1 || g->depth_mult > 1 || (g->f_h == 3 && g->f_w == 3 && g->stride_w == 1 && g->out_w >= 12);
 }
 
 static inline bool mn_dsp_depthwise_s8_mult1_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {

@@ -574,6 +574,71 @@ const mn_conv_s8_variant_t mn_mve_depthwise_s8_3x3 = {
     "mve.depthwise_s8_3x3", mn_mve_depthwise_s8_3x3_fits, dw_3x3_scratch_bytes, dw_3x3_data_bytes, dw_3x3_precompute, dw_3x3_run,
 };
 
+/* Multiplier 1 over zero-point-padded rows (dw_pad_rows): every pixel takes the folded bias and its
+ * whole window, 8 channels per pass (dw_m1_channels), no border case and no tap rectangle per pixel.
+ * A window along H over a width of one (Kx1 on 1xTx1xC, as streaming audio nets run it) is 1xK over
+ * 1x1xTxC, the same memory: run so, one padded row per output row instead of K one-pixel rows. */
+static void dw_rows_geom(const mn_conv_geom_t *g, mn_conv_geom_t *s) {
+    *s = *g;
+    if (g->in_w == 1 && g->out_w == 1 && g->f_w == 1 && g->pad_w == 0 && g->f_h > 1) {
+        s->in_h = 1;
+        s->in_w = g->in_h;
+        s->out_h = 1;
+        s->out_w = g->out_h;
+        s->f_h = 1;
+        s->f_w = g->f_h;
+        s->stride_h = g->stride_w;
+        s->stride_w = g->stride_h;
+        s->pad_h = 0;
+        s->pad_w = g->pad_h;
+        s->dil_h = g->dil_w;
+        s->dil_w = g->dil_h;
+    }
+}
+
+static size_t dw_rows_scratch_bytes(const mn_conv_geom_t *g) {
+    mn_conv_geom_t s;
+    dw_rows_geom(g, &s);
+    return (size_t)s.f_h * (size_t)dw_pad_width(&s) * s.in_c;
+}
+
+static void dw_rows_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
+    const int8_t *filter, const int32_t *bias, int8_t *output, const mn_vbuf_t *buf) {
+    (void)bias;   /* in buf->data */
+    mn_conv_geom_t sg;
+    dw_rows_geom(g, &sg);
+    const int32_t *data = (const int32_t *)buf->data;
+    int8_t *rows = (int8_t *)buf->scratch;
+    const int in_c = sg.in_c, out_c = sg.out_c, out_w = sg.out_w, full_c = in_c & ~7;
+    const size_t pitch = (size_t)dw_pad_width(&sg) * in_c, px_step = (size_t)sg.stride_w * in_c;
+    const int8_t zp = (int8_t)-q->input_offset;
+    const dw_steps_t s = {
+        pitch, (size_t)sg.dil_w * in_c, (size_t)sg.f_w * out_c, in_c, out_c, 1, q->input_offset,
+    };
+    for (int b = 0; b < sg.batches; ++b) {
+        const int8_t *in_b = input + (size_t)b * sg.in_h * sg.in_w * in_c;
+        for (int oy = 0; oy < sg.out_h; ++oy) {
+            dw_pad_rows(&sg, in_b, oy, zp, rows);
+            int8_t *out = output + (((size_t)b * sg.out_h + oy) * out_w) * out_c;
+            for (int ox = 0; ox < out_w; ++ox, out += out_c) {
+                const dw_taps_t t = { rows + (size_t)ox * px_step, filter, sg.f_h, sg.f_w, true };
+                int c = 0;
+                for (; c < full_c; c += 8) {
+                    dw_m1_channels(&t, &s, data, q, c, 8, out, true, true);
+                }
+                if (c < in_c) {
+                    dw_m1_channels(&t, &s, data, q, c, in_c - c, out, true, false);
+                }
+            }
+        }
+    }
+}
+
+const mn_conv_s8_variant_t mn_mve_depthwise_s8_rows = {
+    "mve.depthwise_s8_rows", mn_mve_depthwise_s8_rows_fits, dw_rows_scratch_bytes, dw_m1_data_bytes, dw_precompute,
+    dw_rows_run,
+};
+
 static void dw_m1_run(const mn_conv_geom_t *g, const mn_conv_quant_t *q, const int8_t *input,
     const int8_t *filter, const int32_t *bias, int8_t *output, const mn_vbuf_t *buf) {
     (void)bias;   /* in buf->data */

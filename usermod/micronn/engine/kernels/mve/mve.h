@@ -134,6 +134,7 @@ extern const mn_conv_s8_variant_t mn_mve_conv_s8_1x1;
 extern const mn_conv_s8_variant_t mn_mve_conv_s8_im2col;
 extern const mn_conv_s8_variant_t mn_mve_depthwise_s8_in1;
 extern const mn_conv_s8_variant_t mn_mve_depthwise_s8_3x3;
+extern const mn_conv_s8_variant_t mn_mve_depthwise_s8_rows;
 extern const mn_conv_s8_variant_t mn_mve_depthwise_s8_m1;
 extern const mn_conv_s8_variant_t mn_mve_depthwise_s8_mult;
 extern const mn_fc_s8_variant_t mn_mve_fc_s8;

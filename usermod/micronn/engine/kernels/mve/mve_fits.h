@@ -12,7 +12,8 @@
 #define MN_MVE_CONV_S8(X) X(mve, conv_s8_1x1) X(mve, conv_s8_im2col)
 /* mve.conv_f32 runs generic's tap walk: in the firmware's list only with generic compiled in */
 #define MN_MVE_CONV_F32(X) X(mve, conv_f32_1x1) X(mve, conv_f32)
-#define MN_MVE_DEPTHWISE_S8(X) X(mve, depthwise_s8_in1) X(mve, depthwise_s8_3x3) X(mve, depthwise_s8_m1) \
+#define MN_MVE_DEPTHWISE_S8(X) X(mve, depthwise_s8_in1) X(mve, depthwise_s8_3x3) X(mve, depthwise_s8_rows) \
+    X(mve, depthwise_s8_m1) \
     X(mve, depthwise_s8_mult)
 #define MN_MVE_DEPTHWISE_F32(X) X(mve, depthwise_f32_m1)
 #define MN_MVE_FC_S8(X) X(mve, fc_s8)
@@ -48,6 +49,14 @@ static inline bool mn_mve_depthwise_s8_in1_fits(const mn_conv_geom_t *g, const m
 static inline bool mn_mve_depthwise_s8_3x3_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
     (void)q;
     return g->depth_mult == 1 && g->f_h == 3 && g->f_w == 3 && g->in_c >= 8;
+}
+
+/* Multiplier 1 over padded rows: 1-D windows (1xK, or Kx1 over a width of one) and windows up to
+ * 5x5 (depthwise_s8.c, "depthwise_s8_rows"). */
+static inline bool mn_mve_depthwise_s8_rows_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
+    (void)q;
+    const bool col = g->in_w == 1 && g->out_w == 1 && g->f_w == 1 && g->pad_w == 0;
+    return g->depth_mult == 1 && (col || g->f_h == 1 || g->f_h * g->f_w <= 25);
 }
 
 static inline bool mn_mve_depthwise_s8_m1_fits(const mn_conv_geom_t *g, const mn_conv_quant_t *q) {
