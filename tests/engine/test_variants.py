@@ -62,7 +62,7 @@ def test_query_person_detect_backends(generic_engine):
     MPS3_AN547 name the same)."""
     data = model_bytes("person_detect")
     assert opset.variants_used([data], "dsp generic") == [
-        "dsp.conv_s8", "dsp.depthwise_s8_c1", "dsp.depthwise_s8_mult1", "dsp.depthwise_s8_pair"]
+        "dsp.conv_s8", "dsp.depthwise_s8_c1", "dsp.depthwise_s8_mult1"]
     mve = opset.variants_used([data], "mve dsp generic")
     assert mve and all(v.startswith("mve.") for v in mve)
     assert "mve.depthwise_s8_in1" in mve and "mve.depthwise_s8_3x3" in mve
@@ -82,7 +82,7 @@ def test_opset_cli_variants(engine, capsys):
     if "generic" in engine.backends():   # (see generic_engine)
         assert opset.main(["--variants", "--kernels", "dsp generic", path]) == 0
         assert capsys.readouterr().out.split() == [
-            "dsp.conv_s8", "dsp.depthwise_s8_c1", "dsp.depthwise_s8_mult1", "dsp.depthwise_s8_pair"]
+            "dsp.conv_s8", "dsp.depthwise_s8_c1", "dsp.depthwise_s8_mult1"]
     assert opset.main(["--variants", "--kernels", "reference", path]) == 0
     assert capsys.readouterr().out.split() == ["ref.conv_s8", "ref.depthwise_s8"]
     hello = os.path.join(MODELS, "hello_world_int8.tflite")
@@ -112,10 +112,10 @@ def test_query_lists_reference_only_where_a_node_runs_it(engine):
 
 
 def test_query_depthwise_1d_and_dilated(engine):
-    """Depthwise shapes and the variant each backend picks: two taps per SMLAD along W (1xK, 3x3
-    stride 1 on wide rows, multipliers above 1) and along H over a width of one (Kx1 on 1xTx1xC,
-    the streaming audio shape); dilated along W (no adjacent tap pairs) and narrow 3x3 rows the
-    four-channel kernel; on Helium the padded-row kernel takes 1-D windows."""
+    """Depthwise shapes and the variant each backend picks: two taps per SMLAD along W (1xK,
+    multipliers above 1) and along H over a width of one (Kx1 on 1xTx1xC,
+    the streaming audio shape); dilated along W (no adjacent tap pairs) and 3x3 multiplier-1 rows,
+    wide or narrow, the four-channel kernel (pairs would cost arena for little); on Helium the padded-row kernel takes 1-D windows."""
     rng = np.random.default_rng(5)
     col = opmodels.depthwise(rng, "int8", h=20, w=1, cin=12, mult=1, fh=9, fw=1).tflite()
     row = opmodels.depthwise(rng, "int8", h=1, w=20, cin=12, mult=1, fh=1, fw=5).tflite()
@@ -127,7 +127,7 @@ def test_query_depthwise_1d_and_dilated(engine):
     assert opset.variants_used([row], "dsp") == ["dsp.depthwise_s8_pair"]
     assert opset.variants_used([dil], "dsp") == ["dsp.depthwise_s8_mult1"]
     assert opset.variants_used([m2], "dsp") == ["dsp.depthwise_s8_pair"]
-    assert opset.variants_used([wide], "dsp") == ["dsp.depthwise_s8_pair"]
+    assert opset.variants_used([wide], "dsp") == ["dsp.depthwise_s8_mult1"]
     assert opset.variants_used([narrow], "dsp") == ["dsp.depthwise_s8_mult1"]
     assert opset.variants_used([col, row], "mve dsp") == ["mve.depthwise_s8_rows"]
 
