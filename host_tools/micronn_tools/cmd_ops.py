@@ -12,7 +12,8 @@ JSON_DOC = """\
 --json: a list, one object per kernel: op, builtin (code), dtypes (list of combinations: the
 dtype of input 0 (x for SELECT/SELECT_V2), "in->out" when the output's differs or for
 conversions), max_version (highest opcode version implemented), options (builtin options table),
-variants (compute variants: "reference" for every op, plus optimized ones), custom (true for a
+variants (compute variants: "reference" for every op, then the optimized "<backend>.<function>"
+ones its kernel selects from, over the dsp, mve and generic backends), custom (true for a
 custom op built into the engine, named by its custom code: builtin is then 32, CUSTOM)."""
 
 CUSTOM = 32  # BuiltinOperator.CUSTOM: the row is a custom op, named by its custom code

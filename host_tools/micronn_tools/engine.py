@@ -259,6 +259,7 @@ def lib(path=None):
         "mn_custom_op_hint": (ctypes.c_char_p, [ctypes.c_char_p]),
         "mn_delegate_find": (P, [ctypes.c_char_p]),
         "mn_delegate_name": (ctypes.c_char_p, [ctypes.c_size_t]),
+        "mn_variant_of_op": (ctypes.c_char_p, [ctypes.c_int32, ctypes.c_size_t]),
         "mn_kernel_backend": (ctypes.c_char_p, [SZ]),
         "mn_delegate_coverage_ok": (S, []),
         "mn_model_subgraph": (S, [P, SZ, P]),
@@ -510,7 +511,8 @@ def op_name(builtin, lib_path=None):
 def kernels(lib_path=None):
     """Every builtin kernel of the engine source (mn_ops.h), linked into this library or not: list
     of dicts name, builtin, max_version, options, dtypes (list of combination strings), linked,
-    variants (compute variants besides the reference one; the reference always exists)."""
+    variants (the reference kernel, then the optimized variants the op's kernel selects from:
+    "<backend>.<function>", over dsp, mve and generic as the host's variant query knows them)."""
     L = lib(lib_path)
     out, i = [], 0
     info = _KernelInfo()
@@ -519,8 +521,15 @@ def kernels(lib_path=None):
                     "max_version": info.max_version,
                     "options": L.mn_options_name(info.options_type).decode(errors="replace"),
                     "dtypes": (info.dtypes or b"").decode(errors="replace").split(), "linked": bool(info.linked),
-                    "variants": ["reference"]})
+                    "variants": ["reference"] + _op_variants(L, info.builtin)})
         i += 1
+    return out
+
+
+def _op_variants(L, builtin):
+    out = []
+    while getattr(L, "mn_variant_of_op", None) and L.mn_variant_of_op(builtin, len(out)):
+        out.append(L.mn_variant_of_op(builtin, len(out)).decode())
     return out
 
 

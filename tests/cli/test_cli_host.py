@@ -360,7 +360,11 @@ def test_ops_lists_the_engine_registry(cli):
     assert c.code == 0 and "Atan2 (custom)" in c.out and "micronn_subgraph (custom)" in c.out, c
     mul = next(x for x in rows if x["op"] == "MUL")
     assert mul["dtypes"] == ["int8", "int16", "int32", "float32"] and mul["options"] == "MulOptions"
-    assert mul["max_version"] == 4 and mul["variants"] == ["reference"]
+    # the reference kernel, then the optimized variants MUL selects from (as the query knows them)
+    assert mul["max_version"] == 4 and mul["variants"] == ["reference", "mve.mul_s8", "dsp.mul_s8", "generic.mul_s8"]
+    conv = next(x for x in rows if x["op"] == "CONV_2D")
+    assert {"dsp.conv_s8", "mve.conv_s8_1x1", "generic.conv_s8"} <= set(conv["variants"])
+    assert next(x for x in rows if x["op"] == "ABS")["variants"] == ["reference"]
     t = cli("ops", "EQUAL", "SELECT_V2")
     assert t.code == 0 and "int8->bool" in t.out and "SELECT_V2" in t.out and "CONV_2D" not in t.out, t
     u = cli("ops", "LSH_PROJECTION")

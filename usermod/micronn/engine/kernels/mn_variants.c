@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "../micronn.h"
+#include "../mn_builtin.h"
 #include "mn_variants.h"
 
 
@@ -325,4 +326,41 @@ const mn_add_s8_variant_t *mn_variant_add_s8(uint8_t id) {
 
 const mn_mul_s8_variant_t *mn_variant_mul_s8(uint8_t id) {
     MN_VARIANT_AT(mul_s8, id);
+}
+
+/* The compute classes of mn_backend_t and the builtin ops whose kernels select from them (ADD's
+ * class serves SUB too). */
+#define MN_VARIANT_CLASSES(X) \
+    X(conv_s8, MN_BUILTIN_CONV_2D, -1) X(conv_f32, MN_BUILTIN_CONV_2D, -1) \
+    X(depthwise_s8, MN_BUILTIN_DEPTHWISE_CONV_2D, -1) X(depthwise_f32, MN_BUILTIN_DEPTHWISE_CONV_2D, -1) \
+    X(fc_s8, MN_BUILTIN_FULLY_CONNECTED, -1) X(fc_f32, MN_BUILTIN_FULLY_CONNECTED, -1) \
+    X(add_s8, MN_BUILTIN_ADD, MN_BUILTIN_SUB) X(mul_s8, MN_BUILTIN_MUL, -1) \
+    X(avgpool_s8, MN_BUILTIN_AVERAGE_POOL_2D, -1) X(maxpool_s8, MN_BUILTIN_MAX_POOL_2D, -1) \
+    X(softmax_s8, MN_BUILTIN_SOFTMAX, -1) X(svdf_s8, MN_BUILTIN_SVDF, -1) X(requant, MN_BUILTIN_QUANTIZE, -1)
+
+const char *mn_variant_of_op(int32_t builtin, size_t i) {
+#if MICRONN_VARIANT_QUERY
+    /* the host's view: every backend the query knows (dsp and mve from their fits lists) */
+    const mn_backend_t *const all[] = { &q_backend_mve, &q_backend_dsp,
+    #if MICRONN_KERNELS_GENERIC
+        &mn_backend_generic,
+    #endif
+        NULL };
+#else
+    const mn_backend_t *const *all = backend_list;
+#endif
+    size_t n = 0;
+    for (const mn_backend_t *const *b = all; *b; ++b) {
+#define MN_CLASS_NAMES(FIELD, OP1, OP2) \
+        if ((builtin == (OP1) || builtin == (OP2)) && (*b)->FIELD) { \
+            for (size_t k = 0; (*b)->FIELD[k]; ++k, ++n) { \
+                if (n == i) { \
+                    return (*b)->FIELD[k]->name; \
+                } \
+            } \
+        }
+        MN_VARIANT_CLASSES(MN_CLASS_NAMES)
+#undef MN_CLASS_NAMES
+    }
+    return NULL;
 }

@@ -358,6 +358,10 @@ int mn_variants_query_begin(const char *kernels);
 const char *mn_variants_query_name(size_t i);
 void mn_variants_query_end(void);
 
+/* Name i (0, 1, ...) of the optimized variants that builtin op `builtin`'s kernel selects from, over
+ * the backends compiled in (a host query build: every backend it knows); NULL past the last. */
+const char *mn_variant_of_op(int32_t builtin, size_t i);
+
 /* Name to report for a selected variant (NULL = "reference"). */
 static inline const char *mn_variant_name(const char *name) {
     return name ? name : "reference";
