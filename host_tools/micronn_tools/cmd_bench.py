@@ -34,12 +34,24 @@ needed}, model_source."""
 # Emulated boards: start each timed invoke at a fixed phase of the cycle counter's tick, so
 # repeated runs count identical instructions (board.sync_cycles(), see README "Counting").
 SYNC_CODE = {True: "import board\n_sync = board.sync_cycles", False: "_sync = lambda: None"}
+# The run clock: _clk() around invoke(), _span(t0, t1, T0, T1) the ticks between, where T0/T1 are
+# _wide() read outside the window. Emulated boards count instructions with time.ticks_cpu, which
+# wraps at 2^30 ticks (a VIRT_RV32 model of 1.5 G instructions came out as 450 M): the profiler's
+# 64-bit counter (micronn.ticks), read around it, supplies the whole periods; the window itself
+# keeps the cheap call, so figures below 2^30 ticks are what they were. Real boards: ticks_us.
+CLOCK_CODE = {True: "_clk = time.ticks_cpu\n"
+                    "_wide = micronn.ticks if micronn.PROFILE_CLOCK == 'cpu' else (lambda: 0)\n"
+                    "def _span(_a, _b, _A, _B):\n"
+                    "    _d = time.ticks_diff(_b, _a) % 0x40000000\n"
+                    "    return _d + ((_B - _A - _d + 0x20000000) // 0x40000000) * 0x40000000 if _B > _A else _d",
+              False: "_clk = time.ticks_us\n_wide = lambda: 0\n"
+                     "def _span(_a, _b, _A, _B):\n    return time.ticks_diff(_b, _a)"}
 
 BENCH_CODE = """\
 import micronn, time, gc
 {sync}
 _m = micronn.load({src})
-_clk = time.{clock}
+{clock}
 def _fill(_it):
     _files = {files!r}
     for _i in range(_it.num_inputs):
@@ -55,11 +67,13 @@ _s = []
 for _r in range({runs}):
     _fill(_it)
     _it.reset()
+    _T0 = _wide()   # (before the sync: the window starts at a tick edge)
     _sync()
     _t0 = _clk()
     _it.invoke()
     _t1 = _clk()
-    _s.append(time.ticks_diff(_t1, _t0))
+    _T1 = _wide()
+    _s.append(_span(_t0, _t1, _T0, _T1))
 _res = {{'samples': _s, 'stats': _it.stats(), 'clock': micronn.PROFILE_CLOCK}}
 _it = None
 gc.collect()
@@ -69,11 +83,13 @@ _it.invoke()
 _fill(_it)
 _it.reset()
 _it.profile_clear()
+_T0 = _wide()
 _sync()
 _t0 = _clk()
 _it.invoke()
 _t1 = _clk()
-_res['ptotal'] = time.ticks_diff(_t1, _t0)
+_T1 = _wide()
+_res['ptotal'] = _span(_t0, _t1, _T0, _T1)
 _res['profile'] = _it.profile()
 _res['variants'] = _it.variants() if hasattr(_it, 'variants') else ()
 _res['kernels'] = micronn.kernels() if hasattr(micronn, 'kernels') else ()
@@ -109,7 +125,7 @@ def measure(board, spec, emulated, data, model, path, args, arrays=None):
     for i, a in enumerate(arrays or []):
         put_verified(board, a.tobytes(), f"micronn_in{i}.bin", args, label=f"copy input {i}")
         files.append(f"micronn_in{i}.bin")
-    code = BENCH_CODE.format(src=src, clock="ticks_cpu" if emulated else "ticks_us", sync=SYNC_CODE[emulated],
+    code = BENCH_CODE.format(src=src, clock=CLOCK_CODE[emulated], sync=SYNC_CODE[emulated],
                              runs=args.runs, files=files)
     say(f"benchmarking on {board.name}: 1 warm-up + {args.runs} runs + 1 profiled run", args.quiet)
     out = board.exec(code, timeout=args.timeout)

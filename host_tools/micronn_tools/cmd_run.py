@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 
-from .cmd_bench import SYNC_CODE
+from .cmd_bench import CLOCK_CODE, SYNC_CODE
 from .cli_common import CliError, add_board_args, board_spec, check_firmware_ops, dequantize, \
     ensure_model, np_dtype, open_target, put_verified, quantize, say, verify_model
 
@@ -116,14 +116,16 @@ for _i in range(_it.num_inputs):
         _n = _f.readinto(_t)
     if _n != _t.nbytes:
         raise ValueError('input %d: %d of %d bytes' % (_i, _n, _t.nbytes))
-_clk = time.{clock}
+{clock}
 _ticks = []
 for _r in range({repeat}):
+    _T0 = _wide()   # (before the sync: the window starts at a tick edge)
     _sync()
     _t0 = _clk()
     _it.invoke()
     _t1 = _clk()
-    _ticks.append(time.ticks_diff(_t1, _t0))
+    _T1 = _wide()
+    _ticks.append(_span(_t0, _t1, _T0, _T1))
 for _i in range(_it.num_outputs):
     with open('micronn_out%d.bin' % _i, 'wb') as _f:
         _f.write(_it.output(_i))
@@ -141,7 +143,7 @@ def execute(board, spec, src, model, arrays, args, repeat=1, profile=False, emul
         put_verified(board, a.tobytes(), remote, args, label=f"copy input {i}")
         files.append(remote)
     code = RUN_CODE.format(src=src, profile=profile, files=files, repeat=repeat, sync=SYNC_CODE[emulated],
-                           clock="ticks_cpu" if emulated else "ticks_us")
+                           clock=CLOCK_CODE[emulated])
     try:
         out = board.exec(code, timeout=args.timeout)
     except BoardExecError as e:
