@@ -81,7 +81,7 @@ HOST_LIB := build/host/libmicronn.so
 # KERNELS="dsp generic" / KERNELS=reference: optimized kernel backends (default: the board's).
 KERNELS_ARG := $(if $(KERNELS),MICRONN_KERNELS="$(KERNELS)")
 
-.PHONY: setup firmware firmware-all firmware-test run repl test test-engine test-hil test-full clean help bench demo fuzz gen
+.PHONY: setup firmware firmware-all firmware-test run repl test test-engine test-hil test-full clean help bench demo demo-speech fuzz gen
 
 help:
 	@echo "make setup                 install toolchains, QEMU, MicroPython source, .venv (idempotent)"
@@ -108,6 +108,7 @@ help:
 	@echo "                           generated models (tests/gen) on micronn vs the oracle; findings shrunk"
 	@echo "                           into build/gen/findings, log build/gen/gen-SEED.log"
 	@echo "make demo                  person detection on the default emulated board"
+	@echo "make demo-speech           micro_speech from raw audio (the shared .wav clips) on it"
 	@echo "make bench                 benchmark report (build/bench/report.md + .json)"
 
 setup:
@@ -224,6 +225,13 @@ BENCH_REF_BUILD := build/bench-ref
 demo: $(SETUP_DONE)
 	$(MAKE) --no-print-directory firmware BOARD=$(BOARD) MODELS="$(DEMO_MODELS_DIR)/person_detect.tflite"
 	MICRONN_MODELS_DIR=$(DEMO_MODELS_DIR) $(PYTHON) -m micronn_tools.cli demo --board $(BOARD)
+
+# micro_speech from raw audio: TFLM's audio front end and the classifier frozen in, the clips
+# copied to the board, micronn.audio.Speech fed 20 ms at a time on the board.
+demo-speech: $(SETUP_DONE)
+	$(MAKE) --no-print-directory firmware BOARD=$(BOARD) \
+		MODELS="$(DEMO_MODELS_DIR)/audio/audio_preprocessor_int8.tflite $(DEMO_MODELS_DIR)/micro_speech_quantized.tflite"
+	MICRONN_MODELS_DIR=$(DEMO_MODELS_DIR) $(PYTHON) -m micronn_tools.cli demo speech --board $(BOARD)
 
 # Each board twice: its optimized kernels (build/B) and KERNELS=reference (build/bench-ref/B).
 # BENCH_EXTRA="my.tflite ..." adds models; BENCH_BOARDS / BENCH_MODELS narrow the run.

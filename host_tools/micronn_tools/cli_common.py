@@ -204,13 +204,21 @@ def _ops_desc(missing):
                      for n, v in sorted(missing.items()))
 
 
+#: BuiltinOperator CUSTOM: an op named by its custom_code.
+CUSTOM_CODE = 32
+
+
 def check_firmware_ops(board, model, timeout):
     """CliError naming every op of ``model`` (engine.Model) the firmware lacks, telling apart ops
     micronn has no kernel for (no firmware can run them) from kernels this firmware was built
-    without (a rebuild helps)."""
+    without (a rebuild helps). micronn.ops() lists builtin ops only: a custom op micronn has a
+    kernel for (the signal library's, Atan2, ...) is left to the board's Interpreter, which names
+    any kernel the firmware lacks (NotImplementedError)."""
     have = board_ops(board, timeout)
     not_built, none = {}, {}
     for op in model.ops():
+        if op.get("builtin") == CUSTOM_CODE and op.get("kernel") != "none":
+            continue
         if op["name"] not in have:
             (none if op.get("kernel") == "none" else not_built).setdefault(op["name"], []).append(op["index"])
     if not (none or not_built):

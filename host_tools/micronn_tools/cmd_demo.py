@@ -1,9 +1,11 @@
-"""`micronn demo`: person detection on the default emulated board (what `make demo` runs)."""
+"""`micronn demo`: person detection on the default emulated board (what `make demo` runs);
+`micronn demo speech`: micro_speech from raw audio (what `make demo-speech` runs, cmd_demo_speech.py)."""
 import argparse
 import os
 
 import numpy as np
 
+from .cmd_demo_speech import DESCRIPTION as SPEECH_DESCRIPTION
 from .cli_common import CliError, add_board_args, board_spec, check_firmware_ops, ensure_model, \
     models_dir, open_target, read_file, say, verify_model
 
@@ -18,15 +20,20 @@ boards; microseconds on real ones) and the arena bytes. The BMP's pixel rows are
 (BMP stores them bottom-up) and their bytes copied unchanged into the int8 input, as TFLM's own
 test does; the expected scores are person -> [-113, 113], no_person -> [57, -57]. Exit status 1
 when a score differs. `make demo` builds the firmware with person_detect built in and runs this.
-"""
+
+`micronn demo speech`:
+""" + SPEECH_DESCRIPTION
 
 
 def add_parser(sub):
     p = sub.add_parser("demo", help="person detection on the default emulated board (make demo)",
                        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("what", nargs="?", choices=("person", "speech"), default="person",
+                   help="person: person detection (default); speech: micro_speech from raw audio "
+                        "(audio/*_1000ms.wav, make demo-speech)")
     add_board_args(p)
     p.add_argument("--models-dir", metavar="DIR",
-                   help="where person_detect.tflite and the BMPs are (default: $MICRONN_MODELS_DIR "
+                   help="where the models, BMPs and audio/ clips are (default: $MICRONN_MODELS_DIR "
                         "or ../shared/models)")
     p.set_defaults(func=run)
     return p
@@ -54,6 +61,9 @@ def bmp_to_input(path):
 
 
 def run(args):
+    if getattr(args, "what", "person") == "speech":
+        from .cmd_demo_speech import run_speech
+        return run_speech(args)
     from .cmd_run import execute
     mdir = args.models_dir or models_dir()
     model_path = os.path.join(mdir, "person_detect.tflite")

@@ -178,6 +178,38 @@ def test_demo(cli, default_board):
     assert "instructions per inference" in r.out and "arena" in r.out
 
 
+def test_demo_speech(cli, default_board):
+    """micro_speech from raw audio on the board (micronn.audio.Speech): TFLM's scores."""
+    r = cli("demo", "speech")
+    assert r.code == 0, r
+    for line in ("yes_1000ms.wav      49 frames, scores [silence, unknown, yes, no] = [-128, -128, 127, -128]  -> yes",
+                 "no_1000ms.wav       49 frames, scores [silence, unknown, yes, no] = [-128, -114, -128, 114]  -> no",
+                 "silence_1000ms.wav  49 frames, scores [silence, unknown, yes, no] = [-42, -68, -68, -78]  -> silence",
+                 "noise_1000ms.wav    49 frames, scores [silence, unknown, yes, no] = [120, -125, -126, -125]  -> silence"):
+        assert line in r.out, r
+    assert "MISMATCH" not in r.out and "shared arena" in r.out and "front end + classifier" in r.out
+
+
+def test_run_custom_op_model(cli, model, default_board, tmp_path):
+    """A model of custom ops (TFLM's audio front end, signal-library ops: micronn.ops() lists
+    builtins only) runs through `micronn run`, bit-exact with TFLM."""
+    import wave
+    pre = model("audio/audio_preprocessor_int8.tflite")
+    with wave.open(str(model("audio/yes_30ms.wav"))) as w:
+        x = np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16)[:480].reshape(1, 480)
+    inp, out = tmp_path / "win.npy", tmp_path / "feat.npy"
+    np.save(inp, x)
+    r = cli("run", pre, "--input", inp, "--output", out)
+    assert r.code == 0, r
+    tf = oracle.tflm_interpreter(open(pre, "rb").read())
+    tf.set_input(x, 0)
+    tf.invoke()
+    want = tf.get_output(0)
+    got = np.load(out)
+    assert got.dtype == np.int8 and np.array_equal(got.reshape(want.shape), want)
+    assert len(np.unique(got)) > 10
+
+
 def test_flash_model_that_does_not_fit_says_so_first(cli, model):
     """person_detect (300 KB) on NETDUINOPLUS2 (64 KB filesystem): one clear error naming the
     sizes and how to build the model into the firmware, before anything is copied."""

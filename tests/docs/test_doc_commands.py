@@ -55,6 +55,9 @@ README_QUICKSTART = """\
 make demo     # person detection on the default emulated board (Cortex-M4F under QEMU)
 make test     # host engine tests, firmware for every board, tests on every emulated board
 """
+README_SPEECH = """\
+make demo-speech    # both models built in, the shared clips copied to the default board
+"""
 README_OWN_PORT = """\
 cd micropython/ports/qemu
 make BOARD=MPS2_AN385 USER_C_MODULES=/path/to/micronn/usermod \\
@@ -137,7 +140,7 @@ python -m esptool --chip esp32 --port /dev/ttyUSB0 --baud 460800 write-flash \\
 """
 
 KNOWN = {
-    "README.md": [README_QUICKSTART, README_OWN_PORT, README_EXAMPLE, README_CLI, README_HIL, README_PARTITION],
+    "README.md": [README_QUICKSTART, README_SPEECH, README_OWN_PORT, README_EXAMPLE, README_CLI, README_HIL, README_PARTITION],
     "usermod/micronn/README.md": [USERMOD_BUILD, USERMOD_TESTS],
     "host_tools/README.md": [HOST_CLI, HOST_ESP32_FLASH, HOST_ESP32_ESPTOOL, HOST_ESP32_ROMFS],
 }
@@ -212,6 +215,29 @@ def test_readme_quickstart_demo():
         elif m and g:
             want_n, got_n = (int(x.group(2).replace(",", "")) for x in (m, g))
             assert abs(got_n - want_n) <= want_n // 100, (want_line, got_line)
+        else:
+            assert got_line == want_line, out
+
+
+def test_readme_speech_demo():
+    """`make demo-speech` prints what README's "Speech from raw audio" shows (the instruction
+    counts within 1%, as for `make demo`)."""
+    text = doc("README.md")
+    assert README_SPEECH in command_blocks(text)
+    out = bash(README_SPEECH.split("#")[0].strip() + " " + FIRMWARE)
+    shown = re.search(r"make demo-speech    #.*?prints\n.*?```\n(.*?)```", text, re.S).group(1).splitlines()
+    got = out[out.index(shown[0]):].splitlines()[:len(shown)]
+    assert len(got) == len(shown), out
+    own_kernels = not os.environ.get("KERNELS")
+    nums = re.compile(r"[\d,]{5,}")
+    for want_line, got_line in zip(shown, got):
+        if want_line.startswith("  instructions per 20 ms step"):
+            w, g = ([int(x.replace(",", "")) for x in nums.findall(line)] for line in (want_line, got_line))
+            assert len(w) == len(g) == 2, (want_line, got_line)
+            if own_kernels:
+                assert all(abs(a - b) <= a // 100 for a, b in zip(w, g)), (want_line, got_line)
+        elif not own_kernels and want_line.startswith("  shared arena: "):
+            assert got_line.split(":")[0] == want_line.split(":")[0], out
         else:
             assert got_line == want_line, out
 

@@ -10,14 +10,17 @@
  */
 #include "mn_graph.h"
 
-#if MICRONN_OP_IF || MICRONN_OP_WHILE || MICRONN_OP_CALL_ONCE || MICRONN_OP_micronn_subgraph
-
+/* Always built: the stateful kernels (CIRCULAR_BUFFER, the signal library's SignalDelay, ...)
+ * read the outermost interpreter's reset count through it, also in a firmware without any op
+ * that nests interpreters. */
 mn_ctx_t *mn_nested_root(mn_ctx_t *ctx) {
     while (ctx->parent) {
         ctx = ctx->parent;
     }
     return ctx;
 }
+
+#if MICRONN_OP_IF || MICRONN_OP_WHILE || MICRONN_OP_CALL_ONCE || MICRONN_OP_micronn_subgraph
 
 /* Subgraph number of an interpreter's model view (its table's position in the subgraph list). */
 static uint32_t subgraph_number(const mn_model_t *m) {
